@@ -1,0 +1,36 @@
+#pragma once
+/// Writing files so a reader never sees half of one: content goes to a temporary file in the same
+/// directory, which is renamed over the target only when complete.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace attn::io {
+
+/// Writes `content` to `path` atomically; throws std::runtime_error naming the path on failure.
+void write_file_atomic(const std::string& path, std::string_view content);
+
+/// Reads a whole file; throws std::runtime_error naming the path on failure.
+std::string read_file(const std::string& path);
+
+/// Creates `dir` (and parents) if missing; throws std::runtime_error naming it on failure.
+void ensure_directory(const std::string& dir);
+
+/// A set of files that appear together or not at all (as far as a filesystem allows): add() writes
+/// each to a temporary name, commit() renames them all into place; the destructor removes the
+/// temporaries of an uncommitted set.
+class StagedFiles {
+ public:
+  StagedFiles() = default;
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+  ~StagedFiles();
+  void add(const std::string& path, std::string_view content);
+  void commit();
+
+ private:
+  std::vector<std::pair<std::string, std::string>> staged_;  // (temporary, final)
+};
+
+}  // namespace attn::io

@@ -1,0 +1,39 @@
+#pragma once
+/// Reading a labelled text CSV (Kaggle's Jigsaw layout: id, comment_text, six 0/1 label columns).
+#include <string>
+#include <vector>
+
+namespace attn::text {
+
+/// The six labels of the Jigsaw toxic-comment competition, in the file's order.
+inline const std::vector<std::string> kJigsawLabels = {"toxic",  "severe_toxic", "obscene",
+                                                       "threat", "insult",       "identity_hate"};
+
+struct TextCsvOptions {
+  /// Column holding the text.
+  std::string text_column = "comment_text";
+  /// Label columns, each holding 0 or 1.
+  std::vector<std::string> label_columns = kJigsawLabels;
+  /// When true, a file that has none of the label columns is read without labels (a test file);
+  /// a file with only some of them is still an error.
+  bool labels_optional = false;
+  /// Column holding the row id; empty: use the 1-based row number.
+  std::string id_column = "id";
+  /// When true, a missing id column is an error; otherwise row numbers are used.
+  bool id_required = false;
+};
+
+/// The columns `attn prepare` needs, in file order.
+struct TextTable {
+  std::vector<std::string> ids;
+  std::vector<std::string> texts;
+  std::vector<std::string> label_names;  ///< empty when the file has no labels
+  std::vector<float> labels;             ///< row-major [rows, label_names.size()], 0 or 1
+  bool ids_are_row_numbers = false;
+};
+
+/// Reads `path`; throws attn::text::CsvError naming file, line and column on any bad input
+/// (malformed CSV, missing column, a label other than 0/1, invalid UTF-8).
+TextTable read_text_csv(const std::string& path, const TextCsvOptions& options);
+
+}  // namespace attn::text

@@ -1,0 +1,40 @@
+#pragma once
+/// Keras' `pad_sequences` (int32 output).
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "attn/text/tokenizer.h"
+
+namespace attn::text {
+
+/// Where padding goes or which end truncation cuts: Keras' 'pre' and 'post'.
+enum class Side { kPre, kPost };
+
+/// Parses "pre" / "post"; throws std::invalid_argument naming `what` otherwise.
+Side parse_side(std::string_view value, std::string_view what);
+const char* side_name(Side side);
+
+struct PadOptions {
+  /// Width of every row; unset: the longest sequence. Must be >= 1 when set.
+  std::optional<std::int64_t> maxlen;
+  /// kPre puts padding on the left (right-aligns the sequence), Keras' default.
+  Side padding = Side::kPre;
+  /// kPre keeps the last maxlen items of a long sequence (a long comment keeps its end).
+  Side truncating = Side::kPre;
+  /// Fill value.
+  std::int32_t value = 0;
+};
+
+/// A row-major [rows, cols] int32 matrix plus each row's real (kept) token count.
+struct PaddedSequences {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int32_t> ids;
+  std::vector<std::int64_t> lengths;  ///< tokens kept in each row, <= cols
+  std::int64_t truncated_tokens = 0;  ///< tokens cut off by maxlen
+};
+
+PaddedSequences pad_sequences(const std::vector<Sequence>& sequences, const PadOptions& options = {});
+
+}  // namespace attn::text

@@ -1,0 +1,34 @@
+#pragma once
+/// Byte-exact reproduction of Python's `json.dumps` output for the few shapes Keras writes:
+/// strings with `ensure_ascii=True`, and flat dicts with the default separators ", " and ": ".
+#include <string>
+#include <string_view>
+
+namespace attn::text::pyjson {
+
+/// Appends `s` (valid UTF-8) as a JSON string literal the way `json.dumps(str)` writes it:
+/// `\" \\ \n \r \t \b \f` as short escapes, every other character outside U+0020..U+007E as
+/// `\uXXXX` with lowercase hex, characters above U+FFFF as UTF-16 surrogate pairs.
+void append_string(std::string& out, std::string_view s);
+
+/// Incrementally writes `{"k": v, "k2": v2}` with Python's default separators.
+class DictWriter {
+ public:
+  explicit DictWriter(std::string& out) : out_(out) { out_ += '{'; }
+  /// Starts an entry with a string key; the caller appends the value right after.
+  void key(std::string_view k) {
+    if (!first_) out_ += ", ";
+    first_ = false;
+    append_string(out_, k);
+    out_ += ": ";
+  }
+  /// Starts an entry with an integer key (Python writes int keys as strings).
+  void key(long long k) { key(std::to_string(k)); }
+  void close() { out_ += '}'; }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+}  // namespace attn::text::pyjson

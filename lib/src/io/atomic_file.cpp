@@ -1,0 +1,77 @@
+#include "attn/io/atomic_file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace attn::io {
+namespace {
+
+std::string temporary_name(const std::string& path) {
+  return path + ".tmp." + std::to_string(::getpid());
+}
+
+void write_all(const std::string& path, std::string_view content) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed) {
+    std::remove(path.c_str());
+    throw std::runtime_error(path + ": write failed (disk full?)");
+  }
+}
+
+void rename_into_place(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(from.c_str());
+    throw std::runtime_error(to + ": cannot replace: " + why);
+  }
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  const std::string tmp = temporary_name(path);
+  write_all(tmp, content);
+  rename_into_place(tmp, path);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(path + ": read error");
+  return ss.str();
+}
+
+void ensure_directory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw std::runtime_error(dir + ": cannot create directory" + (ec ? ": " + ec.message() : std::string()));
+}
+
+void StagedFiles::add(const std::string& path, std::string_view content) {
+  const std::string tmp = temporary_name(path);
+  write_all(tmp, content);
+  staged_.emplace_back(tmp, path);
+}
+
+void StagedFiles::commit() {
+  for (const auto& [tmp, path] : staged_) rename_into_place(tmp, path);
+  staged_.clear();
+}
+
+StagedFiles::~StagedFiles() {
+  for (const auto& [tmp, path] : staged_) std::remove(tmp.c_str());
+}
+
+}  // namespace attn::io

@@ -1,0 +1,587 @@
+#include "attn/text/tokenizer.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/text/python_json.h"
+#include "attn/text/unicode.h"
+
+namespace attn::text {
+namespace {
+
+/// Decodes the code point starting at s[i] (s is valid UTF-8) and its byte length.
+std::uint32_t decode_at(std::string_view s, std::size_t i, std::size_t& len) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  len = utf8_sequence_length(c);
+  if (i + len > s.size()) len = 1;
+  if (len == 1) return c;
+  std::uint32_t cp = c & (0xFF >> (len + 1));
+  for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return cp;
+}
+
+/// Runs body(begin, end, worker) over `n` items split into contiguous chunks, one per thread.
+template <class Body>
+void parallel_chunks(std::size_t n, int threads, Body&& body) {
+  std::size_t workers = std::max(1, threads);
+  workers = std::min<std::size_t>(workers, std::max<std::size_t>(1, n / 4096));  // small inputs: one thread
+  if (workers <= 1) {
+    body(std::size_t{0}, n, std::size_t{0});
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(workers);
+  for (std::size_t w = 0; w < workers; ++w) {
+    const std::size_t b = n * w / workers, e = n * (w + 1) / workers;
+    pool.emplace_back([&, b, e, w] {
+      try {
+        body(b, e, w);
+      } catch (...) {
+        errors[w] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  for (auto& err : errors)
+    if (err) std::rethrow_exception(err);
+}
+
+/// What one worker learns from its chunk of texts during fitting.
+struct ChunkVocab {
+  StringTable words;
+  std::vector<std::int64_t> counts, docs;
+  std::vector<std::int32_t> last_doc;
+  // Token ids per text (local ids), kept only by fit_transform.
+  std::vector<std::int32_t> tokens;
+  std::vector<std::size_t> offsets{0};
+};
+
+}  // namespace
+
+Tokenizer::Tokenizer(TokenizerOptions options) : options_(std::move(options)) {
+  if (options_.split.empty()) throw std::invalid_argument("Tokenizer: split must not be empty");
+  if (find_invalid_utf8(options_.filters) != std::string_view::npos)
+    throw std::invalid_argument("Tokenizer: filters are not valid UTF-8");
+  if (find_invalid_utf8(options_.split) != std::string_view::npos)
+    throw std::invalid_argument("Tokenizer: split is not valid UTF-8");
+  bool all_ascii = is_ascii(options_.filters);
+  byte_delimiters_ = all_ascii && options_.split.size() == 1 && static_cast<unsigned char>(options_.split[0]) < 0x80;
+  for (std::size_t i = 0; i < options_.filters.size();) {
+    std::size_t len;
+    filter_code_points_.push_back(decode_at(options_.filters, i, len));
+    i += len;
+  }
+  std::sort(filter_code_points_.begin(), filter_code_points_.end());
+  if (byte_delimiters_) {
+    for (std::uint32_t cp : filter_code_points_) is_delimiter_[cp] = true;
+    is_delimiter_[static_cast<unsigned char>(options_.split[0])] = true;
+  }
+  index_word_.assign(1, kNoWord);
+}
+
+bool Tokenizer::contains_filter(std::uint32_t cp) const {
+  return std::binary_search(filter_code_points_.begin(), filter_code_points_.end(), cp);
+}
+
+template <class OnToken>
+void Tokenizer::for_each_token(std::string_view text, Scratch& scratch, OnToken&& on_token) const {
+  // 1. lower (Python's full mapping)
+  std::string_view s = text;
+  if (options_.lower) {
+    scratch.lowered.clear();
+    python_lower_append(text, scratch.lowered);
+    s = scratch.lowered;
+  }
+  // char_level: every code point is a token; nothing is filtered or split.
+  if (options_.char_level) {
+    for (std::size_t i = 0; i < s.size();) {
+      std::size_t len;
+      decode_at(s, i, len);
+      on_token(s.substr(i, len));
+      i += len;
+    }
+    return;
+  }
+  // 2.-4. filter -> split -> drop empty strings
+  if (byte_delimiters_) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (is_delimiter_[static_cast<unsigned char>(s[i])]) {
+        if (i > start) on_token(s.substr(start, i - start));
+        start = i + 1;
+      }
+    }
+    if (s.size() > start) on_token(s.substr(start));
+    return;
+  }
+  scratch.filtered.clear();
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t len;
+    const std::uint32_t cp = decode_at(s, i, len);
+    if (contains_filter(cp))
+      scratch.filtered += options_.split;
+    else
+      scratch.filtered.append(s.substr(i, len));
+    i += len;
+  }
+  const std::string_view f = scratch.filtered;
+  const std::string_view sep = options_.split;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = f.find(sep, start);
+    const std::size_t end = at == std::string_view::npos ? f.size() : at;
+    if (end > start) on_token(f.substr(start, end - start));
+    if (at == std::string_view::npos) break;
+    start = at + sep.size();
+  }
+}
+
+std::vector<std::string> Tokenizer::tokenize(std::string_view text) const {
+  std::vector<std::string> out;
+  Scratch scratch;
+  for_each_token(text, scratch, [&](std::string_view t) { out.emplace_back(t); });
+  return out;
+}
+
+
+namespace {
+/// Fitting state of one chunk merged into the tokenizer: local id -> vocabulary id.
+using LocalToGlobal = std::vector<std::int32_t>;
+}  // namespace
+
+// Fitting. Each worker counts a contiguous chunk with its own table; the chunks are then merged in
+// order, so first-seen order, counts and document frequencies equal a sequential pass.
+void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) {
+  fit_impl(texts, threads, nullptr);
+}
+
+std::vector<Sequence> Tokenizer::fit_transform(const std::vector<std::string>& texts, int threads,
+                                               TransformStats* stats) {
+  std::vector<Sequence> out(texts.size());
+  fit_impl(texts, threads, &out);
+  TransformStats local;
+  for (Sequence& seq : out) {
+    // seq holds vocabulary ids; map them to emitted indices in place.
+    std::size_t k = 0;
+    for (const std::int32_t id : seq) {
+      const std::int32_t idx = emit_index(id, local);
+      if (idx != 0) seq[k++] = idx;
+    }
+    seq.resize(k);
+  }
+  if (stats) {
+    stats->tokens += local.tokens;
+    stats->beyond_num_words += local.beyond_num_words;
+    stats->unknown += local.unknown;
+    stats->emitted += local.emitted;
+  }
+  return out;
+}
+
+void Tokenizer::fit_impl(const std::vector<std::string>& texts, int threads, std::vector<Sequence>* vocab_ids) {
+  std::vector<ChunkVocab> chunks(static_cast<std::size_t>(std::max(1, threads)));
+  std::vector<std::size_t> chunk_begin(chunks.size(), texts.size());
+  parallel_chunks(texts.size(), threads, [&](std::size_t b, std::size_t e, std::size_t w) {
+    ChunkVocab& c = chunks[w];
+    chunk_begin[w] = b;
+    Scratch scratch;
+    for (std::size_t d = b; d < e; ++d) {
+      const auto doc = static_cast<std::int32_t>(d);
+      for_each_token(texts[d], scratch, [&](std::string_view t) {
+        const std::int32_t id = c.words.intern(t);
+        if (id == static_cast<std::int32_t>(c.counts.size())) {
+          c.counts.push_back(0);
+          c.docs.push_back(0);
+          c.last_doc.push_back(-1);
+        }
+        ++c.counts[id];
+        if (c.last_doc[id] != doc) {
+          c.last_doc[id] = doc;
+          ++c.docs[id];
+        }
+        if (vocab_ids) c.tokens.push_back(id);
+      });
+      if (vocab_ids) c.offsets.push_back(c.tokens.size());
+    }
+  });
+  for (std::size_t w = 0; w < chunks.size(); ++w) {
+    const ChunkVocab& c = chunks[w];
+    LocalToGlobal to_global(static_cast<std::size_t>(c.words.size()));
+    for (std::int32_t lid = 0; lid < c.words.size(); ++lid) {
+      const std::int32_t gid = vocab_.intern(c.words.key(lid));
+      if (gid == static_cast<std::int32_t>(counts_.size())) {
+        counts_.push_back(0);
+        docs_.push_back(0);
+      }
+      counts_[gid] += c.counts[lid];
+      docs_[gid] += c.docs[lid];
+      to_global[lid] = gid;
+    }
+    if (vocab_ids) {
+      for (std::size_t d = 0; d + 1 < c.offsets.size(); ++d) {
+        Sequence& seq = (*vocab_ids)[chunk_begin[w] + d];
+        seq.reserve(c.offsets[d + 1] - c.offsets[d]);
+        for (std::size_t k = c.offsets[d]; k < c.offsets[d + 1]; ++k) seq.push_back(to_global[c.tokens[k]]);
+      }
+    }
+  }
+  document_count_ += static_cast<std::int64_t>(texts.size());
+  rebuild_index();
+}
+
+// word_index = dict(zip(sorted_voc, 1..)) with sorted_voc = [oov_token] + words stable-sorted by
+// count, descending. A dict keeps the last value for a repeated key, hence the collision rule.
+void Tokenizer::rebuild_index() {
+  const std::int32_t n = vocab_.size();
+  std::vector<std::int32_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return counts_[a] > counts_[b]; });
+  const std::int32_t first = options_.oov_token ? 2 : 1;
+  index_of_.assign(static_cast<std::size_t>(n), 0);
+  index_word_.assign(static_cast<std::size_t>(n + first), kNoWord);
+  oov_index_ = 0;
+  std::int32_t colliding = StringTable::kMissing;
+  if (options_.oov_token) {
+    index_word_[1] = kOovWord;
+    oov_index_ = 1;
+    colliding = vocab_.find(*options_.oov_token);
+    if (colliding != StringTable::kMissing) index_word_[1] = kNoWord;  // overwritten: index 1 unused
+  }
+  for (std::int32_t rank = 0; rank < n; ++rank) {
+    const std::int32_t id = order[static_cast<std::size_t>(rank)];
+    const std::int32_t index = rank + first;
+    index_of_[static_cast<std::size_t>(id)] = index;
+    index_word_[static_cast<std::size_t>(index)] = id;
+    if (id == colliding) oov_index_ = index;
+  }
+}
+
+std::int32_t Tokenizer::emit_index(std::int32_t id, TransformStats& stats) const {
+  ++stats.tokens;
+  const std::int64_t num_words = options_.num_words.value_or(0);
+  const std::int32_t index = id == StringTable::kMissing ? 0 : index_of_[static_cast<std::size_t>(id)];
+  std::int32_t out = 0;
+  if (index != 0) {
+    if (num_words != 0 && index >= num_words) {
+      ++stats.beyond_num_words;
+      out = oov_index_;
+    } else {
+      out = index;
+    }
+  } else {
+    ++stats.unknown;
+    out = options_.oov_token ? oov_index_ : 0;
+  }
+  if (out != 0) ++stats.emitted;
+  return out;
+}
+
+std::vector<Sequence> Tokenizer::texts_to_sequences(const std::vector<std::string>& texts, int threads,
+                                                    TransformStats* stats) const {
+  std::vector<Sequence> out(texts.size());
+  std::vector<TransformStats> per_worker(static_cast<std::size_t>(std::max(1, threads)));
+  parallel_chunks(texts.size(), threads, [&](std::size_t b, std::size_t e, std::size_t w) {
+    Scratch scratch;
+    TransformStats& st = per_worker[w];
+    for (std::size_t d = b; d < e; ++d) {
+      Sequence& seq = out[d];
+      for_each_token(texts[d], scratch, [&](std::string_view t) {
+        const std::int32_t idx = emit_index(vocab_.find(t), st);
+        if (idx != 0) seq.push_back(idx);
+      });
+    }
+  });
+  if (stats) {
+    for (const TransformStats& st : per_worker) {
+      stats->tokens += st.tokens;
+      stats->beyond_num_words += st.beyond_num_words;
+      stats->unknown += st.unknown;
+      stats->emitted += st.emitted;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Tokenizer::sequences_to_texts(const std::vector<Sequence>& sequences) const {
+  const std::int64_t num_words = options_.num_words.value_or(0);
+  const std::optional<std::string> oov_word = oov_index_ ? index_word(oov_index_) : std::nullopt;
+  std::vector<std::string> out;
+  out.reserve(sequences.size());
+  for (const Sequence& seq : sequences) {
+    std::string text;
+    bool first = true;
+    auto append = [&](std::string_view w) {
+      if (!first) text += ' ';
+      first = false;
+      text.append(w);
+    };
+    for (const std::int32_t num : seq) {
+      const std::optional<std::string> word = index_word(num);
+      if (word) {
+        if (num_words != 0 && num >= num_words) {
+          if (oov_word) append(*oov_word);
+        } else {
+          append(*word);
+        }
+      } else if (options_.oov_token && oov_word) {
+        append(*oov_word);
+      }
+    }
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
+std::int64_t Tokenizer::word_count(std::string_view word) const {
+  const std::int32_t id = vocab_.find(word);
+  return id == StringTable::kMissing ? 0 : counts_[static_cast<std::size_t>(id)];
+}
+
+std::int64_t Tokenizer::word_docs(std::string_view word) const {
+  const std::int32_t id = vocab_.find(word);
+  return id == StringTable::kMissing ? 0 : docs_[static_cast<std::size_t>(id)];
+}
+
+std::optional<std::int32_t> Tokenizer::word_index(std::string_view word) const {
+  const std::int32_t id = vocab_.find(word);
+  if (id != StringTable::kMissing && index_of_[static_cast<std::size_t>(id)] != 0)
+    return index_of_[static_cast<std::size_t>(id)];
+  if (options_.oov_token && word == *options_.oov_token && oov_index_ != 0) return oov_index_;
+  return std::nullopt;
+}
+
+std::optional<std::string> Tokenizer::index_word(std::int32_t index) const {
+  if (index <= 0 || index >= static_cast<std::int32_t>(index_word_.size())) return std::nullopt;
+  const std::int32_t entry = index_word_[static_cast<std::size_t>(index)];
+  if (entry == kOovWord) return *options_.oov_token;
+  if (entry == kNoWord) return std::nullopt;
+  return std::string(vocab_.key(entry));
+}
+
+// ---------------------------------------------------------------------------------------------
+// to_json / from_json: the format of keras_preprocessing's Tokenizer.to_json().
+
+std::string Tokenizer::to_json() const {
+  namespace pj = pyjson;
+  const std::int32_t n = vocab_.size();
+  std::string word_counts, word_docs, index_docs, index_word, word_index;
+  {
+    pj::DictWriter d(word_counts);
+    for (std::int32_t i = 0; i < n; ++i) {
+      d.key(vocab_.key(i));
+      word_counts += std::to_string(counts_[static_cast<std::size_t>(i)]);
+    }
+    d.close();
+  }
+  {
+    pj::DictWriter wd(word_docs), id(index_docs);
+    for (std::int32_t i = 0; i < n; ++i) {
+      const std::int64_t docs = docs_[static_cast<std::size_t>(i)];
+      if (docs == 0) continue;  // word_docs only holds words that occurred in a document
+      wd.key(vocab_.key(i));
+      word_docs += std::to_string(docs);
+      const std::int32_t index = index_of_[static_cast<std::size_t>(i)];
+      if (index == 0) continue;
+      id.key(index);
+      index_docs += std::to_string(docs);
+    }
+    wd.close();
+    id.close();
+  }
+  {
+    pj::DictWriter iw(index_word), wi(word_index);
+    if (options_.oov_token && oov_index_ != 0) {
+      wi.key(*options_.oov_token);
+      word_index += std::to_string(oov_index_);
+    }
+    for (std::int32_t index = 1; index < static_cast<std::int32_t>(index_word_.size()); ++index) {
+      const std::optional<std::string> w = this->index_word(index);
+      if (!w) continue;
+      iw.key(index);
+      pj::append_string(index_word, *w);
+      const bool is_oov_key = options_.oov_token && *w == *options_.oov_token;
+      if (!is_oov_key) {
+        wi.key(*w);
+        word_index += std::to_string(index);
+      }
+    }
+    iw.close();
+    wi.close();
+  }
+  std::string out;
+  pj::DictWriter top(out);
+  top.key("class_name");
+  pj::append_string(out, "Tokenizer");
+  top.key("config");
+  pj::DictWriter cfg(out);
+  cfg.key("num_words");
+  out += options_.num_words ? std::to_string(*options_.num_words) : "null";
+  cfg.key("filters");
+  pj::append_string(out, options_.filters);
+  cfg.key("lower");
+  out += options_.lower ? "true" : "false";
+  cfg.key("split");
+  pj::append_string(out, options_.split);
+  cfg.key("char_level");
+  out += options_.char_level ? "true" : "false";
+  cfg.key("oov_token");
+  if (options_.oov_token)
+    pj::append_string(out, *options_.oov_token);
+  else
+    out += "null";
+  cfg.key("document_count");
+  out += std::to_string(document_count_);
+  const std::pair<const char*, const std::string*> tables[] = {{"word_counts", &word_counts},
+                                                               {"word_docs", &word_docs},
+                                                               {"index_docs", &index_docs},
+                                                               {"index_word", &index_word},
+                                                               {"word_index", &word_index}};
+  for (const auto& [name, table] : tables) {
+    cfg.key(name);
+    pj::append_string(out, *table);
+  }
+  cfg.close();
+  top.close();
+  return out;
+}
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+[[noreturn]] void bad(const std::string& source, const std::string& key, const std::string& what) {
+  throw std::invalid_argument(source + ": " + key + ": " + what);
+}
+
+const ojson& member(const ojson& obj, const char* key, const std::string& source, const std::string& where) {
+  auto it = obj.find(key);
+  if (it == obj.end()) bad(source, where + key, "missing");
+  return *it;
+}
+
+/// Parses a double-encoded table: a JSON string whose content is a JSON object.
+ojson inner_table(const ojson& cfg, const char* key, const std::string& source) {
+  const ojson& v = member(cfg, key, source, "config.");
+  if (!v.is_string()) bad(source, std::string("config.") + key, "expected a string holding a JSON object");
+  ojson table;
+  try {
+    table = ojson::parse(v.get<std::string>());
+  } catch (const nlohmann::json::exception& e) {
+    bad(source, std::string("config.") + key, std::string("not valid JSON: ") + e.what());
+  }
+  if (!table.is_object()) bad(source, std::string("config.") + key, "expected a JSON object");
+  return table;
+}
+
+std::int64_t int_value(const ojson& v, const std::string& source, const std::string& key) {
+  if (!v.is_number_integer()) bad(source, key, "expected an integer, got " + v.dump());
+  return v.get<std::int64_t>();
+}
+
+std::int32_t int_key(const std::string& k, const std::string& source, const std::string& table) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(k, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != k.size() || k.empty() || value < 1 || value > INT32_MAX)
+    bad(source, "config." + table, "key '" + k + "' is not a positive integer");
+  return static_cast<std::int32_t>(value);
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source) {
+  ojson doc;
+  try {
+    doc = ojson::parse(json);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(source + ": not valid JSON: " + e.what());
+  }
+  if (!doc.is_object()) bad(source, "(top level)", "expected an object");
+  if (doc.contains("class_name") && doc["class_name"] != "Tokenizer")
+    bad(source, "class_name", "expected \"Tokenizer\", got " + doc["class_name"].dump());
+  const ojson& cfg = member(doc, "config", source, "");
+  if (!cfg.is_object()) bad(source, "config", "expected an object");
+
+  TokenizerOptions opt;
+  const ojson& num_words = member(cfg, "num_words", source, "config.");
+  if (!num_words.is_null()) opt.num_words = int_value(num_words, source, "config.num_words");
+  auto str = [&](const char* key) {
+    const ojson& v = member(cfg, key, source, "config.");
+    if (!v.is_string()) bad(source, std::string("config.") + key, "expected a string");
+    return v.get<std::string>();
+  };
+  auto boolean = [&](const char* key) {
+    const ojson& v = member(cfg, key, source, "config.");
+    if (!v.is_boolean()) bad(source, std::string("config.") + key, "expected true or false");
+    return v.get<bool>();
+  };
+  opt.filters = str("filters");
+  opt.lower = boolean("lower");
+  opt.split = str("split");
+  opt.char_level = boolean("char_level");
+  const ojson& oov = member(cfg, "oov_token", source, "config.");
+  if (!oov.is_null()) {
+    if (!oov.is_string()) bad(source, "config.oov_token", "expected a string or null");
+    opt.oov_token = oov.get<std::string>();
+  }
+  if (opt.split.empty()) bad(source, "config.split", "must not be empty");
+  Tokenizer t(std::move(opt));
+  t.document_count_ = cfg.contains("document_count") ? int_value(cfg["document_count"], source, "config.document_count") : 0;
+
+  const ojson word_counts = inner_table(cfg, "word_counts", source);
+  for (const auto& [word, count] : word_counts.items()) {
+    const std::int32_t id = t.vocab_.intern(word);
+    if (id != static_cast<std::int32_t>(t.counts_.size())) bad(source, "config.word_counts", "repeated word '" + word + "'");
+    t.counts_.push_back(int_value(count, source, "config.word_counts['" + word + "']"));
+    t.docs_.push_back(0);
+  }
+  const ojson word_docs = inner_table(cfg, "word_docs", source);
+  for (const auto& [word, docs] : word_docs.items()) {
+    const std::int32_t id = t.vocab_.find(word);
+    if (id == StringTable::kMissing) bad(source, "config.word_docs", "word '" + word + "' is not in word_counts");
+    t.docs_[static_cast<std::size_t>(id)] = int_value(docs, source, "config.word_docs['" + word + "']");
+  }
+  inner_table(cfg, "index_docs", source);  // derived from word_docs and word_index; checked for form only
+
+  // word_index is what texts_to_sequences reads; index_word what sequences_to_texts reads.
+  const ojson word_index = inner_table(cfg, "word_index", source);
+  t.index_of_.assign(static_cast<std::size_t>(t.vocab_.size()), 0);
+  for (const auto& [word, value] : word_index.items()) {
+    const std::int64_t index = int_value(value, source, "config.word_index['" + word + "']");
+    if (index < 1 || index > INT32_MAX) bad(source, "config.word_index['" + word + "']", "index must be >= 1");
+    const std::int32_t id = t.vocab_.find(word);
+    if (id != StringTable::kMissing) {
+      t.index_of_[static_cast<std::size_t>(id)] = static_cast<std::int32_t>(index);
+    } else if (!(t.options_.oov_token && word == *t.options_.oov_token)) {
+      bad(source, "config.word_index", "word '" + word + "' is neither in word_counts nor the oov_token");
+    }
+    if (t.options_.oov_token && word == *t.options_.oov_token) t.oov_index_ = static_cast<std::int32_t>(index);
+  }
+  const ojson index_word = inner_table(cfg, "index_word", source);
+  std::int32_t max_index = 0;
+  for (const auto& [key, value] : index_word.items()) max_index = std::max(max_index, int_key(key, source, "index_word"));
+  t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
+  for (const auto& [key, value] : index_word.items()) {
+    const std::int32_t index = int_key(key, source, "index_word");
+    if (!value.is_string()) bad(source, "config.index_word['" + key + "']", "expected a string");
+    const std::string word = value.get<std::string>();
+    const std::int32_t id = t.vocab_.find(word);
+    if (id != StringTable::kMissing)
+      t.index_word_[static_cast<std::size_t>(index)] = id;
+    else if (t.options_.oov_token && word == *t.options_.oov_token)
+      t.index_word_[static_cast<std::size_t>(index)] = kOovWord;
+    else
+      bad(source, "config.index_word['" + key + "']", "word '" + word + "' is neither in word_counts nor the oov_token");
+  }
+  return t;
+}
+
+}  // namespace attn::text
