@@ -1,0 +1,166 @@
+// End-to-end tests of the `attn` command: exit codes, error messages, output files.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Run attn(const std::string& args, const std::string& stdin_text = "") {
+  // One stdin file per test process: CTest runs test cases in parallel.
+  const fs::path in = fs::temp_directory_path() / ("attn_cli_stdin_" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(in, std::ios::binary) << stdin_text;
+  const std::string cmd = std::string(ATTN_BINARY) + " " + args + " < " + in.string() + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("attn_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string write(const fs::path& p, const std::string& content) {
+  std::ofstream(p, std::ios::binary) << content;
+  return p.string();
+}
+
+const std::string kHeader = "id,comment_text,toxic,severe_toxic,obscene,threat,insult,identity_hate\n";
+const std::string kFixture = std::string(ATTN_TEST_DATA) + "/messy_comments.csv";
+
+}  // namespace
+
+TEST_CASE("attn --help, --version and unknown commands", "[cli]") {
+  auto r = attn("--help");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("prepare") && Catch::Contains("tokenize"));
+  r = attn("--version");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("attn "));
+  r = attn("frobnicate");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unknown command 'frobnicate'") && Catch::Contains("prepare"));
+  CHECK(attn("").code == 2);
+  r = attn("prepare --help");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--num-words") && Catch::Contains("--truncating") && Catch::Contains("--threads"));
+}
+
+TEST_CASE("bad flags are usage errors (exit 2)", "[cli]") {
+  const auto d = scratch("flags");
+  auto r = attn("prepare --csv " + kFixture + " --out " + d.string() + " --bogus");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("bogus"));
+  r = attn("prepare --out " + d.string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--csv is required"));
+  r = attn("prepare --csv " + kFixture + " --out " + d.string() + " --padding middle");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--padding must be 'pre' or 'post'"));
+  r = attn("prepare --csv " + kFixture + " --out " + d.string() + " --maxlen abc");
+  CHECK(r.code == 2);
+  r = attn("prepare --csv " + kFixture + " --out " + d.string() + " --maxlen 0");
+  CHECK(r.code == 2);
+  r = attn("prepare --csv " + kFixture + " --out " + d.string() + " --threads 0");
+  CHECK(r.code == 2);
+  r = attn("prepare --csv " + kFixture + " --out " + d.string() + " stray");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unexpected argument 'stray'"));
+  CHECK(fs::is_empty(d));
+}
+
+TEST_CASE("prepare writes tokenizer.json, data.pt and prepare.json", "[cli]") {
+  const auto d = scratch("prepare");
+  auto r = attn("prepare --csv " + kFixture + " --out " + (d / "out").string() + " --maxlen 20 --threads 2");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  for (const char* f : {"tokenizer.json", "data.pt", "prepare.json"}) CHECK(fs::file_size(d / "out" / f) > 0);
+  std::ifstream report(d / "out" / "prepare.json");
+  const std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("\"rows\": 147") && Catch::Contains("\"maxlen\": 20") &&
+                       Catch::Contains("\"p95\"") && Catch::Contains("\"beyond_num_words\""));
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(d / "out")) entries += e.is_regular_file();
+  CHECK(entries == 3);  // no temporaries left behind
+
+  // tokenize reuses the fitted tokenizer: stdin lines, '\r' kept, unknown words dropped
+  r = attn("tokenize --tokenizer " + (d / "out" / "tokenizer.json").string(), "ice cream sucks\nzzzunknown\n\n");
+  REQUIRE(r.code == 0);
+  const auto lines = r.out;
+  CHECK(std::count(lines.begin(), lines.end(), '\n') == 3);
+  CHECK_THAT(lines, Catch::Matches("[0-9]+ [0-9]+ [0-9]+\n\n\n"));
+  r = attn("tokenize --tokenizer " + (d / "out" / "tokenizer.json").string() + " --maxlen 5", "ice cream\n");
+  CHECK_THAT(r.out, Catch::Matches("0 0 0 [0-9]+ [0-9]+\n"));
+}
+
+TEST_CASE("bad input files fail with file, line and column (exit 1) and write nothing", "[cli]") {
+  const auto d = scratch("bad");
+  const std::string out = (d / "out").string();
+  struct Case {
+    std::string csv, expect, extra;
+  };
+  const std::vector<Case> cases = {
+      {kHeader + "1,fine,0,0,0,0,0,0\n2,\"never closed,0,0,0,0,0,0\n", "bad.csv:3: column 2 (comment_text): unterminated"},
+      {kHeader + "1,fine,0,0,0,0,0,0\n2,ragged,0,0\n", "bad.csv:3: expected 8 fields"},
+      {kHeader + "1,fine,0,0,0,0,0,0\n2,bad label,0,0,2,0,0,0\n", "bad.csv:3: column 5 (obscene): label must be 0 or 1, got '2'"},
+      {kHeader + "1,\"multi\nline \xFF\",0,0,0,0,0,0\n", "bad.csv:3: column 2 (comment_text): invalid UTF-8"},
+      {"id,text,toxic\n1,hi,0\n", "bad.csv:1: no column 'comment_text'"},
+      {"id,comment_text,toxic\n1,hi,0\n", "no label column 'severe_toxic'"},
+      {kHeader + "1,hi,0,0,0,0,0,0\n", "no column 'ident'", " --id-column ident"},
+  };
+  for (const Case& c : cases) {
+    const std::string csv = write(d / "bad.csv", c.csv);
+    const auto r = attn("prepare --csv " + csv + " --out " + out + c.extra);
+    INFO(c.expect << "\n" << r.out);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Catch::Contains(c.expect));
+    CHECK_FALSE(fs::exists(d / "out" / "data.pt"));
+  }
+  auto r = attn("prepare --csv " + (d / "missing.csv").string() + " --out " + out);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("missing.csv: cannot open"));
+}
+
+TEST_CASE("a corrupt or mismatched tokenizer.json is named with its key", "[cli]") {
+  const auto d = scratch("tok");
+  const std::string csv = write(d / "test.csv", "id,comment_text\n1,hello\n");
+  auto r = attn("prepare --csv " + csv + " --out " + (d / "o").string() + " --tokenizer " + write(d / "t.json", "{\"config\": 3"));
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("t.json: not valid JSON"));
+  r = attn("tokenize --tokenizer " + write(d / "m.json", "{\"class_name\": \"Tokenizer\", \"config\": {\"num_words\": \"x\"}}"),
+           "hi\n");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("m.json: config.num_words: expected an integer"));
+  r = attn("tokenize --tokenizer " + (d / "none.json").string(), "hi\n");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("none.json: cannot open"));
+  r = attn("prepare --csv " + csv + " --out " + (d / "o").string() + " --tokenizer x.json --num-words 5");
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("tokenize rejects invalid UTF-8 on stdin with its line", "[cli]") {
+  const auto d = scratch("utf8");
+  REQUIRE(attn("prepare --csv " + kFixture + " --out " + d.string()).code == 0);
+  const auto r = attn("tokenize --tokenizer " + (d / "tokenizer.json").string(), "ok\nbad \xC3\x28\n");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("stdin:2: invalid UTF-8"));
+}

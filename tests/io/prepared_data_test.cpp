@@ -1,0 +1,57 @@
+#include <cstdio>
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "attn/io/atomic_file.h"
+#include "attn/io/prepared_data.h"
+
+using namespace attn;
+
+TEST_CASE("data.pt round-trips through pickle_save / pickle_load", "[io]") {
+  io::PreparedData d;
+  d.x = text::pad_sequences({{1, 2, 3}, {4}}, text::PadOptions{3});
+  d.label_names = {"toxic", "insult"};
+  d.labels = {1, 0, 0, 1};
+  d.ids = {"a1", "b2"};
+  const auto back = io::decode_prepared(io::encode_prepared(d), "data.pt");
+  CHECK(back.x.rows == 2);
+  CHECK(back.x.cols == 3);
+  CHECK(back.x.ids == d.x.ids);
+  CHECK(back.x.lengths == std::vector<std::int64_t>{3, 1});
+  CHECK(back.label_names == d.label_names);
+  CHECK(back.labels == d.labels);
+  CHECK(back.ids == d.ids);
+}
+
+TEST_CASE("an unlabelled data.pt has no labels", "[io]") {
+  io::PreparedData d;
+  d.x = text::pad_sequences({{7}}, text::PadOptions{2});
+  d.ids = {"1"};
+  const auto back = io::decode_prepared(io::encode_prepared(d), "data.pt");
+  CHECK(back.label_names.empty());
+  CHECK(back.labels.empty());
+}
+
+TEST_CASE("a corrupt data.pt is a clear error naming the file", "[io]") {
+  const std::vector<char> junk{'n', 'o', 't', ' ', 'a', ' ', 'z', 'i', 'p'};
+  CHECK_THROWS_WITH(io::decode_prepared(junk, "bad/data.pt"), Catch::StartsWith("bad/data.pt: "));
+}
+
+TEST_CASE("atomic writes leave no temporary behind and replace whole files", "[io]") {
+  const auto dir = std::filesystem::temp_directory_path() / "attn_atomic_test";
+  std::filesystem::remove_all(dir);
+  io::ensure_directory(dir.string());
+  const std::string path = (dir / "f.txt").string();
+  io::write_file_atomic(path, "first");
+  io::write_file_atomic(path, "second");
+  CHECK(io::read_file(path) == "second");
+  {
+    io::StagedFiles staged;
+    staged.add((dir / "g.txt").string(), "never committed");
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "g.txt"));
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+  CHECK_THROWS_WITH(io::read_file((dir / "missing").string()), Catch::Contains("missing: cannot open"));
+  std::filesystem::remove_all(dir);
+}
