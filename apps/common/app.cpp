@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "attn/io/threads.h"
+#include <thread>
 
 namespace attn::apps {
 
@@ -34,15 +34,19 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
   return result;
 }
 
+int hardware_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
 void add_threads_option(cxxopts::Options& options) {
   options.add_options("Compute")("threads", "Threads to use (default: all cores)",
-                                 cxxopts::value<int>()->default_value(std::to_string(io::hardware_threads())));
+                                 cxxopts::value<int>()->default_value(std::to_string(hardware_threads())));
 }
 
 int threads_option(const cxxopts::ParseResult& r) {
   const int n = r["threads"].as<int>();
   if (n < 1) throw UsageError("--threads must be >= 1, got " + std::to_string(n));
-  io::set_torch_threads(n);
   return n;
 }
 

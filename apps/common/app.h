@@ -48,7 +48,10 @@ T required(const cxxopts::ParseResult& r, const std::string& name) {
 
 // ---- Option groups ----
 
-/// --threads N (default: all cores). threads_option() validates it and sets LibTorch's pool.
+/// Number of hardware threads (at least 1).
+int hardware_threads();
+/// --threads N (default: all cores). threads_option() validates it; apps using LibTorch pass it to
+/// attn::io::set_torch_threads (LibTorch's own default is 1 thread on some machines).
 void add_threads_option(cxxopts::Options& options);
 int threads_option(const cxxopts::ParseResult& r);
 

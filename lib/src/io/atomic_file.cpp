@@ -65,6 +65,12 @@ void StagedFiles::add(const std::string& path, std::string_view content) {
   staged_.emplace_back(tmp, path);
 }
 
+std::string StagedFiles::stage(const std::string& path) {
+  const std::string tmp = temporary_name(path);
+  staged_.emplace_back(tmp, path);
+  return tmp;
+}
+
 void StagedFiles::commit() {
   for (const auto& [tmp, path] : staged_) rename_into_place(tmp, path);
   staged_.clear();

@@ -1,96 +1,22 @@
-#include <cstring>
-#include <stdexcept>
-
-#include <torch/script.h>
-#include <torch/torch.h>
-
 #include "attn/io/prepared_data.h"
 
+#include "attn/io/torch_save.h"
+
 namespace attn::io {
-namespace {
 
-c10::List<std::string> string_list(const std::vector<std::string>& v) {
-  c10::List<std::string> out;
-  out.reserve(v.size());
-  for (const std::string& s : v) out.push_back(s);
-  return out;
-}
-
-[[noreturn]] void bad(const std::string& source, const std::string& key, const std::string& what) {
-  throw std::runtime_error(source + ": key '" + key + "': " + what);
-}
-
-std::vector<std::string> strings_at(const c10::impl::GenericDict& d, const std::string& key, const std::string& source) {
-  if (!d.contains(key)) bad(source, key, "missing");
-  const c10::IValue v = d.at(key);
-  if (!v.isList()) bad(source, key, "expected a list of strings");
-  std::vector<std::string> out;
-  for (const c10::IValue& e : v.toListRef()) {
-    if (!e.isString()) bad(source, key, "expected a list of strings");
-    out.push_back(e.toStringRef());
-  }
-  return out;
-}
-
-at::Tensor tensor_at(const c10::impl::GenericDict& d, const std::string& key, at::ScalarType type, int64_t dims,
-                     const std::string& source) {
-  if (!d.contains(key)) bad(source, key, "missing");
-  const c10::IValue v = d.at(key);
-  if (!v.isTensor()) bad(source, key, "expected a tensor");
-  at::Tensor t = v.toTensor().contiguous();
-  if (t.scalar_type() != type) bad(source, key, std::string("expected dtype ") + c10::toString(type));
-  if (t.dim() != dims) bad(source, key, "expected " + std::to_string(dims) + " dimensions");
-  return t;
-}
-
-}  // namespace
-
-std::vector<char> encode_prepared(const PreparedData& data) {
-  const auto rows = data.x.rows, cols = data.x.cols;
-  auto x = torch::from_blob(const_cast<std::int32_t*>(data.x.ids.data()), {rows, cols}, torch::kInt32);
-  auto lengths = torch::from_blob(const_cast<std::int64_t*>(data.x.lengths.data()), {rows}, torch::kInt64);
-  c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
-  d.insert("format", std::string(kPreparedFormat));
-  d.insert("x", x);
-  d.insert("lengths", lengths);
+void write_prepared(const std::string& path, const PreparedData& data) {
+  const auto rows = data.x.rows;
+  std::vector<std::pair<std::string, TorchSaveValue>> entries;
+  entries.emplace_back("format", std::string(kPreparedFormat));
+  entries.emplace_back("x", TensorView{TensorView::DType::kInt32, data.x.ids.data(), {rows, data.x.cols}});
+  entries.emplace_back("lengths", TensorView{TensorView::DType::kInt64, data.x.lengths.data(), {rows}});
   if (!data.label_names.empty()) {
     const auto n_labels = static_cast<std::int64_t>(data.label_names.size());
-    d.insert("labels", torch::from_blob(const_cast<float*>(data.labels.data()), {rows, n_labels}, torch::kFloat32));
+    entries.emplace_back("labels", TensorView{TensorView::DType::kFloat32, data.labels.data(), {rows, n_labels}});
   }
-  d.insert("label_names", string_list(data.label_names));
-  d.insert("ids", string_list(data.ids));
-  return torch::pickle_save(d);
-}
-
-PreparedData decode_prepared(const std::vector<char>& bytes, const std::string& source) {
-  c10::IValue v;
-  try {
-    v = torch::pickle_load(bytes);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(source + ": not a torch-saved file (" + std::string(e.what()).substr(0, 200) + ")");
-  }
-  if (!v.isGenericDict()) throw std::runtime_error(source + ": expected a dict saved by attn prepare");
-  const c10::impl::GenericDict d = v.toGenericDict();
-  if (!d.contains("format") || !d.at("format").isString() || d.at("format").toStringRef() != kPreparedFormat)
-    bad(source, "format", std::string("expected '") + kPreparedFormat + "'");
-  PreparedData out;
-  const at::Tensor x = tensor_at(d, "x", torch::kInt32, 2, source);
-  const at::Tensor lengths = tensor_at(d, "lengths", torch::kInt64, 1, source);
-  out.x.rows = x.size(0);
-  out.x.cols = x.size(1);
-  if (lengths.size(0) != out.x.rows) bad(source, "lengths", "length differs from the rows of 'x'");
-  out.x.ids.assign(x.data_ptr<std::int32_t>(), x.data_ptr<std::int32_t>() + x.numel());
-  out.x.lengths.assign(lengths.data_ptr<std::int64_t>(), lengths.data_ptr<std::int64_t>() + lengths.numel());
-  out.label_names = strings_at(d, "label_names", source);
-  out.ids = strings_at(d, "ids", source);
-  if (static_cast<std::int64_t>(out.ids.size()) != out.x.rows) bad(source, "ids", "length differs from the rows of 'x'");
-  if (!out.label_names.empty()) {
-    const at::Tensor labels = tensor_at(d, "labels", torch::kFloat32, 2, source);
-    if (labels.size(0) != out.x.rows || labels.size(1) != static_cast<std::int64_t>(out.label_names.size()))
-      bad(source, "labels", "shape differs from [rows, len(label_names)]");
-    out.labels.assign(labels.data_ptr<float>(), labels.data_ptr<float>() + labels.numel());
-  }
-  return out;
+  entries.emplace_back("label_names", data.label_names);
+  entries.emplace_back("ids", data.ids);
+  write_torch_dict(path, entries);
 }
 
 }  // namespace attn::io

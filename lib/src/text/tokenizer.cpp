@@ -24,11 +24,14 @@ std::uint32_t decode_at(std::string_view s, std::size_t i, std::size_t& len) {
   return cp;
 }
 
-/// Runs body(begin, end, worker) over `n` items split into contiguous chunks, one per thread.
+/// Threads worth using for `n` texts: small inputs run on one.
+std::size_t worker_count(std::size_t n, int threads) {
+  return std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), std::max<std::size_t>(1, n / 4096));
+}
+
+/// Runs body(begin, end, worker) over `n` items split into `workers` contiguous chunks, one thread each.
 template <class Body>
-void parallel_chunks(std::size_t n, int threads, Body&& body) {
-  std::size_t workers = std::max(1, threads);
-  workers = std::min<std::size_t>(workers, std::max<std::size_t>(1, n / 4096));  // small inputs: one thread
+void parallel_chunks(std::size_t n, std::size_t workers, Body&& body) {
   if (workers <= 1) {
     body(std::size_t{0}, n, std::size_t{0});
     return;
@@ -50,15 +53,12 @@ void parallel_chunks(std::size_t n, int threads, Body&& body) {
     if (err) std::rethrow_exception(err);
 }
 
-/// What one worker learns from its chunk of texts during fitting.
-struct ChunkVocab {
-  StringTable words;
-  std::vector<std::int64_t> counts, docs;
-  std::vector<std::int32_t> last_doc;
-  // Token ids per text (local ids), kept only by fit_transform.
-  std::vector<std::int32_t> tokens;
-  std::vector<std::size_t> offsets{0};
-};
+void add_stats(TransformStats& into, const TransformStats& s) {
+  into.tokens += s.tokens;
+  into.beyond_num_words += s.beyond_num_words;
+  into.unknown += s.unknown;
+  into.emitted += s.emitted;
+}
 
 }  // namespace
 
@@ -148,89 +148,100 @@ std::vector<std::string> Tokenizer::tokenize(std::string_view text) const {
 }
 
 
-namespace {
-/// Fitting state of one chunk merged into the tokenizer: local id -> vocabulary id.
-using LocalToGlobal = std::vector<std::int32_t>;
-}  // namespace
+/// What one worker learns from its contiguous chunk of texts during fitting.
+struct Tokenizer::FitChunk {
+  std::size_t begin = 0, end = 0;  // texts [begin, end)
+  StringTable words;               // local ids in first-seen order within the chunk
+  struct Stat {
+    std::int64_t count = 0, docs = 0;
+    std::int32_t last_doc = -1;
+  };
+  std::vector<Stat> stats;                  // by local id
+  std::vector<std::int32_t> tokens;         // local ids of every token (fit_transform only)
+  std::vector<std::size_t> offsets{0};      // tokens of text begin+k: [offsets[k], offsets[k+1])
+  std::vector<std::int32_t> to_vocab;       // local id -> vocabulary id, after the merge
+};
 
 // Fitting. Each worker counts a contiguous chunk with its own table; the chunks are then merged in
 // order, so first-seen order, counts and document frequencies equal a sequential pass.
-void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) {
-  fit_impl(texts, threads, nullptr);
-}
-
-std::vector<Sequence> Tokenizer::fit_transform(const std::vector<std::string>& texts, int threads,
-                                               TransformStats* stats) {
-  std::vector<Sequence> out(texts.size());
-  fit_impl(texts, threads, &out);
-  TransformStats local;
-  for (Sequence& seq : out) {
-    // seq holds vocabulary ids; map them to emitted indices in place.
-    std::size_t k = 0;
-    for (const std::int32_t id : seq) {
-      const std::int32_t idx = emit_index(id, local);
-      if (idx != 0) seq[k++] = idx;
-    }
-    seq.resize(k);
-  }
-  if (stats) {
-    stats->tokens += local.tokens;
-    stats->beyond_num_words += local.beyond_num_words;
-    stats->unknown += local.unknown;
-    stats->emitted += local.emitted;
-  }
-  return out;
-}
-
-void Tokenizer::fit_impl(const std::vector<std::string>& texts, int threads, std::vector<Sequence>* vocab_ids) {
-  std::vector<ChunkVocab> chunks(static_cast<std::size_t>(std::max(1, threads)));
-  std::vector<std::size_t> chunk_begin(chunks.size(), texts.size());
-  parallel_chunks(texts.size(), threads, [&](std::size_t b, std::size_t e, std::size_t w) {
-    ChunkVocab& c = chunks[w];
-    chunk_begin[w] = b;
+std::vector<Tokenizer::FitChunk> Tokenizer::fit_chunks(const std::vector<std::string>& texts, int threads,
+                                                       bool keep_tokens) {
+  const std::size_t workers = worker_count(texts.size(), threads);
+  std::vector<FitChunk> chunks(workers);
+  parallel_chunks(texts.size(), workers, [&](std::size_t b, std::size_t e, std::size_t w) {
+    FitChunk& c = chunks[w];
+    c.begin = b;
+    c.end = e;
     Scratch scratch;
     for (std::size_t d = b; d < e; ++d) {
       const auto doc = static_cast<std::int32_t>(d);
       for_each_token(texts[d], scratch, [&](std::string_view t) {
         const std::int32_t id = c.words.intern(t);
-        if (id == static_cast<std::int32_t>(c.counts.size())) {
-          c.counts.push_back(0);
-          c.docs.push_back(0);
-          c.last_doc.push_back(-1);
+        if (id == static_cast<std::int32_t>(c.stats.size())) c.stats.emplace_back();
+        FitChunk::Stat& st = c.stats[static_cast<std::size_t>(id)];
+        ++st.count;
+        if (st.last_doc != doc) {
+          st.last_doc = doc;
+          ++st.docs;
         }
-        ++c.counts[id];
-        if (c.last_doc[id] != doc) {
-          c.last_doc[id] = doc;
-          ++c.docs[id];
-        }
-        if (vocab_ids) c.tokens.push_back(id);
+        if (keep_tokens) c.tokens.push_back(id);
       });
-      if (vocab_ids) c.offsets.push_back(c.tokens.size());
+      if (keep_tokens) c.offsets.push_back(c.tokens.size());
     }
   });
-  for (std::size_t w = 0; w < chunks.size(); ++w) {
-    const ChunkVocab& c = chunks[w];
-    LocalToGlobal to_global(static_cast<std::size_t>(c.words.size()));
+  for (FitChunk& c : chunks) {  // merge, in chunk order
+    c.to_vocab.resize(c.stats.size());
     for (std::int32_t lid = 0; lid < c.words.size(); ++lid) {
       const std::int32_t gid = vocab_.intern(c.words.key(lid));
       if (gid == static_cast<std::int32_t>(counts_.size())) {
         counts_.push_back(0);
         docs_.push_back(0);
       }
-      counts_[gid] += c.counts[lid];
-      docs_[gid] += c.docs[lid];
-      to_global[lid] = gid;
-    }
-    if (vocab_ids) {
-      for (std::size_t d = 0; d + 1 < c.offsets.size(); ++d) {
-        Sequence& seq = (*vocab_ids)[chunk_begin[w] + d];
-        seq.reserve(c.offsets[d + 1] - c.offsets[d]);
-        for (std::size_t k = c.offsets[d]; k < c.offsets[d + 1]; ++k) seq.push_back(to_global[c.tokens[k]]);
-      }
+      counts_[static_cast<std::size_t>(gid)] += c.stats[static_cast<std::size_t>(lid)].count;
+      docs_[static_cast<std::size_t>(gid)] += c.stats[static_cast<std::size_t>(lid)].docs;
+      c.to_vocab[static_cast<std::size_t>(lid)] = gid;
     }
   }
   document_count_ += static_cast<std::int64_t>(texts.size());
   rebuild_index();
+  return chunks;
+}
+
+void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) {
+  fit_chunks(texts, threads, false);
+}
+
+std::vector<Sequence> Tokenizer::fit_transform(const std::vector<std::string>& texts, int threads,
+                                               TransformStats* stats) {
+  std::vector<FitChunk> chunks = fit_chunks(texts, threads, true);
+  std::vector<Sequence> out(texts.size());
+  std::vector<TransformStats> per_chunk(chunks.size());
+  // Each chunk maps its local ids straight to emitted indices, in parallel.
+  parallel_chunks(chunks.size(), chunks.size(), [&](std::size_t, std::size_t, std::size_t w) {
+    const FitChunk& c = chunks[w];
+    TransformStats& st = per_chunk[w];
+    std::vector<std::int32_t> emit(c.to_vocab.size());
+    for (std::size_t lid = 0; lid < emit.size(); ++lid) {
+      TransformStats one;
+      emit[lid] = emit_index(c.to_vocab[lid], one);
+      const std::int64_t n = c.stats[lid].count;  // every occurrence is decided alike
+      st.tokens += n * one.tokens;
+      st.beyond_num_words += n * one.beyond_num_words;
+      st.unknown += n * one.unknown;
+      st.emitted += n * one.emitted;
+    }
+    for (std::size_t k = 0; k + 1 < c.offsets.size(); ++k) {
+      Sequence& seq = out[c.begin + k];
+      seq.reserve(c.offsets[k + 1] - c.offsets[k]);
+      for (std::size_t t = c.offsets[k]; t < c.offsets[k + 1]; ++t) {
+        const std::int32_t idx = emit[static_cast<std::size_t>(c.tokens[t])];
+        if (idx != 0) seq.push_back(idx);
+      }
+    }
+  });
+  if (stats)
+    for (const TransformStats& st : per_chunk) add_stats(*stats, st);
+  return out;
 }
 
 // word_index = dict(zip(sorted_voc, 1..)) with sorted_voc = [oov_token] + words stable-sorted by
@@ -283,8 +294,9 @@ std::int32_t Tokenizer::emit_index(std::int32_t id, TransformStats& stats) const
 std::vector<Sequence> Tokenizer::texts_to_sequences(const std::vector<std::string>& texts, int threads,
                                                     TransformStats* stats) const {
   std::vector<Sequence> out(texts.size());
-  std::vector<TransformStats> per_worker(static_cast<std::size_t>(std::max(1, threads)));
-  parallel_chunks(texts.size(), threads, [&](std::size_t b, std::size_t e, std::size_t w) {
+  const std::size_t workers = worker_count(texts.size(), threads);
+  std::vector<TransformStats> per_worker(workers);
+  parallel_chunks(texts.size(), workers, [&](std::size_t b, std::size_t e, std::size_t w) {
     Scratch scratch;
     TransformStats& st = per_worker[w];
     for (std::size_t d = b; d < e; ++d) {
@@ -295,14 +307,8 @@ std::vector<Sequence> Tokenizer::texts_to_sequences(const std::vector<std::strin
       });
     }
   });
-  if (stats) {
-    for (const TransformStats& st : per_worker) {
-      stats->tokens += st.tokens;
-      stats->beyond_num_words += st.beyond_num_words;
-      stats->unknown += st.unknown;
-      stats->emitted += st.emitted;
-    }
-  }
+  if (stats)
+    for (const TransformStats& st : per_worker) add_stats(*stats, st);
   return out;
 }
 

@@ -45,19 +45,44 @@ bool is_ascii(std::string_view s) {
   return true;
 }
 
-void python_lower_append(std::string_view s, std::string& out) {
-  if (is_ascii(s)) {
-    const std::size_t start = out.size();
-    out.append(s);
-    for (std::size_t i = start; i < out.size(); ++i) {
-      const char c = out[i];
-      if (c >= 'A' && c <= 'Z') out[i] = static_cast<char>(c + ('a' - 'A'));
-    }
-    return;
+namespace {
+
+void ascii_lower_append(std::string_view s, std::string& out) {
+  const std::size_t start = out.size();
+  out.append(s);
+  for (std::size_t i = start; i < out.size(); ++i) {
+    const char c = out[i];
+    if (c >= 'A' && c <= 'Z') out[i] = static_cast<char>(c + ('a' - 'A'));
   }
+}
+
+void icu_lower_append(std::string_view s, std::string& out) {
   icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
   u.toLower(icu::Locale::getRoot());
   u.toUTF8String(out);
+}
+
+/// ASCII whitespace is neither cased nor case-ignorable, so no lowercase context (Final_Sigma is
+/// the only one in the root locale) reaches across it: runs between whitespace lower independently.
+bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+}  // namespace
+
+void python_lower_append(std::string_view s, std::string& out) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    // One run: [i, j) without whitespace, then the whitespace after it.
+    bool ascii = true;
+    std::size_t j = i;
+    while (j < n && !is_ascii_space(s[j])) ascii &= static_cast<unsigned char>(s[j++]) < 0x80;
+    while (j < n && is_ascii_space(s[j])) ++j;
+    if (ascii)
+      ascii_lower_append(s.substr(i, j - i), out);
+    else
+      icu_lower_append(s.substr(i, j - i), out);
+    i = j;
+  }
 }
 
 std::string python_lower(std::string_view s) {

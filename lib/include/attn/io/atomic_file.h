@@ -27,6 +27,8 @@ class StagedFiles {
   StagedFiles& operator=(const StagedFiles&) = delete;
   ~StagedFiles();
   void add(const std::string& path, std::string_view content);
+  /// Registers `path` and returns the temporary name the caller writes it to.
+  std::string stage(const std::string& path);
   void commit();
 
  private:

@@ -7,7 +7,7 @@
 ///   "labels"      float32 [rows, labels] 0/1 targets (absent for an unlabelled file)
 ///   "label_names" list[str]
 ///   "ids"         list[str]              row ids (the CSV's id column)
-/// This header is torch-free on purpose: callers pass plain vectors.
+/// Writing is torch-free (attn_core); reading uses LibTorch (attn/io/prepared_data_reader.h).
 #include <string>
 #include <vector>
 
@@ -24,9 +24,7 @@ struct PreparedData {
   std::vector<std::string> ids;
 };
 
-/// The bytes of data.pt.
-std::vector<char> encode_prepared(const PreparedData& data);
-/// Parses data.pt bytes; throws std::runtime_error naming `source` and the bad key.
-PreparedData decode_prepared(const std::vector<char>& bytes, const std::string& source);
+/// Writes data.pt to `path` (torch.save's format, see attn/io/torch_save.h).
+void write_prepared(const std::string& path, const PreparedData& data);
 
 }  // namespace attn::io

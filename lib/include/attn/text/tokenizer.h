@@ -104,8 +104,9 @@ class Tokenizer {
   };
   template <class OnToken>
   void for_each_token(std::string_view text, Scratch& scratch, OnToken&& on_token) const;
-  /// Fits; when vocab_ids is given, also stores each text's tokens as vocabulary ids.
-  void fit_impl(const std::vector<std::string>& texts, int threads, std::vector<Sequence>* vocab_ids);
+  struct FitChunk;
+  /// Fits in parallel chunks; keep_tokens also keeps each text's tokens (as chunk-local ids).
+  std::vector<FitChunk> fit_chunks(const std::vector<std::string>& texts, int threads, bool keep_tokens);
   void rebuild_index();
   /// The emitted index of a token with vocabulary id `id` (kMissing = unknown), or 0 to drop it.
   std::int32_t emit_index(std::int32_t id, TransformStats& stats) const;

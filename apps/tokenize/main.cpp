@@ -77,7 +77,8 @@ int run(int argc, char** argv) {
 }
 
 }  // namespace
-
-int run_tokenize(int argc, char** argv) { return guarded("attn tokenize", [&] { return run(argc, argv); }); }
-
 }  // namespace attn::apps
+
+int main(int argc, char** argv) {
+  return attn::apps::guarded("attn tokenize", [&] { return attn::apps::run(argc, argv); });
+}

@@ -1,0 +1,248 @@
+#include "attn/io/torch_save.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include <zlib.h>
+
+namespace attn::io {
+namespace {
+
+// ---- pickle (protocol 2) --------------------------------------------------------------------
+
+class PickleWriter {
+ public:
+  std::string bytes;
+
+  void proto() { bytes += "\x80\x02"; }
+  void stop() { bytes += '.'; }
+  void mark() { bytes += '('; }
+  void tuple() { bytes += 't'; }
+  void empty_tuple() { bytes += ')'; }
+  void reduce() { bytes += 'R'; }
+  void boolean(bool b) { bytes += b ? '\x88' : '\x89'; }
+  void global(const char* module, const char* name) {
+    bytes += 'c';
+    bytes += module;
+    bytes += '\n';
+    bytes += name;
+    bytes += '\n';
+  }
+  void str(const std::string& s) {  // BINUNICODE
+    bytes += 'X';
+    u32(static_cast<std::uint32_t>(s.size()));
+    bytes += s;
+  }
+  void integer(std::int64_t v) {
+    if (v >= INT32_MIN && v <= INT32_MAX) {  // BININT
+      bytes += 'J';
+      u32(static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
+    } else {  // LONG1, 8 bytes little-endian two's complement
+      bytes += '\x8a';
+      bytes += '\x08';
+      for (int i = 0; i < 8; ++i) bytes += static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xFF);
+    }
+  }
+  void int_tuple(const std::vector<std::int64_t>& v) {
+    if (v.empty()) return empty_tuple();
+    mark();
+    for (std::int64_t x : v) integer(x);
+    tuple();
+  }
+  void string_list(const std::vector<std::string>& v) {
+    bytes += ']';  // EMPTY_LIST
+    if (v.empty()) return;
+    mark();
+    for (const std::string& s : v) str(s);
+    bytes += 'e';  // APPENDS
+  }
+
+ private:
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes += static_cast<char>((v >> (8 * i)) & 0xFF);
+  }
+};
+
+struct Storage {
+  std::string key;
+  const void* data;
+  std::size_t size;
+};
+
+std::size_t element_size(TensorView::DType t) { return t == TensorView::DType::kInt64 ? 8 : 4; }
+
+const char* storage_class(TensorView::DType t) {
+  switch (t) {
+    case TensorView::DType::kInt32: return "IntStorage";
+    case TensorView::DType::kInt64: return "LongStorage";
+    case TensorView::DType::kFloat32: return "FloatStorage";
+  }
+  return "";
+}
+
+void pickle_tensor(PickleWriter& p, const TensorView& t, std::vector<Storage>& storages) {
+  std::int64_t numel = 1;
+  for (std::int64_t d : t.shape) numel *= d;
+  std::vector<std::int64_t> stride(t.shape.size());
+  std::int64_t s = 1;
+  for (std::size_t i = t.shape.size(); i-- > 0;) {
+    stride[i] = s;
+    s *= t.shape[i];
+  }
+  const std::string key = std::to_string(storages.size());
+  storages.push_back({key, t.data, static_cast<std::size_t>(numel) * element_size(t.dtype)});
+
+  p.global("torch._utils", "_rebuild_tensor_v2");
+  p.mark();
+  p.mark();  // persistent id of the storage
+  p.str("storage");
+  p.global("torch", storage_class(t.dtype));
+  p.str(key);
+  p.str("cpu");
+  p.integer(numel);
+  p.tuple();
+  p.bytes += 'Q';  // BINPERSID
+  p.integer(0);    // storage offset
+  p.int_tuple(t.shape);
+  p.int_tuple(stride);
+  p.boolean(false);  // requires_grad
+  p.global("collections", "OrderedDict");
+  p.empty_tuple();
+  p.reduce();  // backward hooks: OrderedDict()
+  p.tuple();
+  p.reduce();
+}
+
+// ---- zip (stored entries, data aligned to 64 bytes as PyTorchStreamWriter does) -------------
+
+class ZipWriter {
+ public:
+  ZipWriter(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb"), &std::fclose) {
+    if (!file_) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  }
+
+  void add(const std::string& name, const void* data, std::size_t size) {
+    const std::uint32_t crc = static_cast<std::uint32_t>(crc32_z(0L, static_cast<const Bytef*>(data), size));
+    check_32bit(size);
+    check_32bit(offset_);
+    const std::size_t header = 30 + name.size();
+    std::size_t pad = (64 - (offset_ + header + 4) % 64) % 64;  // 4 = extra field header
+    std::string h;
+    put32(h, 0x04034b50);
+    put16(h, 20);  // version needed
+    put16(h, 0);   // flags
+    put16(h, 0);   // stored
+    put16(h, 0);   // time
+    put16(h, 0x21);  // date 1980-01-01
+    put32(h, crc);
+    put32(h, static_cast<std::uint32_t>(size));
+    put32(h, static_cast<std::uint32_t>(size));
+    put16(h, static_cast<std::uint16_t>(name.size()));
+    put16(h, static_cast<std::uint16_t>(pad + 4));
+    h += name;
+    put16(h, 0x4246);  // "FB": padding field, as torch writes
+    put16(h, static_cast<std::uint16_t>(pad));
+    h.append(pad, 'Z');
+    entries_.push_back({name, crc, size, offset_});
+    write(h.data(), h.size());
+    write(data, size);
+  }
+
+  void finish() {
+    const std::uint64_t cd_start = offset_;
+    for (const Entry& e : entries_) {
+      std::string c;
+      put32(c, 0x02014b50);
+      put16(c, 20);  // made by
+      put16(c, 20);  // needed
+      put16(c, 0);
+      put16(c, 0);
+      put16(c, 0);
+      put16(c, 0x21);
+      put32(c, e.crc);
+      put32(c, static_cast<std::uint32_t>(e.size));
+      put32(c, static_cast<std::uint32_t>(e.size));
+      put16(c, static_cast<std::uint16_t>(e.name.size()));
+      put16(c, 0);  // extra
+      put16(c, 0);  // comment
+      put16(c, 0);  // disk
+      put16(c, 0);  // internal attributes
+      put32(c, 0);  // external attributes
+      put32(c, static_cast<std::uint32_t>(e.offset));
+      c += e.name;
+      write(c.data(), c.size());
+    }
+    check_32bit(offset_);
+    std::string end;
+    put32(end, 0x06054b50);
+    put16(end, 0);
+    put16(end, 0);
+    put16(end, static_cast<std::uint16_t>(entries_.size()));
+    put16(end, static_cast<std::uint16_t>(entries_.size()));
+    put32(end, static_cast<std::uint32_t>(offset_ - cd_start));
+    put32(end, static_cast<std::uint32_t>(cd_start));
+    put16(end, 0);
+    write(end.data(), end.size());
+    if (std::fclose(file_.release()) != 0) throw std::runtime_error(path_ + ": write failed (disk full?)");
+  }
+
+ private:
+  struct Entry {
+    std::string name;
+    std::uint32_t crc;
+    std::uint64_t size, offset;
+  };
+  static void put16(std::string& s, std::uint16_t v) {
+    s += static_cast<char>(v & 0xFF);
+    s += static_cast<char>(v >> 8);
+  }
+  static void put32(std::string& s, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
+  }
+  void check_32bit(std::uint64_t v) const {
+    if (v >= 0xFFFFFFFFULL) throw std::runtime_error(path_ + ": archive would exceed 4 GiB (not supported)");
+  }
+  void write(const void* data, std::size_t n) {
+    if (n && std::fwrite(data, 1, n, file_.get()) != n) throw std::runtime_error(path_ + ": write failed (disk full?)");
+    offset_ += n;
+  }
+
+  std::string path_;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+  std::uint64_t offset_ = 0;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace
+
+void write_torch_dict(const std::string& path, const std::vector<std::pair<std::string, TorchSaveValue>>& entries) {
+  PickleWriter p;
+  std::vector<Storage> storages;
+  p.proto();
+  p.bytes += '}';  // EMPTY_DICT
+  if (!entries.empty()) {
+    p.mark();
+    for (const auto& [key, value] : entries) {
+      p.str(key);
+      if (const auto* s = std::get_if<std::string>(&value))
+        p.str(*s);
+      else if (const auto* t = std::get_if<TensorView>(&value))
+        pickle_tensor(p, *t, storages);
+      else
+        p.string_list(std::get<std::vector<std::string>>(value));
+    }
+    p.bytes += 'u';  // SETITEMS
+  }
+  p.stop();
+
+  ZipWriter zip(path);
+  zip.add("archive/data.pkl", p.bytes.data(), p.bytes.size());
+  for (const Storage& s : storages) zip.add("archive/data/" + s.key, s.data, s.size);
+  zip.add("archive/version", "3\n", 2);
+  zip.finish();
+}
+
+}  // namespace attn::io
