@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <future>
-#include <iostream>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -169,15 +169,20 @@ int run(int argc, char** argv) {
   files.add(out_dir + "/prepare.json", report.dump(2) + "\n");
   files.commit();
 
-  std::cout << "prepared " << data.x.rows << " rows from " << csv_path << " in " << seconds_since(t0) << " s\n"
-            << "  vocabulary: " << tokenizer->vocabulary_size() << " words"
-            << (to.num_words && *to.num_words ? " (indices below " + std::to_string(*to.num_words) + " kept)" : "")
-            << "\n  tokens: " << stats.tokens << " total, " << stats.emitted << " emitted, " << stats.beyond_num_words
-            << " beyond num_words, " << stats.unknown << " unknown, " << data.x.truncated_tokens
-            << " cut by maxlen\n"
-            << "  sequence length: " << report["sequence_lengths"].dump() << "\n"
-            << "  wrote " << out_dir << "/{tokenizer.json, data.pt, prepare.json}: [" << data.x.rows << ", "
-            << data.x.cols << "] ids, " << data.label_names.size() << " labels\n";
+  const auto& lengths = report["sequence_lengths"];
+  std::printf("prepared %lld rows of %s in %.3f s (%d threads)\n", static_cast<long long>(data.x.rows), csv_path.c_str(),
+              seconds_since(t0), threads);
+  std::printf("  tokenizer  %s: %d distinct words%s\n", fitting ? "fitted here" : "loaded", tokenizer->vocabulary_size(),
+              to.num_words && *to.num_words ? (", indices below " + std::to_string(*to.num_words) + " kept").c_str() : "");
+  std::printf("  tokens     %lld in all: %lld emitted, %lld beyond num_words, %lld unknown%s; %lld cut by maxlen\n",
+              static_cast<long long>(stats.tokens), static_cast<long long>(stats.emitted),
+              static_cast<long long>(stats.beyond_num_words), static_cast<long long>(stats.unknown),
+              to.oov_token ? " (both as the OOV index)" : " (both dropped)", static_cast<long long>(data.x.truncated_tokens));
+  std::printf("  lengths    mean %.1f, median %.0f, p95 %.0f, max %lld; %lld empty rows\n", lengths["mean"].get<double>(),
+              lengths["p50"].get<double>(), lengths["p95"].get<double>(), lengths["max"].get<long long>(),
+              lengths["empty_rows"].get<long long>());
+  std::printf("  wrote      %s/{tokenizer.json, data.pt, prepare.json}: [%lld, %lld] ids, %zu labels\n", out_dir.c_str(),
+              static_cast<long long>(data.x.rows), static_cast<long long>(data.x.cols), data.label_names.size());
   return kExitOk;
 }
 

@@ -3,82 +3,98 @@
 #include <cstring>
 
 namespace attn::text {
+namespace {
 
-StringTable::StringTable() : slots_(1024, Slot{0, 0, kMissing, 0}), offsets_{0} {}
-
-std::uint64_t StringTable::head_of(std::string_view key) {
-  std::uint64_t head = 0;
-  std::memcpy(&head, key.data(), key.size() < 8 ? key.size() : 8);
-  return head;
+std::uint64_t load8(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
 }
 
-bool StringTable::matches(const Slot& s, std::uint32_t hash, std::uint64_t head, std::string_view key) const {
-  if (s.hash != hash || s.len != key.size() || s.head != head) return false;
-  if (key.size() <= 8) return true;
-  return std::memcmp(arena_.data() + offsets_[s.id] + 8, key.data() + 8, key.size() - 8) == 0;
+std::uint32_t load4(const char* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
 }
 
-std::uint32_t StringTable::hash_of(std::string_view key) {
-  // FNV-1a over 8-byte words with a final avalanche: fast for short words, well spread.
-  std::uint64_t h = 1469598103934665603ULL ^ key.size();
+/// The first min(n, 8) bytes of p, zero-padded, read with whole loads: overlapping reads of the
+/// same bytes OR together harmlessly, and no store-to-load forwarding stall as with a memcpy of n bytes.
+std::uint64_t head_bytes(const char* p, std::size_t n) {
+  if (n >= 8) return load8(p);
+  if (n >= 4) return load4(p) | (static_cast<std::uint64_t>(load4(p + n - 4)) << (8 * (n - 4)));
+  if (n == 0) return 0;
+  const auto b = [p](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
+  return b(0) | (b(n >> 1) << (8 * (n >> 1))) | (b(n - 1) << (8 * (n - 1)));
+}
+
+std::uint64_t mix(std::uint64_t h) {
+  h *= 0x9E3779B97F4A7C15ULL;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+StringTable::StringTable() : slots_(1024, Slot{0, 0, kMissing}), mask_(1023), offsets_{0} {}
+
+StringTable::Probe StringTable::probe_of(std::string_view key) {
   const char* p = key.data();
-  std::size_t n = key.size();
-  while (n >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (h ^ w) * 1099511628211ULL;
-    h ^= h >> 29;
-    p += 8;
-    n -= 8;
+  const std::size_t n = key.size();
+  const std::uint64_t head = head_bytes(p, n);
+  std::uint64_t h = mix(head ^ (n * 0xC2B2AE3D27D4EB4FULL));
+  if (n > 8) {
+    for (std::size_t i = 8; i + 8 <= n; i += 8) h = mix(h ^ load8(p + i));
+    h = mix(h ^ load8(p + n - 8));  // the last 8 bytes (may overlap the loop's)
   }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, p, n);
-  h = (h ^ tail) * 1099511628211ULL;
   h ^= h >> 32;
-  h *= 0xd6e8feb86659fd93ULL;
-  h ^= h >> 32;
-  return static_cast<std::uint32_t>(h);
+  const auto hash = static_cast<std::uint32_t>(h);
+  return Probe{head, hash, (hash & 0xFFFFFF00u) | static_cast<std::uint32_t>(n < 255 ? n : 255)};
+}
+
+bool StringTable::matches(const Slot& s, const Probe& p, std::string_view key) const {
+  if (s.tag != p.tag || s.head != p.head) return false;
+  if (key.size() <= 8) return true;  // length (in the tag) and all bytes (in head) are equal
+  const std::uint64_t begin = offsets_[static_cast<std::size_t>(s.id)];
+  const std::uint64_t len = offsets_[static_cast<std::size_t>(s.id) + 1] - begin;
+  return len == key.size() && std::memcmp(arena_.data() + begin + 8, key.data() + 8, key.size() - 8) == 0;
 }
 
 std::int32_t StringTable::find(std::string_view key) const {
-  const std::uint32_t h = hash_of(key);
-  const std::uint64_t head = head_of(key);
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+  const Probe p = probe_of(key);
+  for (std::size_t i = p.hash & mask_;; i = (i + 1) & mask_) {
     const Slot& s = slots_[i];
     if (s.id == kMissing) return kMissing;
-    if (matches(s, h, head, key)) return s.id;
+    if (matches(s, p, key)) return s.id;
   }
 }
 
-std::int32_t StringTable::intern(std::string_view key) {
-  const std::uint32_t h = hash_of(key);
-  const std::uint64_t head = head_of(key);
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t i = h & mask;
-  for (;; i = (i + 1) & mask) {
+std::int32_t StringTable::intern(std::string_view key, const Probe& p) {
+  std::size_t i = p.hash & mask_;
+  for (;; i = (i + 1) & mask_) {
     const Slot& s = slots_[i];
     if (s.id == kMissing) break;
-    if (matches(s, h, head, key)) return s.id;
+    if (matches(s, p, key)) return s.id;
   }
   const std::int32_t id = size();
   arena_.append(key);
   offsets_.push_back(arena_.size());
-  slots_[i] = Slot{head, h, id, static_cast<std::uint32_t>(key.size())};
+  slots_[i] = Slot{p.head, p.tag, id};
   if (static_cast<std::size_t>(size()) * 2 > slots_.size()) grow();
   return id;
 }
 
 void StringTable::grow() {
-  std::vector<Slot> bigger(slots_.size() * 2, Slot{0, 0, kMissing, 0});
+  // Rehash from the keys: slots keep only 24 bits of the hash.
+  std::vector<Slot> bigger(slots_.size() * 2, Slot{0, 0, kMissing});
   const std::size_t mask = bigger.size() - 1;
   for (const Slot& s : slots_) {
     if (s.id == kMissing) continue;
-    std::size_t i = s.hash & mask;
+    const Probe p = probe_of(key(s.id));
+    std::size_t i = p.hash & mask;
     while (bigger[i].id != kMissing) i = (i + 1) & mask;
     bigger[i] = s;
   }
   slots_.swap(bigger);
+  mask_ = mask;
 }
 
 }  // namespace attn::text

@@ -173,10 +173,20 @@ std::vector<Tokenizer::FitChunk> Tokenizer::fit_chunks(const std::vector<std::st
     c.begin = b;
     c.end = e;
     Scratch scratch;
+    std::vector<std::string_view> words;
+    std::vector<StringTable::Probe> probes;
     for (std::size_t d = b; d < e; ++d) {
       const auto doc = static_cast<std::int32_t>(d);
-      for_each_token(texts[d], scratch, [&](std::string_view t) {
-        const std::int32_t id = c.words.intern(t);
+      // Split the whole text first, then look its words up with their slots prefetched.
+      words.clear();
+      for_each_token(texts[d], scratch, [&](std::string_view t) { words.push_back(t); });
+      probes.resize(words.size());
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        probes[k] = StringTable::probe_of(words[k]);
+        c.words.prefetch(probes[k]);
+      }
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        const std::int32_t id = c.words.intern(words[k], probes[k]);
         if (id == static_cast<std::int32_t>(c.stats.size())) c.stats.emplace_back();
         FitChunk::Stat& st = c.stats[static_cast<std::size_t>(id)];
         ++st.count;
@@ -185,7 +195,7 @@ std::vector<Tokenizer::FitChunk> Tokenizer::fit_chunks(const std::vector<std::st
           ++st.docs;
         }
         if (keep_tokens) c.tokens.push_back(id);
-      });
+      }
       if (keep_tokens) c.offsets.push_back(c.tokens.size());
     }
   });

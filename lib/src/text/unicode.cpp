@@ -40,19 +40,21 @@ std::size_t find_invalid_utf8(std::string_view s) {
 }
 
 bool is_ascii(std::string_view s) {
-  for (unsigned char c : s)
-    if (c >= 0x80) return false;
-  return true;
+  unsigned char any = 0;
+  for (unsigned char c : s) any |= c;  // no early exit: vectorises, and most texts are short
+  return any < 0x80;
 }
 
 namespace {
 
 void ascii_lower_append(std::string_view s, std::string& out) {
   const std::size_t start = out.size();
-  out.append(s);
-  for (std::size_t i = start; i < out.size(); ++i) {
-    const char c = out[i];
-    if (c >= 'A' && c <= 'Z') out[i] = static_cast<char>(c + ('a' - 'A'));
+  out.resize(start + s.size());
+  char* dst = out.data() + start;
+  const char* src = s.data();
+  for (std::size_t i = 0; i < s.size(); ++i) {  // branch-free, so the compiler vectorises it
+    const auto c = static_cast<unsigned char>(src[i]);
+    dst[i] = static_cast<char>(c + ((static_cast<unsigned char>(c - 'A') < 26) << 5));
   }
 }
 
@@ -68,22 +70,35 @@ bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == 
 
 }  // namespace
 
-void python_lower_append(std::string_view s, std::string& out) {
-  std::size_t i = 0;
+namespace {
+
+/// python_lower_append's work, with `lower_run` lowering each run (between ASCII whitespace) that
+/// holds a non-ASCII byte; ASCII stretches are lowered byte-wise.
+template <class LowerRun>
+void lower_runs(std::string_view s, std::string& out, LowerRun&& lower_run) {
+  if (is_ascii(s)) return ascii_lower_append(s, out);
   const std::size_t n = s.size();
+  std::size_t done = 0;  // s[0, done) is appended
+  std::size_t i = 0;
   while (i < n) {
-    // One run: [i, j) without whitespace, then the whitespace after it.
-    bool ascii = true;
-    std::size_t j = i;
-    while (j < n && !is_ascii_space(s[j])) ascii &= static_cast<unsigned char>(s[j++]) < 0x80;
-    while (j < n && is_ascii_space(s[j])) ++j;
-    if (ascii)
-      ascii_lower_append(s.substr(i, j - i), out);
-    else
-      icu_lower_append(s.substr(i, j - i), out);
-    i = j;
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t begin = i;
+    while (begin > done && !is_ascii_space(s[begin - 1])) --begin;
+    std::size_t end = i;
+    while (end < n && !is_ascii_space(s[end])) ++end;
+    ascii_lower_append(s.substr(done, begin - done), out);
+    lower_run(s.substr(begin, end - begin), out);
+    done = i = end;
   }
+  ascii_lower_append(s.substr(done), out);
 }
+
+}  // namespace
+
+void python_lower_append(std::string_view s, std::string& out) { lower_runs(s, out, icu_lower_append); }
 
 std::string python_lower(std::string_view s) {
   std::string out;

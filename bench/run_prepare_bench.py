@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Benchmark of `attn prepare` on a 160,000-comment corpus with Jigsaw train.csv's profile,
+against keras_preprocessing's Tokenizer(num_words=20000).fit_on_texts + texts_to_sequences +
+pad_sequences(maxlen=200) on the same file and machine. Writes the figures as JSON.
+
+usage: python3 bench/run_prepare_bench.py [--rows 160000] [--runs 5] [--no-keras] [--out bench/results/prepare.json]
+Needs a built tree (bash scripts/setup.sh). Targets: >= 20x Keras' time, peak memory < 1 GB.
+"""
+import argparse
+import csv
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "build", "bin")
+
+KERAS = r"""
+import csv, json, resource, sys, time
+from keras_preprocessing.sequence import pad_sequences
+from keras_preprocessing.text import Tokenizer
+csv.field_size_limit(1 << 30)
+t0 = time.perf_counter()
+with open(sys.argv[1], newline="", encoding="utf-8") as f:
+    texts = [row["comment_text"] for row in csv.DictReader(f)]
+t1 = time.perf_counter()
+tok = Tokenizer(num_words=20000)
+tok.fit_on_texts(texts)
+x = pad_sequences(tok.texts_to_sequences(texts), maxlen=200)
+t2 = time.perf_counter()
+print(json.dumps({"read_csv_seconds": t1 - t0, "tokenizer_and_pad_seconds": t2 - t1, "shape": list(x.shape),
+                  "vocabulary_size": len(tok.word_index),
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def run_with_rss(cmd):
+    """Runs cmd with stdout discarded; returns (wall seconds, the child's peak RSS in MB)."""
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.execv(cmd[0], cmd)
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        sys.exit(f"failed ({status}): {' '.join(cmd)}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=160000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=2018)
+    ap.add_argument("--no-keras", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "prepare.json"))
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="attn-bench-")
+    corpus = os.path.join(work, "jigsaw_profile.csv")
+    subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, str(args.rows), str(args.seed)], check=True)
+
+    attn_runs = []
+    for i in range(args.runs):
+        out = os.path.join(work, "prepared")
+        wall, rss = run_with_rss([os.path.join(BIN, "attn"), "prepare", "--csv", corpus, "--out", out])
+        with open(os.path.join(out, "prepare.json")) as f:
+            report = json.load(f)
+        attn_runs.append({"wall_seconds": wall, "peak_rss_mb": rss, "phases": report["seconds"]})
+        print(f"attn prepare run {i + 1}: {wall:.3f} s, peak {rss:.0f} MB", file=sys.stderr)
+    walls = [r["wall_seconds"] for r in attn_runs]
+    words = []
+    with open(corpus, newline="", encoding="utf-8") as f:
+        csv.field_size_limit(1 << 30)
+        for row in csv.DictReader(f):
+            words.append(len(row["comment_text"].split()))
+
+    result = {
+        "benchmark": "attn prepare vs keras_preprocessing Tokenizer(num_words=20000) + pad_sequences(maxlen=200)",
+        "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()},
+        "corpus": {
+            "rows": args.rows,
+            "bytes": os.path.getsize(corpus),
+            "words_per_comment_median": statistics.median(words),
+            "words_per_comment_mean": statistics.fmean(words),
+            "distinct_tokens": report["tokenizer"]["vocabulary_size"],
+            "mean_tokens_after_num_words_and_maxlen": report["tokens"]["emitted"] / args.rows
+            - report["tokens"]["truncated_by_maxlen"] / args.rows,
+        },
+        "attn": {
+            "command": "attn prepare --csv CORPUS --out DIR  (defaults: num_words 20000, maxlen 200, all cores)",
+            "runs": attn_runs,
+            "wall_seconds_median": statistics.median(walls),
+            "wall_seconds_min": min(walls),
+            "peak_rss_mb_max": max(r["peak_rss_mb"] for r in attn_runs),
+            "note": "wall time of the whole command: start-up, CSV reading, tokenizing, padding, writing all files",
+        },
+        "targets": {"speedup_vs_keras": 20, "peak_rss_mb_below": 1024},
+    }
+    if not args.no_keras:
+        proc = subprocess.run(["/usr/bin/python3", "-c", KERAS, corpus], capture_output=True, text=True)
+        if proc.returncode == 0:
+            keras = json.loads(proc.stdout)
+            result["keras"] = keras
+            result["speedup_vs_keras"] = {
+                "tokenizer_and_pad_only_vs_attn_whole_command_median":
+                    keras["tokenizer_and_pad_seconds"] / statistics.median(walls),
+                "with_csv_reading_vs_attn_whole_command_median":
+                    (keras["tokenizer_and_pad_seconds"] + keras["read_csv_seconds"]) / statistics.median(walls),
+            }
+        else:
+            result["keras"] = {"error": proc.stderr.strip().splitlines()[-1:]}
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, args.out)
+    print(json.dumps({k: result[k] for k in ("corpus", "speedup_vs_keras") if k in result}, indent=2))
+    print(f"attn median {statistics.median(walls):.3f} s, peak {result['attn']['peak_rss_mb_max']:.0f} MB; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
