@@ -11,6 +11,7 @@ import csv
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -64,15 +65,20 @@ def main():
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="attn-bench-")
+    print(f"generating the corpus in {work}", file=sys.stderr)
     corpus = os.path.join(work, "jigsaw_profile.csv")
     subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, str(args.rows), str(args.seed)], check=True)
 
     attn_runs = []
     for i in range(args.runs):
-        out = os.path.join(work, "prepared")
+        # A fresh output directory each run (replacing last run's 137 MB data.pt would add the
+        # file system's cost of deleting it), and dirty pages flushed first, so runs start alike.
+        out = os.path.join(work, f"prepared-{i}")
+        subprocess.run(["sync"], check=True)
         wall, rss = run_with_rss([os.path.join(BIN, "attn"), "prepare", "--csv", corpus, "--out", out])
         with open(os.path.join(out, "prepare.json")) as f:
             report = json.load(f)
+        shutil.rmtree(out)
         attn_runs.append({"wall_seconds": wall, "peak_rss_mb": rss, "phases": report["seconds"]})
         print(f"attn prepare run {i + 1}: {wall:.3f} s, peak {rss:.0f} MB", file=sys.stderr)
     walls = [r["wall_seconds"] for r in attn_runs]
@@ -125,6 +131,7 @@ def main():
     os.replace(tmp, args.out)
     print(json.dumps({k: result[k] for k in ("corpus", "speedup_vs_keras") if k in result}, indent=2))
     print(f"attn median {statistics.median(walls):.3f} s, peak {result['attn']['peak_rss_mb_max']:.0f} MB; wrote {args.out}")
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":

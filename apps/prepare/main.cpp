@@ -28,15 +28,15 @@ double percentile(const std::vector<std::int64_t>& sorted, double q) {
   return static_cast<double>(sorted[lo]) + (pos - static_cast<double>(lo)) * static_cast<double>(sorted[hi] - sorted[lo]);
 }
 
-nlohmann::ordered_json length_report(const std::vector<text::Sequence>& seqs) {
+nlohmann::ordered_json length_report(const text::SequenceBatch& seqs) {
   std::vector<std::int64_t> lengths;
   lengths.reserve(seqs.size());
   double sum = 0;
   std::int64_t empty = 0;
-  for (const auto& s : seqs) {
-    lengths.push_back(static_cast<std::int64_t>(s.size()));
-    sum += static_cast<double>(s.size());
-    empty += s.empty();
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    lengths.push_back(seqs.length(i));
+    sum += static_cast<double>(seqs.length(i));
+    empty += seqs.length(i) == 0;
   }
   std::sort(lengths.begin(), lengths.end());
   nlohmann::ordered_json j;
@@ -85,47 +85,44 @@ int run(int argc, char** argv) {
   csv_options.id_column = r["id-column"].as<std::string>();
   csv_options.id_required = r.count("id-column") > 0;
 
+  // Read the CSV on this thread while the tokenizer's workers tokenise the blocks already read.
   const auto t0 = std::chrono::steady_clock::now();
-  text::TextTable table = text::read_text_csv(csv_path, csv_options);
+  text::Tokenizer tokenizer = fitting ? text::Tokenizer(tok_options)
+                                      : text::Tokenizer::from_json(io::read_file(r["tokenizer"].as<std::string>()),
+                                                                   r["tokenizer"].as<std::string>());
+  text::Tokenizer::Stream stream = fitting ? tokenizer.fit_stream(threads) : tokenizer.transform_stream(threads);
+  io::PreparedData data;
+  const text::TextColumns columns =
+      text::read_text_csv_blocks(csv_path, csv_options, 2048, [&](text::TextBlock&& block) {
+        data.ids.insert(data.ids.end(), std::make_move_iterator(block.ids.begin()), std::make_move_iterator(block.ids.end()));
+        data.labels.insert(data.labels.end(), block.labels.begin(), block.labels.end());
+        stream.add(std::move(block.texts));
+      });
   const double read_s = seconds_since(t0);
-
-  const auto t1 = std::chrono::steady_clock::now();
-  std::optional<text::Tokenizer> tokenizer;
-  std::vector<text::Sequence> seqs;
   text::TransformStats stats;
-  if (fitting) {
-    tokenizer.emplace(tok_options);
-    seqs = tokenizer->fit_transform(table.texts, threads, &stats);
-  } else {
-    const std::string path = r["tokenizer"].as<std::string>();
-    tokenizer.emplace(text::Tokenizer::from_json(io::read_file(path), path));
-    seqs = tokenizer->texts_to_sequences(table.texts, threads, &stats);
-  }
-  const double tokenize_s = seconds_since(t1);
+  const text::SequenceBatch seqs = stream.finish(&stats);
+  const double tokenize_s = seconds_since(t0) - read_s;
 
   const auto t2 = std::chrono::steady_clock::now();
-  io::PreparedData data;
-  data.x = text::pad_sequences(seqs, pad);
-  data.label_names = table.label_names;
-  data.labels = std::move(table.labels);
-  data.ids = std::move(table.ids);
+  data.x = text::pad_sequences(seqs, pad, threads);
+  data.label_names = columns.label_names;
   const double pad_s = seconds_since(t2);
 
   // Write data.pt while another thread serialises the tokenizer (both take a while at 160k rows).
   const auto t3 = std::chrono::steady_clock::now();
   io::ensure_directory(out_dir);
   io::StagedFiles files;
-  auto tokenizer_json = std::async(std::launch::async, [&] { return tokenizer->to_json(); });
+  auto tokenizer_json = std::async(std::launch::async, [&] { return tokenizer.to_json(); });
   io::write_prepared(files.stage(out_dir + "/data.pt"), data);
   files.add(out_dir + "/tokenizer.json", tokenizer_json.get());
 
-  const auto& to = tokenizer->options();
+  const auto& to = tokenizer.options();
   nlohmann::ordered_json report;
   report["format"] = "attn.prepare/1";
   report["csv"] = csv_path;
   report["rows"] = data.x.rows;
   report["text_column"] = csv_options.text_column;
-  report["id_column"] = table.ids_are_row_numbers ? nlohmann::ordered_json() : nlohmann::ordered_json(csv_options.id_column);
+  report["id_column"] = columns.ids_are_row_numbers ? nlohmann::ordered_json() : nlohmann::ordered_json(csv_options.id_column);
   report["labels"] = data.label_names;
   nlohmann::ordered_json tj;
   tj["fitted_here"] = fitting;
@@ -136,8 +133,8 @@ int run(int argc, char** argv) {
   tj["char_level"] = to.char_level;
   tj["split"] = to.split;
   tj["filters"] = to.filters;
-  tj["document_count"] = tokenizer->document_count();
-  tj["vocabulary_size"] = tokenizer->vocabulary_size();
+  tj["document_count"] = tokenizer.document_count();
+  tj["vocabulary_size"] = tokenizer.vocabulary_size();
   report["tokenizer"] = tj;
   report["padding"] = {{"maxlen", data.x.cols},
                        {"padding", text::side_name(pad.padding)},
@@ -164,7 +161,7 @@ int run(int argc, char** argv) {
   report["threads"] = threads;
 
   const double write_s = seconds_since(t3);
-  report["seconds"] = {{"read_csv", read_s}, {"tokenize", tokenize_s}, {"pad", pad_s}, {"write", write_s},
+  report["seconds"] = {{"read_csv_while_tokenizing", read_s}, {"finish_tokenizing", tokenize_s}, {"pad", pad_s}, {"write", write_s},
                        {"total", seconds_since(t0)}};
   files.add(out_dir + "/prepare.json", report.dump(2) + "\n");
   files.commit();
@@ -172,7 +169,7 @@ int run(int argc, char** argv) {
   const auto& lengths = report["sequence_lengths"];
   std::printf("prepared %lld rows of %s in %.3f s (%d threads)\n", static_cast<long long>(data.x.rows), csv_path.c_str(),
               seconds_since(t0), threads);
-  std::printf("  tokenizer  %s: %d distinct words%s\n", fitting ? "fitted here" : "loaded", tokenizer->vocabulary_size(),
+  std::printf("  tokenizer  %s: %d distinct words%s\n", fitting ? "fitted here" : "loaded", tokenizer.vocabulary_size(),
               to.num_words && *to.num_words ? (", indices below " + std::to_string(*to.num_words) + " kept").c_str() : "");
   std::printf("  tokens     %lld in all: %lld emitted, %lld beyond num_words, %lld unknown%s; %lld cut by maxlen\n",
               static_cast<long long>(stats.tokens), static_cast<long long>(stats.emitted),

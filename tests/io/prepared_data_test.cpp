@@ -21,7 +21,7 @@ io::PreparedData round_trip(const io::PreparedData& d) {
 
 TEST_CASE("data.pt round-trips through pickle_save / pickle_load", "[io]") {
   io::PreparedData d;
-  d.x = text::pad_sequences({{1, 2, 3}, {4}}, text::PadOptions{3});
+  d.x = text::pad_sequences(std::vector<text::Sequence>{{1, 2, 3}, {4}}, text::PadOptions{3});
   d.label_names = {"toxic", "insult"};
   d.labels = {1, 0, 0, 1};
   d.ids = {"a1", "b2"};
@@ -37,7 +37,7 @@ TEST_CASE("data.pt round-trips through pickle_save / pickle_load", "[io]") {
 
 TEST_CASE("an unlabelled data.pt has no labels", "[io]") {
   io::PreparedData d;
-  d.x = text::pad_sequences({{7}}, text::PadOptions{2});
+  d.x = text::pad_sequences(std::vector<text::Sequence>{{7}}, text::PadOptions{2});
   d.ids = {"1"};
   const auto back = round_trip(d);
   CHECK(back.label_names.empty());

@@ -196,7 +196,23 @@ TEST_CASE("threaded fitting and transforming equal the sequential result", "[tok
   const auto expected = one.texts_to_sequences(texts, 1);
   CHECK(two.texts_to_sequences(texts, 2) == expected);
   attn::text::TransformStats stats;
-  CHECK(fused.fit_transform(texts, 2, &stats) == expected);
+  CHECK(fused.fit_transform(texts, 2, &stats).to_sequences() == expected);
   CHECK(fused.to_json() == one.to_json());
   CHECK(stats.tokens == stats.emitted + stats.beyond_num_words);
+
+  // Streams in uneven owned blocks, and cumulative fits, give the same tables and sequences.
+  Tokenizer streamed(o), twice(o);
+  auto stream = streamed.fit_stream(3);
+  for (std::size_t i = 0, n = 1; i < texts.size(); i += n, n = n * 3 % 5000 + 1)
+    stream.add(std::vector<std::string>(texts.begin() + i, texts.begin() + std::min(texts.size(), i + n)));
+  CHECK(stream.finish().to_sequences() == expected);
+  CHECK(streamed.to_json() == one.to_json());
+  const std::vector<std::string> first(texts.begin(), texts.begin() + 12345), rest(texts.begin() + 12345, texts.end());
+  twice.fit_on_texts(first, 2);
+  twice.fit_on_texts(rest, 2);
+  CHECK(twice.to_json() == one.to_json());
+  auto transform = one.transform_stream(2);
+  transform.add(first);
+  transform.add(rest);
+  CHECK(transform.finish().to_sequences() == expected);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace attn::text {
 
@@ -14,28 +15,57 @@ Side parse_side(std::string_view value, std::string_view what) {
 
 const char* side_name(Side side) { return side == Side::kPre ? "pre" : "post"; }
 
-PaddedSequences pad_sequences(const std::vector<Sequence>& sequences, const PadOptions& options) {
+namespace {
+
+/// pad_sequences over any row source: length(r) and row(r) (a pointer to its ids).
+template <class Length, class Row>
+PaddedSequences pad_rows(std::size_t rows, Length&& length, Row&& row, const PadOptions& options, int threads) {
   PaddedSequences out;
-  out.rows = static_cast<std::int64_t>(sequences.size());
+  out.rows = static_cast<std::int64_t>(rows);
   if (options.maxlen) {
     if (*options.maxlen < 1) throw std::invalid_argument("pad_sequences: maxlen must be >= 1, got " + std::to_string(*options.maxlen));
     out.cols = *options.maxlen;
   } else {
-    for (const Sequence& s : sequences) out.cols = std::max<std::int64_t>(out.cols, static_cast<std::int64_t>(s.size()));
+    for (std::size_t r = 0; r < rows; ++r) out.cols = std::max<std::int64_t>(out.cols, length(r));
   }
-  out.ids.assign(static_cast<std::size_t>(out.rows * out.cols), options.value);
-  out.lengths.resize(sequences.size());
-  for (std::size_t r = 0; r < sequences.size(); ++r) {
-    const Sequence& s = sequences[r];
-    const auto n = static_cast<std::int64_t>(s.size());
-    const std::int64_t keep = std::min(n, out.cols);
-    out.truncated_tokens += n - keep;
-    const auto first = s.begin() + (options.truncating == Side::kPre ? n - keep : 0);
-    std::int32_t* row = out.ids.data() + static_cast<std::int64_t>(r) * out.cols;
-    std::copy(first, first + keep, row + (options.padding == Side::kPre ? out.cols - keep : 0));
-    out.lengths[r] = keep;
-  }
+  out.ids.resize(static_cast<std::size_t>(out.rows * out.cols));
+  out.lengths.resize(rows);
+  const std::size_t workers = rows < 8192 ? 1 : static_cast<std::size_t>(std::max(1, threads));
+  std::vector<std::int64_t> truncated(workers, 0);
+  auto pad_range = [&](std::size_t w) {
+    for (std::size_t r = rows * w / workers; r < rows * (w + 1) / workers; ++r) {
+      const std::int64_t n = length(r);
+      const std::int64_t keep = std::min(n, out.cols);
+      truncated[w] += n - keep;
+      const std::int32_t* first = row(r) + (options.truncating == Side::kPre ? n - keep : 0);
+      std::int32_t* dst = out.ids.data() + static_cast<std::int64_t>(r) * out.cols;
+      const std::int64_t pad = out.cols - keep;
+      std::int32_t* ids_at = dst + (options.padding == Side::kPre ? pad : 0);
+      std::fill(dst, dst + out.cols, options.value);
+      std::copy(first, first + keep, ids_at);
+      out.lengths[r] = keep;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(pad_range, w);
+  pad_range(0);
+  for (auto& t : pool) t.join();
+  for (std::int64_t t : truncated) out.truncated_tokens += t;
   return out;
+}
+
+}  // namespace
+
+PaddedSequences pad_sequences(const std::vector<Sequence>& sequences, const PadOptions& options) {
+  return pad_rows(
+      sequences.size(), [&](std::size_t r) { return static_cast<std::int64_t>(sequences[r].size()); },
+      [&](std::size_t r) { return sequences[r].data(); }, options, 1);
+}
+
+PaddedSequences pad_sequences(const SequenceBatch& sequences, const PadOptions& options, int threads) {
+  return pad_rows(
+      sequences.size(), [&](std::size_t r) { return sequences.length(r); }, [&](std::size_t r) { return sequences.row(r); },
+      options, threads);
 }
 
 }  // namespace attn::text

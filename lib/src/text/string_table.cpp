@@ -58,8 +58,7 @@ bool StringTable::matches(const Slot& s, const Probe& p, std::string_view key) c
   return len == key.size() && std::memcmp(arena_.data() + begin + 8, key.data() + 8, key.size() - 8) == 0;
 }
 
-std::int32_t StringTable::find(std::string_view key) const {
-  const Probe p = probe_of(key);
+std::int32_t StringTable::find(std::string_view key, const Probe& p) const {
   for (std::size_t i = p.hash & mask_;; i = (i + 1) & mask_) {
     const Slot& s = slots_[i];
     if (s.id == kMissing) return kMissing;
@@ -80,6 +79,10 @@ std::int32_t StringTable::intern(std::string_view key, const Probe& p) {
   slots_[i] = Slot{p.head, p.tag, id};
   if (static_cast<std::size_t>(size()) * 2 > slots_.size()) grow();
   return id;
+}
+
+void StringTable::reserve(std::size_t n) {
+  while (slots_.size() < 2 * n) grow();
 }
 
 void StringTable::grow() {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -11,248 +10,37 @@
 #include "attn/text/unicode.h"
 
 namespace attn::text {
+
+TransformStats& TransformStats::operator+=(const TransformStats& o) {
+  tokens += o.tokens;
+  beyond_num_words += o.beyond_num_words;
+  unknown += o.unknown;
+  emitted += o.emitted;
+  return *this;
+}
+
+std::vector<Sequence> SequenceBatch::to_sequences() const {
+  std::vector<Sequence> out(size());
+  for (std::size_t i = 0; i < size(); ++i) out[i].assign(row(i), row(i) + length(i));
+  return out;
+}
+
 namespace {
-
-/// Decodes the code point starting at s[i] (s is valid UTF-8) and its byte length.
-std::uint32_t decode_at(std::string_view s, std::size_t i, std::size_t& len) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  len = utf8_sequence_length(c);
-  if (i + len > s.size()) len = 1;
-  if (len == 1) return c;
-  std::uint32_t cp = c & (0xFF >> (len + 1));
-  for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  return cp;
+SplitOptions split_options(const TokenizerOptions& o) {
+  SplitOptions s;
+  s.filters = o.filters;
+  s.lower = o.lower;
+  s.split = o.split;
+  s.char_level = o.char_level;
+  return s;
 }
-
-/// Threads worth using for `n` texts: small inputs run on one.
-std::size_t worker_count(std::size_t n, int threads) {
-  return std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), std::max<std::size_t>(1, n / 4096));
-}
-
-/// Runs body(begin, end, worker) over `n` items split into `workers` contiguous chunks, one thread each.
-template <class Body>
-void parallel_chunks(std::size_t n, std::size_t workers, Body&& body) {
-  if (workers <= 1) {
-    body(std::size_t{0}, n, std::size_t{0});
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errors(workers);
-  for (std::size_t w = 0; w < workers; ++w) {
-    const std::size_t b = n * w / workers, e = n * (w + 1) / workers;
-    pool.emplace_back([&, b, e, w] {
-      try {
-        body(b, e, w);
-      } catch (...) {
-        errors[w] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : pool) t.join();
-  for (auto& err : errors)
-    if (err) std::rethrow_exception(err);
-}
-
-void add_stats(TransformStats& into, const TransformStats& s) {
-  into.tokens += s.tokens;
-  into.beyond_num_words += s.beyond_num_words;
-  into.unknown += s.unknown;
-  into.emitted += s.emitted;
-}
-
 }  // namespace
 
-Tokenizer::Tokenizer(TokenizerOptions options) : options_(std::move(options)) {
-  if (options_.split.empty()) throw std::invalid_argument("Tokenizer: split must not be empty");
-  if (find_invalid_utf8(options_.filters) != std::string_view::npos)
-    throw std::invalid_argument("Tokenizer: filters are not valid UTF-8");
-  if (find_invalid_utf8(options_.split) != std::string_view::npos)
-    throw std::invalid_argument("Tokenizer: split is not valid UTF-8");
-  bool all_ascii = is_ascii(options_.filters);
-  byte_delimiters_ = all_ascii && options_.split.size() == 1 && static_cast<unsigned char>(options_.split[0]) < 0x80;
-  for (std::size_t i = 0; i < options_.filters.size();) {
-    std::size_t len;
-    filter_code_points_.push_back(decode_at(options_.filters, i, len));
-    i += len;
-  }
-  std::sort(filter_code_points_.begin(), filter_code_points_.end());
-  if (byte_delimiters_) {
-    for (std::uint32_t cp : filter_code_points_) is_delimiter_[cp] = true;
-    is_delimiter_[static_cast<unsigned char>(options_.split[0])] = true;
-  }
-  index_word_.assign(1, kNoWord);
-}
-
-bool Tokenizer::contains_filter(std::uint32_t cp) const {
-  return std::binary_search(filter_code_points_.begin(), filter_code_points_.end(), cp);
-}
-
-template <class OnToken>
-void Tokenizer::for_each_token(std::string_view text, Scratch& scratch, OnToken&& on_token) const {
-  // 1. lower (Python's full mapping)
-  std::string_view s = text;
-  if (options_.lower) {
-    scratch.lowered.clear();
-    python_lower_append(text, scratch.lowered);
-    s = scratch.lowered;
-  }
-  // char_level: every code point is a token; nothing is filtered or split.
-  if (options_.char_level) {
-    for (std::size_t i = 0; i < s.size();) {
-      std::size_t len;
-      decode_at(s, i, len);
-      on_token(s.substr(i, len));
-      i += len;
-    }
-    return;
-  }
-  // 2.-4. filter -> split -> drop empty strings
-  if (byte_delimiters_) {
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (is_delimiter_[static_cast<unsigned char>(s[i])]) {
-        if (i > start) on_token(s.substr(start, i - start));
-        start = i + 1;
-      }
-    }
-    if (s.size() > start) on_token(s.substr(start));
-    return;
-  }
-  scratch.filtered.clear();
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t len;
-    const std::uint32_t cp = decode_at(s, i, len);
-    if (contains_filter(cp))
-      scratch.filtered += options_.split;
-    else
-      scratch.filtered.append(s.substr(i, len));
-    i += len;
-  }
-  const std::string_view f = scratch.filtered;
-  const std::string_view sep = options_.split;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t at = f.find(sep, start);
-    const std::size_t end = at == std::string_view::npos ? f.size() : at;
-    if (end > start) on_token(f.substr(start, end - start));
-    if (at == std::string_view::npos) break;
-    start = at + sep.size();
-  }
-}
-
-std::vector<std::string> Tokenizer::tokenize(std::string_view text) const {
-  std::vector<std::string> out;
-  Scratch scratch;
-  for_each_token(text, scratch, [&](std::string_view t) { out.emplace_back(t); });
-  return out;
-}
-
-
-/// What one worker learns from its contiguous chunk of texts during fitting.
-struct Tokenizer::FitChunk {
-  std::size_t begin = 0, end = 0;  // texts [begin, end)
-  StringTable words;               // local ids in first-seen order within the chunk
-  struct Stat {
-    std::int64_t count = 0, docs = 0;
-    std::int32_t last_doc = -1;
-  };
-  std::vector<Stat> stats;                  // by local id
-  std::vector<std::int32_t> tokens;         // local ids of every token (fit_transform only)
-  std::vector<std::size_t> offsets{0};      // tokens of text begin+k: [offsets[k], offsets[k+1])
-  std::vector<std::int32_t> to_vocab;       // local id -> vocabulary id, after the merge
-};
-
-// Fitting. Each worker counts a contiguous chunk with its own table; the chunks are then merged in
-// order, so first-seen order, counts and document frequencies equal a sequential pass.
-std::vector<Tokenizer::FitChunk> Tokenizer::fit_chunks(const std::vector<std::string>& texts, int threads,
-                                                       bool keep_tokens) {
-  const std::size_t workers = worker_count(texts.size(), threads);
-  std::vector<FitChunk> chunks(workers);
-  parallel_chunks(texts.size(), workers, [&](std::size_t b, std::size_t e, std::size_t w) {
-    FitChunk& c = chunks[w];
-    c.begin = b;
-    c.end = e;
-    Scratch scratch;
-    std::vector<std::string_view> words;
-    std::vector<StringTable::Probe> probes;
-    for (std::size_t d = b; d < e; ++d) {
-      const auto doc = static_cast<std::int32_t>(d);
-      // Split the whole text first, then look its words up with their slots prefetched.
-      words.clear();
-      for_each_token(texts[d], scratch, [&](std::string_view t) { words.push_back(t); });
-      probes.resize(words.size());
-      for (std::size_t k = 0; k < words.size(); ++k) {
-        probes[k] = StringTable::probe_of(words[k]);
-        c.words.prefetch(probes[k]);
-      }
-      for (std::size_t k = 0; k < words.size(); ++k) {
-        const std::int32_t id = c.words.intern(words[k], probes[k]);
-        if (id == static_cast<std::int32_t>(c.stats.size())) c.stats.emplace_back();
-        FitChunk::Stat& st = c.stats[static_cast<std::size_t>(id)];
-        ++st.count;
-        if (st.last_doc != doc) {
-          st.last_doc = doc;
-          ++st.docs;
-        }
-        if (keep_tokens) c.tokens.push_back(id);
-      }
-      if (keep_tokens) c.offsets.push_back(c.tokens.size());
-    }
-  });
-  for (FitChunk& c : chunks) {  // merge, in chunk order
-    c.to_vocab.resize(c.stats.size());
-    for (std::int32_t lid = 0; lid < c.words.size(); ++lid) {
-      const std::int32_t gid = vocab_.intern(c.words.key(lid));
-      if (gid == static_cast<std::int32_t>(counts_.size())) {
-        counts_.push_back(0);
-        docs_.push_back(0);
-      }
-      counts_[static_cast<std::size_t>(gid)] += c.stats[static_cast<std::size_t>(lid)].count;
-      docs_[static_cast<std::size_t>(gid)] += c.stats[static_cast<std::size_t>(lid)].docs;
-      c.to_vocab[static_cast<std::size_t>(lid)] = gid;
-    }
-  }
-  document_count_ += static_cast<std::int64_t>(texts.size());
-  rebuild_index();
-  return chunks;
-}
-
-void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) {
-  fit_chunks(texts, threads, false);
-}
-
-std::vector<Sequence> Tokenizer::fit_transform(const std::vector<std::string>& texts, int threads,
-                                               TransformStats* stats) {
-  std::vector<FitChunk> chunks = fit_chunks(texts, threads, true);
-  std::vector<Sequence> out(texts.size());
-  std::vector<TransformStats> per_chunk(chunks.size());
-  // Each chunk maps its local ids straight to emitted indices, in parallel.
-  parallel_chunks(chunks.size(), chunks.size(), [&](std::size_t, std::size_t, std::size_t w) {
-    const FitChunk& c = chunks[w];
-    TransformStats& st = per_chunk[w];
-    std::vector<std::int32_t> emit(c.to_vocab.size());
-    for (std::size_t lid = 0; lid < emit.size(); ++lid) {
-      TransformStats one;
-      emit[lid] = emit_index(c.to_vocab[lid], one);
-      const std::int64_t n = c.stats[lid].count;  // every occurrence is decided alike
-      st.tokens += n * one.tokens;
-      st.beyond_num_words += n * one.beyond_num_words;
-      st.unknown += n * one.unknown;
-      st.emitted += n * one.emitted;
-    }
-    for (std::size_t k = 0; k + 1 < c.offsets.size(); ++k) {
-      Sequence& seq = out[c.begin + k];
-      seq.reserve(c.offsets[k + 1] - c.offsets[k]);
-      for (std::size_t t = c.offsets[k]; t < c.offsets[k + 1]; ++t) {
-        const std::int32_t idx = emit[static_cast<std::size_t>(c.tokens[t])];
-        if (idx != 0) seq.push_back(idx);
-      }
-    }
-  });
-  if (stats)
-    for (const TransformStats& st : per_chunk) add_stats(*stats, st);
-  return out;
-}
+Tokenizer::Tokenizer(TokenizerOptions options)
+    : options_(std::move(options)), splitter_(split_options(options_)), index_word_(1, kNoWord) {}
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+Tokenizer::~Tokenizer() = default;
 
 // word_index = dict(zip(sorted_voc, 1..)) with sorted_voc = [oov_token] + words stable-sorted by
 // count, descending. A dict keeps the last value for a repeated key, hence the collision rule.
@@ -298,27 +86,6 @@ std::int32_t Tokenizer::emit_index(std::int32_t id, TransformStats& stats) const
     out = options_.oov_token ? oov_index_ : 0;
   }
   if (out != 0) ++stats.emitted;
-  return out;
-}
-
-std::vector<Sequence> Tokenizer::texts_to_sequences(const std::vector<std::string>& texts, int threads,
-                                                    TransformStats* stats) const {
-  std::vector<Sequence> out(texts.size());
-  const std::size_t workers = worker_count(texts.size(), threads);
-  std::vector<TransformStats> per_worker(workers);
-  parallel_chunks(texts.size(), workers, [&](std::size_t b, std::size_t e, std::size_t w) {
-    Scratch scratch;
-    TransformStats& st = per_worker[w];
-    for (std::size_t d = b; d < e; ++d) {
-      Sequence& seq = out[d];
-      for_each_token(texts[d], scratch, [&](std::string_view t) {
-        const std::int32_t idx = emit_index(vocab_.find(t), st);
-        if (idx != 0) seq.push_back(idx);
-      });
-    }
-  });
-  if (stats)
-    for (const TransformStats& st : per_worker) add_stats(*stats, st);
   return out;
 }
 

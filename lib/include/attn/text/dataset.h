@@ -1,5 +1,7 @@
 #pragma once
 /// Reading a labelled text CSV (Kaggle's Jigsaw layout: id, comment_text, six 0/1 label columns).
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,24 @@ struct TextCsvOptions {
   /// When true, a missing id column is an error; otherwise row numbers are used.
   bool id_required = false;
 };
+
+/// What the header held.
+struct TextColumns {
+  std::vector<std::string> label_names;  ///< empty when the file has no labels
+  bool ids_are_row_numbers = false;
+};
+
+/// A run of consecutive rows.
+struct TextBlock {
+  std::vector<std::string> ids;
+  std::vector<std::string> texts;
+  std::vector<float> labels;  ///< row-major [rows, label count], 0 or 1
+};
+
+/// Reads `path` in blocks of up to `block_rows` rows, calling `on_block` for each in file order,
+/// so a consumer can work while the file is read. Errors as read_text_csv below.
+TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& options, std::size_t block_rows,
+                                 const std::function<void(TextBlock&&)>& on_block);
 
 /// The columns `attn prepare` needs, in file order.
 struct TextTable {

@@ -36,5 +36,7 @@ struct PaddedSequences {
 };
 
 PaddedSequences pad_sequences(const std::vector<Sequence>& sequences, const PadOptions& options = {});
+/// The same for the bulk form; `threads` split the rows.
+PaddedSequences pad_sequences(const SequenceBatch& sequences, const PadOptions& options = {}, int threads = 1);
 
 }  // namespace attn::text
