@@ -1,5 +1,6 @@
 #include "app.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include <thread>
@@ -26,7 +27,15 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
   options.add_options("Help")("h,help", "Show this help");
   auto result = options.parse(argc, argv);
   if (result.count("help")) {
-    std::cout << options.help() << std::flush;
+    // Groups in a fixed, task-first order (cxxopts would sort them by name).
+    std::vector<std::string> order;
+    for (const char* g : {"Input", "Output", "Tokenizer (Keras Tokenizer arguments)",
+                          "Padding (Keras pad_sequences arguments)", "Compute", "Help"})
+      for (const std::string& have : options.groups())
+        if (have == g) order.push_back(have);
+    for (const std::string& have : options.groups())
+      if (std::find(order.begin(), order.end(), have) == order.end()) order.push_back(have);
+    std::cout << options.help(order) << std::flush;
     return std::nullopt;
   }
   if (!takes_positional && !result.unmatched().empty())
@@ -40,7 +49,7 @@ int hardware_threads() {
 }
 
 void add_threads_option(cxxopts::Options& options) {
-  options.add_options("Compute")("threads", "Threads to use (default: all cores)",
+  options.add_options("Compute")("threads", "Threads to use (defaults to the number of cores)",
                                  cxxopts::value<int>()->default_value(std::to_string(hardware_threads())));
 }
 
