@@ -1,0 +1,91 @@
+#include "attn/nn/script_module.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+namespace attn::nn {
+
+std::vector<std::pair<std::string, Tensor>> ScriptModule::named_parameters() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const auto& p : module_.named_parameters(/*recurse=*/true)) out.emplace_back(p.name, p.value);
+  return out;
+}
+
+std::vector<Tensor> ScriptModule::parameters() const {
+  std::vector<Tensor> out;
+  for (const auto& p : module_.parameters(/*recurse=*/true)) out.push_back(p);
+  return out;
+}
+
+c10::IValue ScriptModule::call(std::vector<c10::IValue> inputs) const { return module_.forward(std::move(inputs)); }
+
+std::tuple<Tensor, Tensor> ScriptModule::pair(const c10::IValue& v) {
+  const auto t = v.toTuple();
+  return {t->elements()[0].toTensor(), t->elements()[1].toTensor()};
+}
+
+namespace script {
+
+// The one masking rule of the library, compiled into every attention module that masks
+// (modules built this way share no free functions).
+static const char* kMaskedSoftmax = R"(
+def masked_softmax(self, scores: Tensor, mask: Optional[Tensor]) -> Tensor:
+    # softmax over the last dimension, restricted to positions where mask is True (mask broadcasts
+    # against scores). Masked positions get exactly 0; a fully masked row is all 0, never NaN.
+    if mask is None:
+        return torch.softmax(scores, -1)
+    keep = mask != 0
+    weights = torch.softmax(scores.masked_fill(torch.logical_not(keep), float("-inf")), -1)
+    return weights.masked_fill(torch.logical_not(keep), 0.0)
+)";
+
+torch::jit::Module new_module(const std::string& class_name) {
+  torch::jit::Module m(c10::QualifiedName("attn." + class_name));
+  m.register_attribute("training", c10::BoolType::get(), true);
+  return m;
+}
+
+void add_parameter(torch::jit::Module& m, const std::string& name, Tensor value) {
+  value.set_requires_grad(true);
+  m.register_parameter(name, std::move(value), /*is_buffer=*/false);
+}
+
+void define(torch::jit::Module& m, const std::string& source, const std::string& what, bool masked_softmax) {
+  try {
+    m.define(masked_softmax ? std::string(kMaskedSoftmax) + source : source);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("internal error compiling the TorchScript of " + what + ": " + e.what_without_backtrace());
+  }
+}
+
+torch::jit::Module linear(std::int64_t in_features, std::int64_t out_features, bool bias) {
+  auto m = new_module(bias ? "Linear" : "LinearNoBias");
+  // PyTorch's default: U(-1/sqrt(in), 1/sqrt(in)) for weight and bias.
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
+  torch::NoGradGuard no_grad;
+  add_parameter(m, "weight", torch::empty({out_features, in_features}).uniform_(-bound, bound));
+  if (bias) add_parameter(m, "bias", torch::empty({out_features}).uniform_(-bound, bound));
+  define(m,
+         bias ? "def forward(self, x: Tensor) -> Tensor:\n    return torch.linear(x, self.weight, self.bias)\n"
+              : "def forward(self, x: Tensor) -> Tensor:\n    return torch.linear(x, self.weight)\n",
+         "Linear");
+  return m;
+}
+
+torch::jit::Module layer_norm(std::int64_t dim, double eps) {
+  auto m = new_module("LayerNorm");
+  add_parameter(m, "weight", torch::ones({dim}));
+  add_parameter(m, "bias", torch::zeros({dim}));
+  m.register_attribute("normalized_shape", c10::ListType::ofInts(), c10::List<std::int64_t>({dim}));
+  m.register_attribute("eps", c10::FloatType::get(), eps);
+  define(m, R"(
+def forward(self, x: Tensor) -> Tensor:
+    return torch.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+)",
+         "LayerNorm");
+  return m;
+}
+
+}  // namespace script
+}  // namespace attn::nn
