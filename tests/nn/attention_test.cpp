@@ -269,3 +269,42 @@ TEST_CASE("MultiHeadAttention: gradients and TorchScript round trip", "[nn][mha]
   check_gradients([&] { auto [o, w] = att.forward(xd, xd, xd, mask, true); return probe_sum(o, 5) + probe_sum(w, 6); },
                   wrt);
 }
+
+TEST_CASE("Fully masked rows give zero weights and no NaN, in values and gradients", "[nn][mask]") {
+  torch::manual_seed(14);
+  MultiHeadAttention mha(MultiHeadAttentionOptions(4, 2));
+  QueryKeyAttention qk(QueryKeyAttentionOptions(4, 4).score(Score::kAdditive));
+  const Tensor x = torch::randn({2, 3, 4}).requires_grad_(true);
+  const Tensor none = torch::zeros({2, 3}, torch::kBool);
+  auto [out, w] = mha.forward(x, x, x, none);
+  CHECK(w.abs().max().item<float>() == 0.0f);
+  auto [c, a] = qk.forward(x.select(1, 0), x, none);
+  CHECK(a.abs().max().item<float>() == 0.0f);
+  CHECK(c.abs().max().item<float>() == 0.0f);
+  const Tensor loss = out.sum() + c.sum();
+  std::vector<Tensor> wrt = mha.parameters();
+  for (const Tensor& p : qk.parameters()) wrt.push_back(p);
+  wrt.push_back(x);
+  for (const Tensor& g : torch::autograd::grad({loss}, wrt, {}, {}, false, /*allow_unused=*/true))
+    if (g.defined()) CHECK_FALSE(torch::isnan(g).any().item<bool>());
+}
+
+TEST_CASE("LuongOutput and ScaledDotProductAttention: gradients", "[nn][grad]") {
+  torch::manual_seed(15);
+  LuongOutput luong(3, 2, 4);
+  luong.to(torch::kDouble);
+  const Tensor c = torch::randn({2, 3}, torch::kDouble).requires_grad_(true);
+  const Tensor q = torch::randn({2, 2}, torch::kDouble).requires_grad_(true);
+  std::vector<Tensor> wrt = luong.parameters();
+  wrt.push_back(c);
+  wrt.push_back(q);
+  check_gradients([&] { return probe_sum(luong.forward(c, q), 1); }, wrt);
+
+  ScaledDotProductAttention sdpa;
+  const Tensor qq = torch::randn({2, 3, 4}, torch::kDouble).requires_grad_(true);
+  const Tensor k = torch::randn({2, 5, 4}, torch::kDouble).requires_grad_(true);
+  const Tensor v = torch::randn({2, 5, 3}, torch::kDouble).requires_grad_(true);
+  const Tensor mask = lengths_mask({5, 2}, 5).unsqueeze(1);
+  check_gradients([&] { auto [o, w] = sdpa.forward(qq, k, v, mask); return probe_sum(o, 2) + probe_sum(w, 3); },
+                  {qq, k, v});
+}

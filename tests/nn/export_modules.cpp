@@ -18,10 +18,29 @@ namespace {
 
 std::filesystem::path dir;
 
+bool ok = true;
+
+bool equal(const IValue& a, const IValue& b) {
+  if (a.isTensor()) return b.isTensor() && torch::equal(a.toTensor(), b.toTensor());
+  const auto& x = a.toTupleRef().elements();
+  const auto& y = b.toTupleRef().elements();
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!equal(x[i], y[i])) return false;
+  return true;
+}
+
 void write(const std::string& name, ScriptModule& m, const std::vector<IValue>& inputs) {
   m.eval();
   const IValue out = m.module().forward(inputs);
-  m.save((dir / (name + ".pt")).string());
+  const std::string path = (dir / (name + ".pt")).string();
+  m.save(path);
+  // C++ round trip: the file loads with torch::jit::load and gives the same outputs.
+  torch::jit::Module loaded = torch::jit::load(path);
+  if (!equal(loaded.forward(inputs), out)) {
+    std::cerr << name << ": torch::jit::load'ed module gives different outputs\n";
+    ok = false;
+  }
   c10::impl::GenericDict io(c10::StringType::get(), c10::AnyType::get());
   io.insert("inputs", c10::ivalue::Tuple::create(inputs));
   io.insert("outputs", out.isTuple() ? out : c10::ivalue::Tuple::create({out}));
@@ -69,6 +88,8 @@ int main(int argc, char** argv) {
   write("decoder_layer", dec, {torch::randn({2, 3, 6}), h, IValue(), mask});
   PositionalEncoding pe(6, 20);
   write("positional_encoding", pe, {h});
-  std::cout << "wrote TorchScript modules and their inputs/outputs to " << dir.string() << "\n";
+  if (!ok) return 1;
+  std::cout << "wrote TorchScript modules and their inputs/outputs to " << dir.string()
+            << " (each reloads in C++ with equal outputs)\n";
   return 0;
 }

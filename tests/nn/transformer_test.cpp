@@ -116,4 +116,12 @@ TEST_CASE("Transformer layers: gradients in double precision", "[nn][grad]") {
   wrt.push_back(x);
   wrt.push_back(m);
   check_gradients([&] { return probe_sum(std::get<0>(dec.forward(x, m)), 9); }, wrt, 1e-6, 1e-5);
+
+  TransformerEncoderLayer enc(TransformerLayerOptions(4, 2).dim_feedforward(5).dropout(0.0));
+  enc.to(torch::kDouble);
+  const Tensor mask = torch::tensor({{true, true, false}});
+  std::vector<Tensor> enc_wrt = enc.parameters();
+  enc_wrt.push_back(x);
+  check_gradients([&] { auto [y, w] = enc.forward(x, mask); return probe_sum(y, 10) + probe_sum(w, 11); }, enc_wrt,
+                  1e-6, 1e-5);
 }
