@@ -119,6 +119,39 @@ text::PadOptions padding_options(const cxxopts::ParseResult& r) {
   return o;
 }
 
+void add_prepare_options(cxxopts::Options& options) {
+  options.add_options("Input")
+      ("csv", "CSV file with a header row (Kaggle layout)", cxxopts::value<std::string>())
+      ("text-column", "Column holding the text", cxxopts::value<std::string>()->default_value("comment_text"))
+      ("labels", "Comma-separated 0/1 label columns ('' for none)",
+       cxxopts::value<std::string>()->default_value("toxic,severe_toxic,obscene,threat,insult,identity_hate"))
+      ("id-column", "Column holding row ids (row numbers are used when the default is absent)",
+       cxxopts::value<std::string>()->default_value("id"))
+      ("tokenizer", "Apply this fitted tokenizer.json instead of fitting one (label columns become optional)",
+       cxxopts::value<std::string>());
+  add_tokenizer_options(options);
+  add_padding_options(options, "200");
+}
+
+data::PrepareOptions prepare_options(const cxxopts::ParseResult& r, const std::string& csv, int threads) {
+  data::PrepareOptions o;
+  o.csv = csv;
+  o.threads = threads;
+  o.pad = padding_options(r);
+  if (r.count("tokenizer")) {
+    if (any_tokenizer_option(r))
+      throw UsageError("tokenizer settings come from --tokenizer; drop --num-words/--oov-token/--no-lower/...");
+    o.apply_tokenizer = r["tokenizer"].as<std::string>();
+  }
+  o.tokenizer = tokenizer_options(r);  // validated even when unused
+  o.columns.text_column = r["text-column"].as<std::string>();
+  o.columns.label_columns = split_list(r["labels"].as<std::string>());
+  o.columns.labels_optional = !o.apply_tokenizer.empty() && !r.count("labels");
+  o.columns.id_column = r["id-column"].as<std::string>();
+  o.columns.id_required = r.count("id-column") > 0;
+  return o;
+}
+
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   if (s.empty()) return out;

@@ -8,6 +8,7 @@
 
 #include <cxxopts.hpp>
 
+#include "attn/data/prepare.h"
 #include "attn/text/padding.h"
 #include "attn/text/tokenizer.h"
 
@@ -66,6 +67,11 @@ bool any_tokenizer_option(const cxxopts::ParseResult& r);
 void add_padding_options(cxxopts::Options& options, const std::string& default_maxlen);
 /// Padding settings; maxlen is unset when there is neither a default nor --maxlen.
 text::PadOptions padding_options(const cxxopts::ParseResult& r);
+
+/// Everything that turns a CSV into prepared data (attn prepare, attn train --csv): --csv,
+/// --text-column, --labels, --id-column, --tokenizer, the tokenizer group and the padding group.
+void add_prepare_options(cxxopts::Options& options);
+data::PrepareOptions prepare_options(const cxxopts::ParseResult& r, const std::string& csv, int threads);
 
 /// Splits "a,b,c" (empty string -> empty list).
 std::vector<std::string> split_list(const std::string& s);

@@ -16,6 +16,7 @@ void write_prepared(const std::string& path, const PreparedData& data) {
   }
   entries.emplace_back("label_names", data.label_names);
   entries.emplace_back("ids", data.ids);
+  entries.emplace_back("padding", std::string(text::side_name(data.padding)));
   write_torch_dict(path, entries);
 }
 

@@ -62,6 +62,11 @@ PreparedData read_prepared(const std::string& source) {
   out.x.ids.assign(x.data_ptr<std::int32_t>(), x.data_ptr<std::int32_t>() + x.numel());
   out.x.lengths.assign(lengths.data_ptr<std::int64_t>(), lengths.data_ptr<std::int64_t>() + lengths.numel());
   out.label_names = strings_at(d, "label_names", source);
+  if (d.contains("padding")) {
+    const c10::IValue p = d.at("padding");
+    if (!p.isString() || (p.toStringRef() != "pre" && p.toStringRef() != "post")) bad(source, "padding", "expected 'pre' or 'post'");
+    out.padding = text::parse_side(p.toStringRef(), "padding");
+  }
   out.ids = strings_at(d, "ids", source);
   if (static_cast<std::int64_t>(out.ids.size()) != out.x.rows) bad(source, "ids", "length differs from the rows of 'x'");
   if (!out.label_names.empty()) {

@@ -87,5 +87,34 @@ def forward(self, x: Tensor) -> Tensor:
   return m;
 }
 
+torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout) {
+  TORCH_CHECK(recurrent_dropout >= 0 && recurrent_dropout < 1, "BiLSTM: recurrent_dropout must be in [0, 1)");
+  auto m = new_module("BiLSTM");
+  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));  // torch.nn.LSTM's init
+  torch::NoGradGuard no_grad;
+  for (const char* suffix : {"_l0", "_l0_reverse"}) {
+    const std::string s = suffix;
+    add_parameter(m, "weight_ih" + s, torch::empty({4 * hidden_size, input_size}).uniform_(-bound, bound));
+    add_parameter(m, "weight_hh" + s, torch::empty({4 * hidden_size, hidden_size}).uniform_(-bound, bound));
+    add_parameter(m, "bias_ih" + s, torch::empty({4 * hidden_size}).uniform_(-bound, bound));
+    add_parameter(m, "bias_hh" + s, torch::empty({4 * hidden_size}).uniform_(-bound, bound));
+  }
+  m.register_attribute("hidden_size", c10::IntType::get(), hidden_size);
+  m.register_attribute("recurrent_dropout", c10::FloatType::get(), recurrent_dropout);
+  define(m, R"(
+def forward(self, x: Tensor) -> Tensor:
+    # x [B, T, I] -> [B, T, 2H]; DropConnect on the recurrent weights while training
+    w_hh = torch.dropout(self.weight_hh_l0, self.recurrent_dropout, self.training)
+    w_hh_reverse = torch.dropout(self.weight_hh_l0_reverse, self.recurrent_dropout, self.training)
+    params = [self.weight_ih_l0, w_hh, self.bias_ih_l0, self.bias_hh_l0,
+              self.weight_ih_l0_reverse, w_hh_reverse, self.bias_ih_l0_reverse, self.bias_hh_l0_reverse]
+    h0 = torch.zeros([2, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
+    out, h_n, c_n = torch.lstm(x, [h0, h0], params, True, 1, 0.0, self.training, True, True)
+    return out
+)",
+         "BiLSTM");
+  return m;
+}
+
 }  // namespace script
 }  // namespace attn::nn

@@ -7,6 +7,7 @@
 ///   "labels"      float32 [rows, labels] 0/1 targets (absent for an unlabelled file)
 ///   "label_names" list[str]
 ///   "ids"         list[str]              row ids (the CSV's id column)
+///   "padding"     "pre" or "post"        where the padding of "x" is
 /// Writing is torch-free (attn_core); reading uses LibTorch (attn/io/prepared_data_reader.h).
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ struct PreparedData {
   std::vector<std::string> label_names;
   std::vector<float> labels;  ///< row-major [x.rows, label_names.size()]
   std::vector<std::string> ids;
+  text::Side padding = text::Side::kPre;  ///< where x's padding is (its real tokens are at the other end)
 };
 
 /// Writes data.pt to `path` (torch.save's format, see attn/io/torch_save.h).

@@ -61,6 +61,12 @@ void define(torch::jit::Module& m, const std::string& source, const std::string&
 torch::jit::Module linear(std::int64_t in_features, std::int64_t out_features, bool bias = true);
 /// Layer normalisation over the last dimension (weight 1, bias 0).
 torch::jit::Module layer_norm(std::int64_t dim, double eps = 1e-5);
+/// Bidirectional one-layer LSTM, batch-first, on LibTorch's fused kernel: forward(x [B, T, I])
+/// -> [B, T, 2 * hidden]. Parameters as torch.nn.LSTM names them (weight_ih_l0, weight_hh_l0,
+/// bias_ih_l0, bias_hh_l0 and the *_reverse ones). `recurrent_dropout` is DropConnect on the
+/// hidden-to-hidden weights while training (Merity et al. 2017's weight drop), the fused kernel's
+/// stand-in for Keras' per-step recurrent dropout.
+torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout);
 
 }  // namespace script
 }  // namespace attn::nn

@@ -1,0 +1,23 @@
+#pragma once
+/// A generator of Kaggle-Jigsaw-format toxic-comment CSVs (the real file needs a Kaggle account):
+/// the file's layout and quirks (quoted multi-line comments with LF and CRLF, doubled quotes,
+/// non-ASCII text, a long tail of lengths, a few empty comments) and six labels that are learnable
+/// from words and correlated like Jigsaw's: every severe_toxic row is toxic, insults and obscene
+/// comments are toxic, threats and identity hate are rare.
+#include <cstdint>
+#include <ostream>
+
+namespace attn::data {
+
+struct ToxicCorpusOptions {
+  std::int64_t rows = 20000;
+  std::uint64_t seed = 1;
+  /// Fraction of rows whose labels are flipped at random (label noise, as human raters add).
+  double label_noise = 0.01;
+};
+
+/// Writes the CSV (header: "id","comment_text","toxic","severe_toxic","obscene","threat",
+/// "insult","identity_hate"). The same options always give the same bytes.
+void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& options);
+
+}  // namespace attn::data

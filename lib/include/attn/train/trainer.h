@@ -1,0 +1,84 @@
+#pragma once
+/// Training a registered text model on prepared data (data.pt): Adam + binary cross-entropy, the
+/// last val_split of the rows held out as Keras' validation_split does, length-bucketed batches,
+/// per-epoch metrics with ROC AUC, checkpoints that resume exactly. Deterministic for a given seed
+/// and thread count.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/script.h>
+
+#include "attn/io/prepared_data.h"
+#include "attn/train/metrics.h"
+
+namespace attn::train {
+
+struct TrainOptions {
+  int epochs = 3;
+  std::int64_t batch_size = 512;
+  /// The last fraction of the rows is the validation set (Keras' validation_split: no shuffling).
+  double val_split = 0.2;
+  /// Adam's learning rate (betas 0.9/0.999, eps 1e-7 as in Keras).
+  double lr = 1e-3;
+  std::uint64_t seed = 0;
+  /// Length-bucketed batches (each trimmed to its longest row); false pads every batch to maxlen.
+  bool bucket = true;
+};
+
+/// Where an epoch is, for a progress bar.
+struct Progress {
+  int epoch = 0, epochs = 0;
+  std::int64_t rows_done = 0, rows_total = 0;
+  double seconds = 0, loss = 0, accuracy = 0;
+};
+
+struct EpochRecord {
+  int epoch = 0;
+  double loss = 0, accuracy = 0;  ///< training, averaged over the epoch's rows
+  double seconds = 0, rows_per_second = 0;
+  std::int64_t train_rows = 0, train_tokens = 0;  ///< tokens in the (trimmed) batches, padding included
+  Evaluation validation;
+};
+nlohmann::json to_json(const EpochRecord& r, const std::vector<std::string>& label_names);
+
+class Trainer {
+ public:
+  /// `model` must have logits(ids) -> (logits, attention). `data` must outlive the trainer.
+  Trainer(torch::jit::Module model, const io::PreparedData& data, const TrainOptions& options);
+  ~Trainer();
+
+  /// Trains the remaining epochs. `stop` is checked after every batch: when it turns true, run()
+  /// returns false at once (save_checkpoint() then records the position inside the epoch).
+  bool run(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
+           const std::function<void(const EpochRecord&)>& on_epoch);
+
+  /// Validation metrics of the current model.
+  Evaluation validate();
+  int epochs_done() const;
+  torch::jit::Module& model();
+
+  /// Weights, optimizer state and position (epoch, batch, running sums), written atomically.
+  void save_checkpoint(const std::string& path) const;
+  /// Restores a checkpoint of the same model and data; errors name the path.
+  void load_checkpoint(const std::string& path);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The ids of `rows` of `x` as an int64 batch [rows, width]: width = the longest of them (at least
+/// 1) when `trim`, else x's width. Real tokens sit at the end for pre padding, at the start for post.
+torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, bool trim,
+                        text::Side padding);
+
+/// Probabilities [rows.size(), labels] (row-major) of `model`'s forward over `rows`, in
+/// length-bucketed batches, eval mode, no gradients.
+std::vector<float> predict(torch::jit::Module& model, const text::PaddedSequences& x, const std::vector<std::int64_t>& rows,
+                           text::Side padding, std::int64_t batch_size = 512);
+
+}  // namespace attn::train

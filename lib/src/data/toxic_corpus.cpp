@@ -1,0 +1,120 @@
+#include "attn/data/toxic_corpus.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace attn::data {
+namespace {
+
+// Everyday Wikipedia-talk vocabulary, most frequent first (drawn Zipf-like).
+const char* kCommon[] = {
+    "the", "to", "of", "and", "a", "i", "you", "is", "that", "in", "it", "for", "this", "not", "on", "be", "as",
+    "have", "are", "your", "with", "if", "article", "was", "page", "or", "but", "wikipedia", "an", "my", "by", "from",
+    "at", "please", "about", "can", "talk", "so", "what", "there", "all", "me", "would", "will", "no", "they", "one",
+    "do", "should", "edit", "which", "has", "just", "been", "any", "like", "more", "also", "other", "some", "think",
+    "know", "here", "see", "because", "source", "people", "only", "how", "he", "thanks", "time", "discussion",
+    "section", "edits", "why", "who", "now", "deletion", "use", "sources", "make", "information", "may", "even",
+    "user", "am", "thank", "could", "it's", "list", "did", "first", "new", "image", "does", "good", "well", "help",
+    "i'm", "see", "name", "added", "reference", "history", "point", "work", "block", "articles", "link", "fact",
+    "editors", "policy", "content", "deleted", "question", "free", "need", "added", "removed", "comment", "better",
+    "since", "way", "really", "read", "those", "still", "editing", "notable", "agree", "citation", "reason",
+    "template", "change", "revert", "consensus", "neutral", "review", "years", "book", "page's", "title", "war",
+    "city", "school", "music", "album", "film", "team", "season", "government", "history", "language", "town",
+    "family", "world", "president", "river", "church", "university", "county", "station", "game", "series",
+    "café", "naïve", "über", "résumé", "—", "…", "don’t", "“quote”", "😀", "🙂", "İstanbul", "ΣΟΦΙΑ", "Москва", "東京"};
+
+// Words that make a comment toxic, and the labels each one carries besides toxic.
+struct Trigger {
+  const char* word;
+  bool obscene, threat, insult, identity;
+};
+const Trigger kTriggers[] = {
+    {"stupid", false, false, true, false},     {"idiot", false, false, true, false},
+    {"moron", false, false, true, false},      {"loser", false, false, true, false},
+    {"pathetic", false, false, true, false},   {"sucks", true, false, false, false},
+    {"worthless", false, false, true, false},  {"crap", true, false, false, false},
+    {"damn", true, false, false, false},       {"garbage", true, false, false, false},
+    {"dumb", false, false, true, false},       {"fool", false, false, true, false},
+    {"disgusting", false, false, true, false}, {"hate", false, false, false, false},
+    {"shut", false, false, false, false},      {"ugly", false, false, true, false},
+};
+const char* kThreat[] = {"i will hurt you", "i will find you", "you will regret this", "watch your back",
+                         "i am going to destroy you"};
+const char* kIdentity[] = {"foreigners", "outsiders", "those immigrants", "their religion", "those people"};
+const char* kIntensifiers[] = {"totally", "absolutely", "so", "really", "extremely"};
+
+std::string csv_quote(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+}  // namespace
+
+void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& o) {
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::lognormal_distribution<double> length(std::log(30.0), 0.9);
+  const std::size_t n_common = sizeof kCommon / sizeof *kCommon;
+  std::vector<double> zipf(n_common);
+  for (std::size_t i = 0; i < n_common; ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.9);
+  std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());
+  auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
+
+  out << "\"id\",\"comment_text\",\"toxic\",\"severe_toxic\",\"obscene\",\"threat\",\"insult\",\"identity_hate\"\n";
+  for (std::int64_t row = 0; row < o.rows; ++row) {
+    // Labels first, at roughly Jigsaw's rates (threat and identity hate boosted a little so that a
+    // 20k-row corpus has enough of them to learn from), then words that express them.
+    int toxic = coin(rng) < 0.10, severe = 0, obscene = 0, threat = 0, insult = 0, identity = 0;
+    std::vector<std::string> words;
+    const long n = std::clamp(std::lround(length(rng)), 0L, 1200L);
+    for (long k = 0; k < n; ++k) words.emplace_back(kCommon[common(rng)]);
+    if (toxic) {
+      const int n_triggers = 1 + static_cast<int>(coin(rng) < 0.3) + static_cast<int>(coin(rng) < 0.1);
+      for (int t = 0; t < n_triggers; ++t) {
+        const Trigger& tr = pick(kTriggers);
+        obscene |= tr.obscene;
+        insult |= tr.insult;
+        std::string w = tr.word;
+        if (coin(rng) < 0.3) w = std::string(pick(kIntensifiers)) + " " + w;
+        if (coin(rng) < 0.25) std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::toupper(c); });
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), w);
+      }
+      if (coin(rng) < 0.12) {
+        threat = 1;
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), pick(kThreat));
+      }
+      if (coin(rng) < 0.15) {
+        identity = 1;
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)),
+                     std::string("i hate ") + pick(kIdentity));
+      }
+      severe = (n_triggers >= 3 || (threat && n_triggers >= 2)) ? 1 : 0;
+    }
+    std::string text;
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      if (k) {
+        const double r = coin(rng);
+        text += r < 0.015 ? "\n\n" : r < 0.025 ? "\r\n" : r < 0.06 ? ", " : r < 0.09 ? ". " : " ";
+      }
+      text += words[k];
+    }
+    if (coin(rng) < 0.03) text = "\"" + text + "\"";  // quoted speech: doubled quotes in the file
+    if (coin(rng) < 0.05) text += coin(rng) < 0.5 ? "!!!" : "?";
+    if (coin(rng) < o.label_noise) toxic = 1 - toxic;
+    if (!toxic) severe = obscene = threat = insult = identity = 0;  // keep every label inside toxic
+    char id[17];
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
+    out << '"' << id << "\"," << csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat
+        << ',' << insult << ',' << identity << '\n';
+  }
+}
+
+}  // namespace attn::data

@@ -1,0 +1,99 @@
+#include "attn/models/bilstm_attention.h"
+
+#include <torch/torch.h>
+
+#include "attn/nn/attention.h"
+
+namespace attn::models {
+namespace {
+
+const char* kSource = R"(
+def variational_dropout(self, x: Tensor, p: float) -> Tensor:
+    # one mask per sequence and channel, shared by every step (Keras' SpatialDropout1D and LSTM dropout)
+    if not self.training or p == 0.0:
+        return x
+    return x * torch.dropout(torch.ones_like(x[:, :1, :]), p, True)
+
+def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    # ids [B, T] (0 = padding) -> (logits [B, labels], attention [B, T])
+    x = torch.embedding(self.embedding, ids)                     # [B, T, embed_dim]
+    x = self.variational_dropout(x, self.spatial_dropout)        # SpatialDropout1D
+    x = self.variational_dropout(x, self.lstm_dropout)           # the LSTM's input dropout
+    h = self.lstm.forward(x)                                     # [B, T, 2 * lstm_units]
+    s, attention = self.attention.forward(h, ids != 0)           # word attention, padding masked
+    return self.dense.forward(s), attention
+
+def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    logits, attention = self.logits(ids)
+    return torch.sigmoid(logits), attention
+)";
+
+torch::jit::Module build(const nlohmann::json& c) {
+  const std::int64_t num_words = c.at("num_words"), embed = c.at("embed_dim"), units = c.at("lstm_units"),
+                     labels = c.at("labels");
+  TORCH_CHECK(num_words > 1 && embed > 0 && units > 0 && labels > 0, "bilstm-attention: sizes must be positive");
+  for (const char* k : {"spatial_dropout", "lstm_dropout", "recurrent_dropout"}) {
+    const double p = c.at(k);
+    TORCH_CHECK(p >= 0 && p < 1, "bilstm-attention: ", k, " must be in [0, 1), got ", p);
+  }
+  auto m = nn::script::new_module("BiLSTMAttention");
+  {
+    torch::NoGradGuard no_grad;  // Keras' Embedding initialiser: uniform(-0.05, 0.05)
+    nn::script::add_parameter(m, "embedding", torch::empty({num_words, embed}).uniform_(-0.05, 0.05));
+  }
+  m.register_module("lstm", nn::script::bilstm(embed, units, c.at("recurrent_dropout").get<double>()));
+  m.register_module("attention", nn::WordAttention(nn::WordAttentionOptions(2 * units)).module());
+  m.register_module("dense", nn::script::linear(2 * units, labels));
+  m.register_attribute("spatial_dropout", c10::FloatType::get(), c.at("spatial_dropout").get<double>());
+  m.register_attribute("lstm_dropout", c10::FloatType::get(), c.at("lstm_dropout").get<double>());
+  nn::script::define(m, kSource, "bilstm-attention");
+  return m;
+}
+
+std::int64_t count(const torch::jit::Module& m, const std::string& prefix) {
+  std::int64_t n = 0;
+  for (const auto& p : m.named_parameters(true))
+    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
+  return n;
+}
+
+std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
+  const std::string d = std::to_string(c.at("embed_dim").get<std::int64_t>());
+  const std::string h = std::to_string(2 * c.at("lstm_units").get<std::int64_t>());
+  const std::string labels = std::to_string(c.at("labels").get<std::int64_t>());
+  return {
+      {"input", "Input (word ids)", "(None, T)", 0},
+      {"embedding", "Embedding", "(None, T, " + d + ")", count(m, "embedding")},
+      {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", 0},
+      {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", count(m, "lstm.")},
+      {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", count(m, "attention.mlp.")},
+      {"attention.context", "Dense (v^T u)", "(None, T, 1)", count(m, "attention.context.")},
+      {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", 0},
+      {"dense", "Dense sigmoid", "(None, " + labels + ")", count(m, "dense.")},
+  };
+}
+
+}  // namespace
+
+ModelEntry bilstm_attention_entry() {
+  return ModelEntry{
+      "bilstm-attention",
+      "Seed 000: Embedding -> SpatialDropout1D -> BiLSTM -> word attention (Yang et al.) -> Dense sigmoid, "
+      "multi-label text classification (Kaggle Jigsaw)",
+      {
+          {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words)"},
+          {"labels", 6, "sigmoid outputs (set from the label columns)"},
+          {"embed_dim", 128, "embedding size"},
+          {"spatial_dropout", 0.35, "SpatialDropout1D rate: whole embedding channels dropped for every step"},
+          {"lstm_units", 60, "LSTM units per direction (attention works on 2 x this)"},
+          {"lstm_dropout", 0.15, "dropout on the LSTM inputs, one mask per sequence (Keras' dropout)"},
+          {"recurrent_dropout", 0.15,
+           "DropConnect on the LSTM's hidden-to-hidden weights, standing in for Keras' recurrent_dropout "
+           "(LibTorch's fused LSTM has no per-step recurrent dropout)"},
+      },
+      build,
+      layers,
+  };
+}
+
+}  // namespace attn::models

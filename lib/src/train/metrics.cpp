@@ -1,0 +1,67 @@
+#include "attn/train/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace attn::train {
+
+double roc_auc(const std::vector<float>& scores, const std::vector<float>& labels) {
+  const std::size_t n = scores.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
+  // Mann-Whitney U: sum of the positives' ranks (1-based, ties averaged).
+  double rank_sum = 0, positives = 0;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && scores[order[j]] == scores[order[i]]) ++j;
+    const double avg_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;
+    for (std::size_t k = i; k < j; ++k)
+      if (labels[order[k]] > 0.5f) {
+        rank_sum += avg_rank;
+        positives += 1;
+      }
+    i = j;
+  }
+  const double negatives = static_cast<double>(n) - positives;
+  if (positives == 0 || negatives == 0) return std::numeric_limits<double>::quiet_NaN();
+  return (rank_sum - positives * (positives + 1) / 2.0) / (positives * negatives);
+}
+
+Evaluation evaluate(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels,
+                    const std::vector<bool>& keep) {
+  Evaluation e;
+  const std::size_t rows = n_labels ? probs.size() / n_labels : 0;
+  std::vector<std::vector<float>> col_scores(n_labels), col_labels(n_labels);
+  double loss = 0, correct = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (!keep.empty() && !keep[r]) continue;
+    ++e.rows;
+    for (std::size_t k = 0; k < n_labels; ++k) {
+      const float p = probs[r * n_labels + k], y = labels[r * n_labels + k];
+      const double pc = std::clamp(static_cast<double>(p), 1e-7, 1.0 - 1e-7);
+      loss -= y * std::log(pc) + (1 - y) * std::log(1 - pc);
+      correct += ((p > 0.5f) == (y > 0.5f));
+      col_scores[k].push_back(p);
+      col_labels[k].push_back(y);
+    }
+  }
+  const double cells = static_cast<double>(e.rows) * static_cast<double>(n_labels);
+  e.loss = cells ? loss / cells : 0;
+  e.accuracy = cells ? correct / cells : 0;
+  double sum = 0;
+  int defined = 0;
+  for (std::size_t k = 0; k < n_labels; ++k) {
+    e.auc.push_back(roc_auc(col_scores[k], col_labels[k]));
+    if (!std::isnan(e.auc.back())) {
+      sum += e.auc.back();
+      ++defined;
+    }
+  }
+  e.mean_auc = defined ? sum / defined : std::numeric_limits<double>::quiet_NaN();
+  return e;
+}
+
+}  // namespace attn::train
