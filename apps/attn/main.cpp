@@ -21,6 +21,13 @@ struct CommandInfo {
 const CommandInfo kCommands[] = {
     {"prepare", "CSV -> Keras-exact tokenizer.json + padded ids (data.pt) + prepare.json"},
     {"tokenize", "Print the word indices of texts with a fitted tokenizer.json"},
+    {"train", "Train a registered model on a CSV or prepared data into a run directory"},
+    {"explain", "Label probabilities and every word's attention weight for texts"},
+    {"evaluate", "Score a CSV: Kaggle submission file, ROC AUC, log loss, accuracy"},
+    {"export", "Write a run's model as one TorchScript file (config and tokenizer inside)"},
+    {"summary", "A model's layers, output shapes and parameter counts"},
+    {"models", "The model registry: names, descriptions, config keys"},
+    {"datagen", "Generate data sets (toxic: a Kaggle-Jigsaw-format CSV)"},
 };
 
 void print_usage(std::ostream& os) {

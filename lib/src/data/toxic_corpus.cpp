@@ -24,6 +24,7 @@ const char* kCommon[] = {
     "since", "way", "really", "read", "those", "still", "editing", "notable", "agree", "citation", "reason",
     "template", "change", "revert", "consensus", "neutral", "review", "years", "book", "page's", "title", "war",
     "city", "school", "music", "album", "film", "team", "season", "government", "history", "language", "town",
+    "ice", "cream", "food", "summer", "weather", "coffee", "recipe", "cake", "chocolate", "holiday",
     "family", "world", "president", "river", "church", "university", "county", "station", "game", "series",
     "café", "naïve", "über", "résumé", "—", "…", "don’t", "“quote”", "😀", "🙂", "İstanbul", "ΣΟΦΙΑ", "Москва", "東京"};
 

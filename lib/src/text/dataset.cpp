@@ -60,6 +60,34 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
   return columns;
 }
 
+LabelTable read_label_csv(const std::string& path, const std::vector<std::string>& label_columns,
+                          const std::string& id_column) {
+  CsvReader csv(path);
+  const std::size_t id_col = csv.column(id_column);
+  std::vector<std::size_t> cols;
+  for (const std::string& name : label_columns) cols.push_back(csv.column(name));
+  LabelTable t;
+  CsvRecord rec;
+  while (csv.next(rec)) {
+    t.ids.push_back(rec.fields[id_col]);
+    bool scored = true;
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const std::string& v = rec.fields[cols[k]];
+      if (v == "0" || v == "1") {
+        t.labels.push_back(v == "1" ? 1.0f : 0.0f);
+      } else if (v == "-1") {
+        t.labels.push_back(0.0f);
+        scored = false;
+      } else {
+        throw CsvError(path + ":" + std::to_string(rec.line) + ": column " + std::to_string(cols[k] + 1) + " (" +
+                       label_columns[k] + "): label must be 0, 1 or -1 (not scored), got '" + v + "'");
+      }
+    }
+    t.scored.push_back(scored);
+  }
+  return t;
+}
+
 TextTable read_text_csv(const std::string& path, const TextCsvOptions& options) {
   TextTable table;
   const TextColumns columns = read_text_csv_blocks(path, options, 4096, [&](TextBlock&& b) {

@@ -43,6 +43,17 @@ struct TextBlock {
 TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& options, std::size_t block_rows,
                                  const std::function<void(TextBlock&&)>& on_block);
 
+/// Kaggle's test_labels.csv: an id column and label columns holding 0, 1 or -1 (-1: not scored).
+struct LabelTable {
+  std::vector<std::string> ids;
+  std::vector<float> labels;  ///< row-major [rows, label count]
+  std::vector<bool> scored;   ///< false where the row has a -1
+};
+/// Reads such a file; other values, missing columns and malformed CSV are errors naming file,
+/// line and column.
+LabelTable read_label_csv(const std::string& path, const std::vector<std::string>& label_columns,
+                          const std::string& id_column = "id");
+
 /// The columns `attn prepare` needs, in file order.
 struct TextTable {
   std::vector<std::string> ids;

@@ -1,0 +1,130 @@
+// attn evaluate: scripted batch scoring of a CSV, Kaggle submission layout, and the competition metric.
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+
+#include "../common/app.h"
+#include "attn/io/atomic_file.h"
+#include "attn/io/threads.h"
+#include "attn/models/saved_model.h"
+#include "attn/text/dataset.h"
+#include "attn/train/trainer.h"
+
+namespace attn::apps {
+namespace {
+
+int run(int argc, char** argv) {
+  cxxopts::Options options(
+      "attn evaluate",
+      "Score every row of a CSV with a trained model: predictions in Kaggle's sample_submission layout, and with\n"
+      "labels (in the CSV, or in Kaggle's test_labels.csv whose -1 rows are skipped) per-label and mean ROC AUC,\n"
+      "log loss and accuracy.\n\n"
+      "  attn evaluate --model runs/toxic --csv test.csv --labels-csv test_labels.csv --predictions sub.csv");
+  options.add_options("Input")
+      ("model", "Run directory or model.pt", cxxopts::value<std::string>())
+      ("csv", "CSV to score", cxxopts::value<std::string>())
+      ("text-column", "Column holding the text", cxxopts::value<std::string>()->default_value("comment_text"))
+      ("id-column", "Column holding row ids", cxxopts::value<std::string>()->default_value("id"))
+      ("labels-csv", "Labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", cxxopts::value<std::string>());
+  options.add_options("Output")
+      ("predictions", "Write id + one probability column per label here", cxxopts::value<std::string>())
+      ("metrics", "Write the metrics as JSON here", cxxopts::value<std::string>())
+      ("batch-size", "Rows per batch", cxxopts::value<std::int64_t>()->default_value("512"));
+  add_threads_option(options);
+  const auto parsed = parse_or_help(options, argc, argv);
+  if (!parsed) return kExitOk;
+  const auto& r = *parsed;
+  const int threads = threads_option(r);
+  io::set_torch_threads(threads);
+  models::SavedModel model = models::load_model(required<std::string>(r, "model"));
+  const auto csv = required<std::string>(r, "csv");
+  const auto& data_cfg = model.config.at("data");
+  const auto label_names = data_cfg.at("labels").get<std::vector<std::string>>();
+
+  // Tokenise and pad exactly as the model's training data was.
+  text::TextCsvOptions columns;
+  columns.text_column = r["text-column"].as<std::string>();
+  columns.id_column = r["id-column"].as<std::string>();
+  columns.id_required = true;
+  columns.label_columns = label_names;
+  columns.labels_optional = true;
+  text::Tokenizer::Stream stream = model.tokenizer.transform_stream(threads);
+  std::vector<std::string> ids;
+  std::vector<float> labels;
+  const text::TextColumns found = text::read_text_csv_blocks(csv, columns, 2048, [&](text::TextBlock&& b) {
+    ids.insert(ids.end(), b.ids.begin(), b.ids.end());
+    labels.insert(labels.end(), b.labels.begin(), b.labels.end());
+    stream.add(std::move(b.texts));
+  });
+  text::PadOptions pad;
+  pad.maxlen = data_cfg.at("maxlen").get<std::int64_t>();
+  pad.padding = text::parse_side(data_cfg.value("padding", "pre"), "padding");
+  pad.truncating = text::parse_side(data_cfg.value("truncating", "pre"), "truncating");
+  const text::PaddedSequences x = text::pad_sequences(stream.finish(), pad, threads);
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(x.rows));
+  for (std::int64_t i = 0; i < x.rows; ++i) rows[static_cast<std::size_t>(i)] = i;
+  const std::vector<float> probs = train::predict(model.module, x, rows, pad.padding, r["batch-size"].as<std::int64_t>());
+  const std::size_t L = label_names.size();
+
+  if (r.count("predictions")) {
+    std::string out = "id";
+    for (const auto& l : label_names) out += "," + l;
+    out += "\n";
+    char buf[32];
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      out += ids[i];
+      for (std::size_t k = 0; k < L; ++k) {
+        std::snprintf(buf, sizeof buf, ",%.6f", probs[i * L + k]);
+        out += buf;
+      }
+      out += "\n";
+    }
+    io::write_file_atomic(r["predictions"].as<std::string>(), out);
+  }
+
+  std::vector<bool> keep;
+  bool have_labels = !found.label_names.empty();
+  if (r.count("labels-csv")) {
+    const std::string path = r["labels-csv"].as<std::string>();
+    const text::LabelTable t = text::read_label_csv(path, label_names, columns.id_column);
+    std::unordered_map<std::string, std::size_t> row_of;
+    for (std::size_t i = 0; i < t.ids.size(); ++i) row_of[t.ids[i]] = i;
+    labels.assign(ids.size() * L, 0.0f);
+    keep.assign(ids.size(), false);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      auto it = row_of.find(ids[i]);
+      if (it == row_of.end()) throw std::runtime_error(path + ": no labels for id '" + ids[i] + "' of " + csv);
+      std::copy(t.labels.begin() + static_cast<std::ptrdiff_t>(it->second * L),
+                t.labels.begin() + static_cast<std::ptrdiff_t>((it->second + 1) * L), labels.begin() + static_cast<std::ptrdiff_t>(i * L));
+      keep[i] = t.scored[it->second];
+    }
+    have_labels = true;
+  }
+  std::printf("scored %zu rows of %s\n", ids.size(), csv.c_str());
+  if (!have_labels) {
+    if (r.count("metrics")) throw UsageError("--metrics needs labels: label columns in the CSV, or --labels-csv");
+    return kExitOk;
+  }
+  const train::Evaluation e = train::evaluate(probs, labels, L, keep);
+  auto num = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
+  nlohmann::ordered_json m;
+  m["csv"] = csv;
+  m["rows_scored"] = e.rows;
+  m["rows_skipped"] = static_cast<std::int64_t>(ids.size()) - e.rows;
+  nlohmann::ordered_json auc;
+  for (std::size_t k = 0; k < L; ++k) auc[label_names[k]] = num(e.auc[k]);
+  m["roc_auc"] = auc;
+  m["mean_roc_auc"] = num(e.mean_auc);
+  m["log_loss"] = e.loss;
+  m["accuracy"] = e.accuracy;
+  std::printf("%s\n", m.dump(2).c_str());
+  if (r.count("metrics")) io::write_file_atomic(r["metrics"].as<std::string>(), m.dump(2) + "\n");
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace attn::apps
+
+int main(int argc, char** argv) {
+  return attn::apps::guarded("attn evaluate", [&] { return attn::apps::run(argc, argv); });
+}

@@ -1,0 +1,32 @@
+// attn export: a run's trained model as one TorchScript file (config and tokenizer embedded).
+#include <cstdio>
+
+#include "../common/app.h"
+#include "attn/models/saved_model.h"
+
+namespace attn::apps {
+namespace {
+
+int run(int argc, char** argv) {
+  cxxopts::Options options("attn export",
+                           "Write a run's model as one TorchScript file with its config.json and tokenizer.json\n"
+                           "embedded: forward(ids) -> (probabilities, attention), in attn or Python's torch.jit.load.\n\n"
+                           "  attn export --model runs/toxic --out toxic.pt");
+  options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
+  options.add_options("Output")("out", "Output file", cxxopts::value<std::string>());
+  const auto parsed = parse_or_help(options, argc, argv);
+  if (!parsed) return kExitOk;
+  const auto& r = *parsed;
+  const auto out = required<std::string>(r, "out");
+  models::SavedModel m = models::load_model(required<std::string>(r, "model"));  // checks it is complete
+  models::save_model(out, m.module, m.config, m.tokenizer);
+  std::printf("wrote %s (%s)\n", out.c_str(), m.config.at("model").get<std::string>().c_str());
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace attn::apps
+
+int main(int argc, char** argv) {
+  return attn::apps::guarded("attn export", [&] { return attn::apps::run(argc, argv); });
+}

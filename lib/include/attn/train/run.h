@@ -1,0 +1,58 @@
+#pragma once
+/// A training run directory, start to finish: config.json (registry name, full model config,
+/// training, data and tokenizer settings), tokenizer.json, the prepared data (data/ when trained
+/// from a CSV), metrics.jsonl (a record per epoch), checkpoint.pt (after every epoch and on
+/// interruption, atomically) and model.pt (the model with config and tokenizer embedded).
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/data/prepare.h"
+#include "attn/train/trainer.h"
+
+namespace attn::train {
+
+struct RunOptions {
+  std::string out_dir;
+  std::string model;               ///< registry name
+  nlohmann::json model_overrides;  ///< on top of the registry defaults (config file, then --set)
+  TrainOptions train;
+  int threads = 1;
+  std::string data_dir;                         ///< prepared data (attn prepare's output), or
+  std::optional<data::PrepareOptions> prepare;  ///< a CSV to prepare into out_dir/data
+};
+
+class TrainingRun {
+ public:
+  /// Prepares the data if asked, builds the model from the registry, writes config.json and
+  /// tokenizer.json. Errors: std::invalid_argument for bad settings, std::runtime_error for files.
+  static TrainingRun start(const RunOptions& options);
+  /// Reopens RUN_DIR at its last checkpoint; `epochs` (if set) changes the total epoch count.
+  static TrainingRun resume(const std::string& run_dir, std::optional<int> epochs, int threads);
+  TrainingRun(TrainingRun&&) noexcept;
+  ~TrainingRun();
+
+  /// The effective configuration (what config.json holds).
+  const nlohmann::json& config() const;
+  const std::vector<std::string>& label_names() const;
+  int epochs_done() const;
+
+  /// Trains to the end, writing metrics.jsonl, checkpoint.pt and model.pt after every epoch.
+  /// When `stop` turns true, writes the checkpoint and returns false (resume continues exactly).
+  bool train(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
+             const std::function<void(const EpochRecord&)>& on_epoch);
+
+ private:
+  struct Impl;
+  explicit TrainingRun(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The registry's model built from a full config.json (model name + model_config).
+torch::jit::Module build_model(const nlohmann::json& config);
+
+}  // namespace attn::train

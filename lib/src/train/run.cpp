@@ -1,0 +1,153 @@
+#include "attn/train/run.h"
+
+#include <filesystem>
+
+#include "attn/io/atomic_file.h"
+#include "attn/io/prepared_data_reader.h"
+#include "attn/models/registry.h"
+#include "attn/models/saved_model.h"
+
+namespace attn::train {
+
+namespace fs = std::filesystem;
+
+torch::jit::Module build_model(const nlohmann::json& config) {
+  const models::ModelEntry& entry = models::find_model(config.at("model").get<std::string>());
+  return entry.build(models::resolve_config(entry, config.at("model_config")));
+}
+
+struct TrainingRun::Impl {
+  std::string dir;
+  nlohmann::json config;
+  io::PreparedData data;
+  std::unique_ptr<text::Tokenizer> tokenizer;
+  std::unique_ptr<Trainer> trainer;
+  nlohmann::json metrics = nlohmann::json::array();
+
+  std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
+
+  void open_trainer(int threads) {
+    (void)threads;
+    TrainOptions t;
+    const auto& c = config.at("training");
+    t.epochs = c.at("epochs");
+    t.batch_size = c.at("batch_size");
+    t.val_split = c.at("val_split");
+    t.lr = c.at("lr");
+    t.seed = c.at("seed");
+    t.bucket = c.at("bucket");
+    torch::manual_seed(t.seed);  // the initial weights
+    trainer = std::make_unique<Trainer>(build_model(config), data, t);
+  }
+};
+
+TrainingRun::TrainingRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TrainingRun::TrainingRun(TrainingRun&&) noexcept = default;
+TrainingRun::~TrainingRun() = default;
+
+TrainingRun TrainingRun::start(const RunOptions& o) {
+  auto s = std::make_unique<Impl>();
+  s->dir = o.out_dir;
+  const models::ModelEntry& entry = models::find_model(o.model);
+  io::ensure_directory(o.out_dir);
+  std::string data_dir = o.data_dir;
+  if (o.prepare) {
+    data_dir = (fs::path(o.out_dir) / "data").string();
+    data::Prepared prepared = data::prepare_csv(*o.prepare);
+    data::write_prepared_dir(prepared, data_dir);
+    s->data = std::move(prepared.data);
+    s->tokenizer = std::make_unique<text::Tokenizer>(std::move(prepared.tokenizer));
+  } else {
+    s->data = io::read_prepared((fs::path(data_dir) / "data.pt").string());
+    const std::string tok = (fs::path(data_dir) / "tokenizer.json").string();
+    s->tokenizer = std::make_unique<text::Tokenizer>(text::Tokenizer::from_json(io::read_file(tok), tok));
+  }
+  if (s->data.label_names.empty()) throw std::invalid_argument(data_dir + ": the prepared data has no label columns");
+  // The model's sizes follow the data: embedding rows from the tokenizer, outputs from the labels.
+  nlohmann::json overrides = o.model_overrides.is_null() ? nlohmann::json::object() : o.model_overrides;
+  const auto& to = s->tokenizer->options();
+  const std::int64_t rows = to.num_words && *to.num_words ? *to.num_words : s->tokenizer->vocabulary_size() + 2;
+  if (!overrides.contains("num_words")) overrides["num_words"] = rows;
+  if (!overrides.contains("labels")) overrides["labels"] = static_cast<std::int64_t>(s->data.label_names.size());
+  if (overrides["labels"] != static_cast<std::int64_t>(s->data.label_names.size()))
+    throw std::invalid_argument("config key 'labels' must equal the data's " + std::to_string(s->data.label_names.size()) +
+                                " label columns");
+  s->config = {{"format", "attn.run/1"},
+               {"model", entry.name},
+               {"model_config", models::resolve_config(entry, overrides)},
+               {"training",
+                {{"epochs", o.train.epochs},
+                 {"batch_size", o.train.batch_size},
+                 {"val_split", o.train.val_split},
+                 {"lr", o.train.lr},
+                 {"seed", o.train.seed},
+                 {"bucket", o.train.bucket},
+                 {"threads", o.threads}}},
+               {"data",
+                {{"dir", data_dir},
+                 {"rows", s->data.x.rows},
+                 {"maxlen", s->data.x.cols},
+                 {"padding", text::side_name(s->data.padding)},
+                 {"labels", s->data.label_names}}}};
+  if (o.prepare) s->config["data"]["truncating"] = text::side_name(o.prepare->pad.truncating);
+  io::write_file_atomic(s->path("config.json"), s->config.dump(2) + "\n");
+  io::write_file_atomic(s->path("tokenizer.json"), s->tokenizer->to_json());
+  s->open_trainer(o.threads);
+  return TrainingRun(std::move(s));
+}
+
+TrainingRun TrainingRun::resume(const std::string& run_dir, std::optional<int> epochs, int threads) {
+  auto s = std::make_unique<Impl>();
+  s->dir = run_dir;
+  const std::string cfg = s->path("config.json");
+  try {
+    s->config = nlohmann::json::parse(io::read_file(cfg));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(cfg + ": not valid JSON");
+  }
+  if (epochs) s->config["training"]["epochs"] = *epochs;
+  const std::string data_dir = s->config.at("data").at("dir");
+  s->data = io::read_prepared((fs::path(data_dir) / "data.pt").string());
+  const std::string tok = s->path("tokenizer.json");
+  s->tokenizer = std::make_unique<text::Tokenizer>(text::Tokenizer::from_json(io::read_file(tok), tok));
+  s->open_trainer(threads);
+  s->trainer->load_checkpoint(s->path("checkpoint.pt"));
+  if (fs::exists(s->path("metrics.jsonl"))) {
+    const std::string text = io::read_file(s->path("metrics.jsonl"));
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = text.find('\n', start);
+      const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (!line.empty()) s->metrics.push_back(nlohmann::json::parse(line));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    // Records beyond the checkpoint (a crash between the two writes) are dropped.
+    while (!s->metrics.empty() && s->metrics.back().at("epoch").get<int>() > s->trainer->epochs_done())
+      s->metrics.erase(s->metrics.size() - 1);
+  }
+  io::write_file_atomic(cfg, s->config.dump(2) + "\n");
+  return TrainingRun(std::move(s));
+}
+
+const nlohmann::json& TrainingRun::config() const { return impl_->config; }
+const std::vector<std::string>& TrainingRun::label_names() const { return impl_->data.label_names; }
+int TrainingRun::epochs_done() const { return impl_->trainer->epochs_done(); }
+
+bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
+                        const std::function<void(const EpochRecord&)>& on_epoch) {
+  Impl& s = *impl_;
+  const bool finished = s.trainer->run(stop, on_progress, [&](const EpochRecord& rec) {
+    s.metrics.push_back(to_json(rec, s.data.label_names));
+    std::string lines;
+    for (const auto& m : s.metrics) lines += m.dump() + "\n";
+    s.trainer->save_checkpoint(s.path("checkpoint.pt"));
+    io::write_file_atomic(s.path("metrics.jsonl"), lines);
+    models::save_model(s.path("model.pt"), s.trainer->model(), s.config, *s.tokenizer);
+    if (on_epoch) on_epoch(rec);
+  });
+  if (!finished) s.trainer->save_checkpoint(s.path("checkpoint.pt"));
+  return finished;
+}
+
+}  // namespace attn::train
