@@ -102,22 +102,20 @@ int run(int argc, char** argv) {
                            "Texts come as arguments, or one per stdin line.\n\n"
                            "  attn explain --model runs/toxic \"ice cream\" \"ice cream sucks\"");
   options.positional_help("TEXT...");
-  options.add_options("Input")
-      ("model", "Run directory or model.pt", cxxopts::value<std::string>())
-      ("texts", "Texts", cxxopts::value<std::vector<std::string>>());
+  options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
   options.add_options("Output")
       ("json", "One JSON object per text (JSON Lines)")
       ("html", "Also write a self-contained HTML page highlighting each word", cxxopts::value<std::string>());
   add_threads_option(options);
-  options.parse_positional({"texts"});
-  const auto parsed = parse_or_help(options, argc, argv);
+  // Texts are taken as they are (cxxopts' positional lists would split them at commas).
+  const auto parsed = parse_or_help(options, argc, argv, /*takes_positional=*/true);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   io::set_torch_threads(threads_option(r));
   models::SavedModel model = models::load_model(required<std::string>(r, "model"));
   std::vector<std::string> texts;
-  if (r.count("texts")) {
-    texts = r["texts"].as<std::vector<std::string>>();
+  if (!r.unmatched().empty()) {
+    texts = r.unmatched();
   } else {
     std::string line;
     while (std::getline(std::cin, line)) texts.push_back(line);

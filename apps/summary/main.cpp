@@ -33,8 +33,12 @@ int run(int argc, char** argv) {
     nlohmann::json overrides = nlohmann::json::object();
     if (r.count("set"))
       for (const auto& a : r["set"].as<std::vector<std::string>>()) overrides.update(models::parse_assignment(a));
-    const models::ModelEntry& entry = models::find_model(what);
-    config = {{"model", entry.name}, {"model_config", models::resolve_config(entry, overrides)}};
+    try {
+      const models::ModelEntry& entry = models::find_model(what);
+      config = {{"model", entry.name}, {"model_config", models::resolve_config(entry, overrides)}};
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
   const models::ModelEntry& entry = models::find_model(config.at("model"));
   const nlohmann::json model_config = models::resolve_config(entry, config.at("model_config"));

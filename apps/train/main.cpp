@@ -105,6 +105,11 @@ int run(int argc, char** argv) {
           throw UsageError(std::string("--set: ") + e.what());
         }
       }
+    try {  // a bad model name or config key is a bad flag: check before any work
+      models::resolve_config(models::find_model(o.model), o.model_overrides);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     if (r.count("dump-config")) {
       const models::ModelEntry& entry = models::find_model(o.model);
       std::printf("%s\n", nlohmann::json({{"model", entry.name}, {"model_config", models::resolve_config(entry, o.model_overrides)}})

@@ -164,3 +164,71 @@ TEST_CASE("tokenize rejects invalid UTF-8 on stdin with its line", "[cli]") {
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("stdin:2: invalid UTF-8"));
 }
+
+// ---- The main job: train / explain / evaluate / export on the tiny run (fixture tiny_run) ----
+
+namespace {
+const std::string kRun = std::string(ATTN_TINY_RUN) + "/run";
+}
+
+TEST_CASE("a trained run holds every file, and train reports per-label AUC", "[cli][train]") {
+  for (const char* f : {"config.json", "tokenizer.json", "metrics.jsonl", "checkpoint.pt", "model.pt", "data/data.pt"})
+    CHECK(fs::exists(fs::path(kRun) / f));
+  std::ifstream metrics(fs::path(kRun) / "metrics.jsonl");
+  std::string line;
+  int epochs = 0;
+  while (std::getline(metrics, line)) {
+    ++epochs;
+    CHECK_THAT(line, Catch::Contains("\"val_auc\":{\"toxic\"") && Catch::Contains("\"val_mean_auc\""));
+  }
+  CHECK(epochs == 2);
+}
+
+TEST_CASE("explain shows every word, dropped ones included", "[cli][explain]") {
+  const auto r = attn("explain --model " + kRun + " \"ice cream sucks zzzqqq !!!\"");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("toxic 0.") && Catch::Contains("sucks") && Catch::Contains("zzzqqq") &&
+                        Catch::Contains("dropped (unknown word)") && Catch::Contains("filtered"));
+  const auto d = scratch("html");
+  CHECK(attn("explain --model " + kRun + " --html " + (d / "x.html").string() + " \"ice cream\"").code == 0);
+  std::ifstream html(d / "x.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  CHECK_THAT(page, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("ice"));
+}
+
+TEST_CASE("model commands reject bad models and flags clearly", "[cli][train]") {
+  const auto d = scratch("models");
+  auto r = attn("train --csv " + kFixture + " --model gpt --out " + (d / "x").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unknown model 'gpt'") && Catch::Contains("bilstm-attention"));
+  r = attn("train --csv " + kFixture + " --set nonsense=1 --out " + (d / "x").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("no config key 'nonsense'"));
+  r = attn("train --csv a.csv --data b --out " + (d / "x").string());
+  CHECK(r.code == 2);
+  r = attn("explain --model " + write(d / "bad.pt", "not a model") + " hi");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("bad.pt: not a TorchScript model file"));
+  r = attn("explain --model " + (d / "missing").string() + " hi");
+  CHECK(r.code == 1);
+  r = attn("train --resume " + d.string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("config.json"));
+  const std::string labels = write(d / "labels.csv", "id,toxic,severe_toxic,obscene,threat,insult,identity_hate\nm0000,0,0,7,0,0,0\n");
+  r = attn("evaluate --model " + kRun + " --csv " + kFixture + " --labels-csv " + labels);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("labels.csv:2: column 4 (obscene): label must be 0, 1 or -1"));
+}
+
+TEST_CASE("export writes a model that explains like the run", "[cli][export]") {
+  const auto d = scratch("export");
+  const std::string out = (d / "m.pt").string();
+  REQUIRE(attn("export --model " + kRun + " --out " + out).code == 0);
+  const auto a = attn("explain --json --model " + kRun + " \"you are stupid\"");
+  const auto b = attn("explain --json --model " + out + " \"you are stupid\"");
+  CHECK(a.code == 0);
+  CHECK(a.out == b.out);
+  const auto s = attn("summary --model " + kRun);
+  CHECK_THAT(s.out, Catch::Contains("Bidirectional LSTM") && Catch::Contains("Total params"));
+}

@@ -22,7 +22,7 @@ struct TrainingRun::Impl {
   io::PreparedData data;
   std::unique_ptr<text::Tokenizer> tokenizer;
   std::unique_ptr<Trainer> trainer;
-  nlohmann::json metrics = nlohmann::json::array();
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
 
   std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
 
@@ -118,7 +118,7 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, std::optional<int> e
     while (start < text.size()) {
       const std::size_t end = text.find('\n', start);
       const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      if (!line.empty()) s->metrics.push_back(nlohmann::json::parse(line));
+      if (!line.empty()) s->metrics.push_back(nlohmann::ordered_json::parse(line));
       if (end == std::string::npos) break;
       start = end + 1;
     }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <torch/csrc/jit/python/update_graph_executor_opt.h>
 #include <torch/torch.h>
 
 #include "attn/train/batching.h"
@@ -53,22 +54,24 @@ std::vector<float> predict(torch::jit::Module& model, const text::PaddedSequence
   return out;
 }
 
-nlohmann::json to_json(const EpochRecord& r, const std::vector<std::string>& label_names) {
-  auto num = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
-  nlohmann::json auc = nlohmann::json::object();
+nlohmann::ordered_json to_json(const EpochRecord& r, const std::vector<std::string>& label_names) {
+  auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
+  nlohmann::ordered_json auc = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < r.validation.auc.size() && k < label_names.size(); ++k) auc[label_names[k]] = num(r.validation.auc[k]);
-  return {{"epoch", r.epoch},
-          {"loss", r.loss},
-          {"acc", r.accuracy},
-          {"val_loss", r.validation.loss},
-          {"val_acc", r.validation.accuracy},
-          {"val_auc", auc},
-          {"val_mean_auc", num(r.validation.mean_auc)},
-          {"train_rows", r.train_rows},
-          {"val_rows", r.validation.rows},
-          {"train_tokens", r.train_tokens},
-          {"seconds", r.seconds},
-          {"rows_per_second", r.rows_per_second}};
+  nlohmann::ordered_json j;
+  j["epoch"] = r.epoch;
+  j["loss"] = r.loss;
+  j["acc"] = r.accuracy;
+  j["val_loss"] = r.validation.loss;
+  j["val_acc"] = r.validation.accuracy;
+  j["val_auc"] = auc;
+  j["val_mean_auc"] = num(r.validation.mean_auc);
+  j["train_rows"] = r.train_rows;
+  j["val_rows"] = r.validation.rows;
+  j["train_tokens"] = r.train_tokens;
+  j["seconds"] = r.seconds;
+  j["rows_per_second"] = r.rows_per_second;
+  return j;
 }
 
 struct Trainer::Impl {
@@ -86,6 +89,10 @@ struct Trainer::Impl {
   double loss_sum = 0, acc_sum = 0, seconds = 0;
 
   Impl(torch::jit::Module m, const io::PreparedData& d, const TrainOptions& o) : model(std::move(m)), data(d), options(o) {
+    // TorchScript's executor swaps in an optimised graph after a module's first runs, which can
+    // change the last bits of a result: a resumed run (a fresh module) would drift from an
+    // uninterrupted one. Unoptimised, every step runs the same graph (process-wide setting).
+    torch::jit::setGraphExecutorOptimize(false);
     if (data.label_names.empty()) throw std::invalid_argument("training needs labels, and the prepared data has none");
     if (o.val_split < 0 || o.val_split >= 1) throw std::invalid_argument("val_split must be in [0, 1)");
     if (o.epochs < 1) throw std::invalid_argument("epochs must be >= 1");

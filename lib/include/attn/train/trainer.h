@@ -43,7 +43,7 @@ struct EpochRecord {
   std::int64_t train_rows = 0, train_tokens = 0;  ///< tokens in the (trimmed) batches, padding included
   Evaluation validation;
 };
-nlohmann::json to_json(const EpochRecord& r, const std::vector<std::string>& label_names);
+nlohmann::ordered_json to_json(const EpochRecord& r, const std::vector<std::string>& label_names);
 
 class Trainer {
  public:
