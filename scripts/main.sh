@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# The main job on the data shipped in data/: set up, prepare the sample comments exactly as Keras'
-# Tokenizer(num_words=20000) + pad_sequences(maxlen=200) would, and tokenize the seed's sentences.
+# The main job (seed 000) on the data shipped in data/: set up, train the BiLSTM + word-attention
+# model on 20,000 generated Kaggle-format toxic comments, then ask it which words made the seed's
+# sentences toxic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 attn=build/bin/attn
-out=runs/sample
-"$attn" prepare --csv data/comments_sample.csv --out "$out"
+run=runs/toxic
+rm -rf "$run"
+# Keras' Tokenizer(num_words=20000) + pad_sequences(maxlen=200), the last 20% held out; batch 64
+# (the seed's 512 suits its 160k rows; 20k rows need more, smaller steps).
+"$attn" train --csv data/toxic_sample.csv --model bilstm-attention --epochs 3 --batch-size 64 --out "$run"
 echo
-echo "== $out/prepare.json (excerpt)"
-sed -n '/"tokens"/,/"label_positive_rate"/p' "$out/prepare.json" | head -n -1
-echo
-echo "== word indices of the seed's sentences (attn tokenize --maxlen 8)"
-printf '%s\n' "ice cream" "ice cream is worthless" "ice cream sucks" |
-  "$attn" tokenize --tokenizer "$out/tokenizer.json" --maxlen 8
+"$attn" explain --model "$run" --html "$run/explain.html" \
+  "ice cream" "ice cream is worthless" "ice cream sucks" "Thanks for fixing the citation, good work." \
+  "You are a stupid idiot and your edits are garbage"
+echo "(the same, highlighted: $run/explain.html; in Python: torch.jit.load(\"$run/model.pt\"))"

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Training benchmark: one epoch of bilstm-attention (the seed's sizes, batch 512) on a corpus with
+Jigsaw train.csv's length profile, with length-bucketed batches (attn's default) and with every
+batch padded to maxlen 200 (--no-bucket). Writes seconds per epoch, rows/s and the ratio as JSON.
+
+usage: python3 bench/run_train_bench.py [--rows 160000] [--out bench/results/train.json]
+Needs a built tree (bash scripts/setup.sh). Target: bucketed >= 3.5x faster than padded to 200.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "build", "bin")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=160000)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "train.json"))
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="attn-train-bench-")
+    corpus, data = os.path.join(work, "corpus.csv"), os.path.join(work, "data")
+    subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, str(args.rows), "2018"], check=True)
+    subprocess.run([os.path.join(BIN, "attn"), "prepare", "--csv", corpus, "--out", data], check=True, stdout=subprocess.DEVNULL)
+    prepared = json.load(open(os.path.join(data, "prepare.json")))
+    result = {
+        "benchmark": "one training epoch of bilstm-attention (embed 128, BiLSTM 2x60, batch 512), bucketed vs padded to 200",
+        "corpus": {"rows": args.rows, "train_rows": int(args.rows * 0.8),
+                   "mean_tokens_per_row_after_maxlen": (prepared["tokens"]["emitted"] - prepared["tokens"]["truncated_by_maxlen"]) / args.rows},
+        "threads": args.threads,
+    }
+    for name, extra in (("bucketed", []), ("padded_to_200", ["--no-bucket"])):
+        run = os.path.join(work, name)
+        print(f"training one epoch, {name} ...", file=sys.stderr)
+        subprocess.run([os.path.join(BIN, "attn"), "train", "--data", data, "--out", run, "--epochs", "1",
+                        "--threads", str(args.threads)] + extra, check=True, stdout=subprocess.DEVNULL)
+        m = json.loads(open(os.path.join(run, "metrics.jsonl")).readline())
+        result[name] = {"seconds_per_epoch": m["seconds"], "rows_per_second": m["rows_per_second"],
+                        "tokens_in_batches": m["train_tokens"]}
+        print(f"  {m['seconds']:.1f} s, {m['rows_per_second']:.0f} rows/s", file=sys.stderr)
+    result["speedup_bucketed_vs_padded"] = result["padded_to_200"]["seconds_per_epoch"] / result["bucketed"]["seconds_per_epoch"]
+    result["target_speedup"] = 3.5
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out + ".tmp", "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    os.replace(args.out + ".tmp", args.out)
+    print(json.dumps(result, indent=2))
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
