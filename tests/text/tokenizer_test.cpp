@@ -216,3 +216,24 @@ TEST_CASE("threaded fitting and transforming equal the sequential result", "[tok
   transform.add(rest);
   CHECK(transform.finish().to_sequences() == expected);
 }
+
+TEST_CASE("a 200k-word tokenizer.json round-trips (Jigsaw-sized vocabulary)", "[tokenizer][json]") {
+  std::vector<std::string> texts;
+  std::string text;
+  for (int i = 0; i < 200000; ++i) {
+    text += "w" + std::to_string(i) + (i % 7 ? " " : " é ");
+    if (i % 50 == 49) {
+      texts.push_back(text);
+      text.clear();
+    }
+  }
+  TokenizerOptions o;
+  o.num_words = 20000;
+  Tokenizer t(o);
+  t.fit_on_texts(texts, 2);
+  REQUIRE(t.vocabulary_size() == 200001);
+  const std::string json = t.to_json();
+  const Tokenizer u = Tokenizer::from_json(json);
+  CHECK(u.to_json() == json);
+  CHECK(u.texts_to_sequences({texts[10]}) == t.texts_to_sequences({texts[10]}));
+}

@@ -246,18 +246,61 @@ const ojson& member(const ojson& obj, const char* key, const std::string& source
   return *it;
 }
 
-/// Parses a double-encoded table: a JSON string whose content is a JSON object.
-ojson inner_table(const ojson& cfg, const char* key, const std::string& source) {
+/// One entry of a flat JSON object.
+struct Entry {
+  std::string key;
+  ojson value;  // a scalar
+};
+
+/// Collects a flat object's entries in file order with nlohmann's SAX interface. (A DOM would not
+/// do: ordered_json finds keys by linear search, quadratic for a 200k-word table.)
+class FlatObjectReader : public nlohmann::json_sax<ojson> {
+ public:
+  std::vector<Entry> entries;
+  std::string error;
+
+  bool null() override { return scalar(nullptr); }
+  bool boolean(bool v) override { return scalar(v); }
+  bool number_integer(number_integer_t v) override { return scalar(v); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar(v); }
+  bool number_float(number_float_t v, const string_t&) override { return scalar(v); }
+  bool string(string_t& v) override { return scalar(std::move(v)); }
+  bool binary(binary_t&) override { return fail("unexpected binary value"); }
+  bool start_object(std::size_t) override { return ++depth_ == 1 ? true : fail("expected a flat object"); }
+  bool key(string_t& k) override {
+    entries.push_back(Entry{std::move(k), ojson()});
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override { return fail("expected a flat object, found an array"); }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override { return fail(e.what()); }
+
+ private:
+  template <class T>
+  bool scalar(T&& v) {
+    if (depth_ != 1 || entries.empty()) return fail("expected a JSON object");
+    entries.back().value = ojson(std::forward<T>(v));
+    return true;
+  }
+  bool fail(const std::string& why) {
+    if (error.empty()) error = why;
+    return false;
+  }
+  int depth_ = 0;
+};
+
+/// Parses a double-encoded table: a JSON string whose content is a flat JSON object.
+std::vector<Entry> inner_table(const ojson& cfg, const char* key, const std::string& source) {
   const ojson& v = member(cfg, key, source, "config.");
   if (!v.is_string()) bad(source, std::string("config.") + key, "expected a string holding a JSON object");
-  ojson table;
-  try {
-    table = ojson::parse(v.get<std::string>());
-  } catch (const nlohmann::json::exception& e) {
-    bad(source, std::string("config.") + key, std::string("not valid JSON: ") + e.what());
-  }
-  if (!table.is_object()) bad(source, std::string("config.") + key, "expected a JSON object");
-  return table;
+  FlatObjectReader reader;
+  if (!ojson::sax_parse(v.get_ref<const std::string&>(), &reader) || !reader.error.empty())
+    bad(source, std::string("config.") + key, "not a JSON object of words: " + reader.error);
+  return std::move(reader.entries);
 }
 
 std::int64_t int_value(const ojson& v, const std::string& source, const std::string& key) {
@@ -319,15 +362,13 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source)
   Tokenizer t(std::move(opt));
   t.document_count_ = cfg.contains("document_count") ? int_value(cfg["document_count"], source, "config.document_count") : 0;
 
-  const ojson word_counts = inner_table(cfg, "word_counts", source);
-  for (const auto& [word, count] : word_counts.items()) {
+  for (const auto& [word, count] : inner_table(cfg, "word_counts", source)) {
     const std::int32_t id = t.vocab_.intern(word);
     if (id != static_cast<std::int32_t>(t.counts_.size())) bad(source, "config.word_counts", "repeated word '" + word + "'");
     t.counts_.push_back(int_value(count, source, "config.word_counts['" + word + "']"));
     t.docs_.push_back(0);
   }
-  const ojson word_docs = inner_table(cfg, "word_docs", source);
-  for (const auto& [word, docs] : word_docs.items()) {
+  for (const auto& [word, docs] : inner_table(cfg, "word_docs", source)) {
     const std::int32_t id = t.vocab_.find(word);
     if (id == StringTable::kMissing) bad(source, "config.word_docs", "word '" + word + "' is not in word_counts");
     t.docs_[static_cast<std::size_t>(id)] = int_value(docs, source, "config.word_docs['" + word + "']");
@@ -335,9 +376,8 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source)
   inner_table(cfg, "index_docs", source);  // derived from word_docs and word_index; checked for form only
 
   // word_index is what texts_to_sequences reads; index_word what sequences_to_texts reads.
-  const ojson word_index = inner_table(cfg, "word_index", source);
   t.index_of_.assign(static_cast<std::size_t>(t.vocab_.size()), 0);
-  for (const auto& [word, value] : word_index.items()) {
+  for (const auto& [word, value] : inner_table(cfg, "word_index", source)) {
     const std::int64_t index = int_value(value, source, "config.word_index['" + word + "']");
     if (index < 1 || index > INT32_MAX) bad(source, "config.word_index['" + word + "']", "index must be >= 1");
     const std::int32_t id = t.vocab_.find(word);
@@ -348,11 +388,11 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source)
     }
     if (t.options_.oov_token && word == *t.options_.oov_token) t.oov_index_ = static_cast<std::int32_t>(index);
   }
-  const ojson index_word = inner_table(cfg, "index_word", source);
+  const std::vector<Entry> index_word = inner_table(cfg, "index_word", source);
   std::int32_t max_index = 0;
-  for (const auto& [key, value] : index_word.items()) max_index = std::max(max_index, int_key(key, source, "index_word"));
+  for (const auto& [key, value] : index_word) max_index = std::max(max_index, int_key(key, source, "index_word"));
   t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
-  for (const auto& [key, value] : index_word.items()) {
+  for (const auto& [key, value] : index_word) {
     const std::int32_t index = int_key(key, source, "index_word");
     if (!value.is_string()) bad(source, "config.index_word['" + key + "']", "expected a string");
     const std::string word = value.get<std::string>();
