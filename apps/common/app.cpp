@@ -29,7 +29,7 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
   if (result.count("help")) {
     // Groups in a fixed, task-first order (cxxopts would sort them by name).
     std::vector<std::string> order;
-    for (const char* g : {"Input", "Output", "Tokenizer (Keras Tokenizer arguments)",
+    for (const char* g : {"Input", "Model", "Training", "Output", "Tokenizer (Keras Tokenizer arguments)",
                           "Padding (Keras pad_sequences arguments)", "Compute", "Help"})
       for (const std::string& have : options.groups())
         if (have == g) order.push_back(have);

@@ -83,8 +83,7 @@ int run(int argc, char** argv) {
   if (r.count("resume")) {
     if (r.count("csv") || r.count("data") || r.count("out")) throw UsageError("--resume takes no --csv, --data or --out");
     run.emplace(train::TrainingRun::resume(r["resume"].as<std::string>(),
-                                           r.count("epochs") ? std::optional<int>(r["epochs"].as<int>()) : std::nullopt,
-                                           threads));
+                                           r.count("epochs") ? std::optional<int>(r["epochs"].as<int>()) : std::nullopt));
   } else {
     train::RunOptions o;
     o.model = r["model"].as<std::string>();

@@ -26,8 +26,7 @@ struct TrainingRun::Impl {
 
   std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
 
-  void open_trainer(int threads) {
-    (void)threads;
+  void open_trainer() {
     TrainOptions t;
     const auto& c = config.at("training");
     t.epochs = c.at("epochs");
@@ -92,11 +91,11 @@ TrainingRun TrainingRun::start(const RunOptions& o) {
   if (o.prepare) s->config["data"]["truncating"] = text::side_name(o.prepare->pad.truncating);
   io::write_file_atomic(s->path("config.json"), s->config.dump(2) + "\n");
   io::write_file_atomic(s->path("tokenizer.json"), s->tokenizer->to_json());
-  s->open_trainer(o.threads);
+  s->open_trainer();
   return TrainingRun(std::move(s));
 }
 
-TrainingRun TrainingRun::resume(const std::string& run_dir, std::optional<int> epochs, int threads) {
+TrainingRun TrainingRun::resume(const std::string& run_dir, std::optional<int> epochs) {
   auto s = std::make_unique<Impl>();
   s->dir = run_dir;
   const std::string cfg = s->path("config.json");
@@ -110,7 +109,7 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, std::optional<int> e
   s->data = io::read_prepared((fs::path(data_dir) / "data.pt").string());
   const std::string tok = s->path("tokenizer.json");
   s->tokenizer = std::make_unique<text::Tokenizer>(text::Tokenizer::from_json(io::read_file(tok), tok));
-  s->open_trainer(threads);
+  s->open_trainer();
   s->trainer->load_checkpoint(s->path("checkpoint.pt"));
   if (fs::exists(s->path("metrics.jsonl"))) {
     const std::string text = io::read_file(s->path("metrics.jsonl"));

@@ -32,7 +32,7 @@ class TrainingRun {
   /// tokenizer.json. Errors: std::invalid_argument for bad settings, std::runtime_error for files.
   static TrainingRun start(const RunOptions& options);
   /// Reopens RUN_DIR at its last checkpoint; `epochs` (if set) changes the total epoch count.
-  static TrainingRun resume(const std::string& run_dir, std::optional<int> epochs, int threads);
+  static TrainingRun resume(const std::string& run_dir, std::optional<int> epochs);
   TrainingRun(TrainingRun&&) noexcept;
   ~TrainingRun();
 
