@@ -4,7 +4,7 @@
 
 #include "../common/app.h"
 #include "attn/io/atomic_file.h"
-#include "attn/text/csv.h"
+#include "attn/text/dataset.h"
 #include "attn/text/unicode.h"
 
 namespace attn::apps {
@@ -25,11 +25,14 @@ std::vector<std::string> read_stdin_lines() {
 }
 
 std::vector<std::string> read_csv_column(const std::string& path, const std::string& column) {
-  text::CsvReader csv(path);
-  const std::size_t col = csv.column(column);
+  text::TextCsvOptions o;
+  o.text_column = column;
+  o.label_columns.clear();
+  o.id_column.clear();
   std::vector<std::string> texts;
-  text::CsvRecord rec;
-  while (csv.next(rec)) texts.push_back(std::move(rec.fields[col]));
+  text::read_text_csv_blocks(path, o, 4096, [&](text::TextBlock&& b) {
+    texts.insert(texts.end(), std::make_move_iterator(b.texts.begin()), std::make_move_iterator(b.texts.end()));
+  });
   return texts;
 }
 

@@ -88,16 +88,4 @@ LabelTable read_label_csv(const std::string& path, const std::vector<std::string
   return t;
 }
 
-TextTable read_text_csv(const std::string& path, const TextCsvOptions& options) {
-  TextTable table;
-  const TextColumns columns = read_text_csv_blocks(path, options, 4096, [&](TextBlock&& b) {
-    for (auto& t : b.texts) table.texts.push_back(std::move(t));
-    for (auto& i : b.ids) table.ids.push_back(std::move(i));
-    table.labels.insert(table.labels.end(), b.labels.begin(), b.labels.end());
-  });
-  table.label_names = columns.label_names;
-  table.ids_are_row_numbers = columns.ids_are_row_numbers;
-  return table;
-}
-
 }  // namespace attn::text

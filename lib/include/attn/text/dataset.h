@@ -39,7 +39,8 @@ struct TextBlock {
 };
 
 /// Reads `path` in blocks of up to `block_rows` rows, calling `on_block` for each in file order,
-/// so a consumer can work while the file is read. Errors as read_text_csv below.
+/// so a consumer can work while the file is read. Malformed CSV, a missing column, a label other
+/// than 0/1 and invalid UTF-8 throw attn::text::CsvError naming file, line and column.
 TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& options, std::size_t block_rows,
                                  const std::function<void(TextBlock&&)>& on_block);
 
@@ -53,18 +54,5 @@ struct LabelTable {
 /// line and column.
 LabelTable read_label_csv(const std::string& path, const std::vector<std::string>& label_columns,
                           const std::string& id_column = "id");
-
-/// The columns `attn prepare` needs, in file order.
-struct TextTable {
-  std::vector<std::string> ids;
-  std::vector<std::string> texts;
-  std::vector<std::string> label_names;  ///< empty when the file has no labels
-  std::vector<float> labels;             ///< row-major [rows, label_names.size()], 0 or 1
-  bool ids_are_row_numbers = false;
-};
-
-/// Reads `path`; throws attn::text::CsvError naming file, line and column on any bad input
-/// (malformed CSV, missing column, a label other than 0/1, invalid UTF-8).
-TextTable read_text_csv(const std::string& path, const TextCsvOptions& options);
 
 }  // namespace attn::text
