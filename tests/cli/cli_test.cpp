@@ -207,6 +207,9 @@ TEST_CASE("model commands reject bad models and flags clearly", "[cli][train]") 
   CHECK_THAT(r.out, Catch::Contains("no config key 'nonsense'"));
   r = attn("train --csv a.csv --data b --out " + (d / "x").string());
   CHECK(r.code == 2);
+  r = attn("train --data " + kRun + "/data --out " + kRun);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("already holds a run") && Catch::Contains("--resume"));
   r = attn("explain --model " + write(d / "bad.pt", "not a model") + " hi");
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("bad.pt: not a TorchScript model file"));

@@ -48,6 +48,8 @@ TrainingRun TrainingRun::start(const RunOptions& o) {
   auto s = std::make_unique<Impl>();
   s->dir = o.out_dir;
   const models::ModelEntry& entry = models::find_model(o.model);
+  if (fs::exists(fs::path(o.out_dir) / "config.json"))
+    throw std::runtime_error(o.out_dir + ": already holds a run (config.json); continue it with --resume, or choose another --out");
   io::ensure_directory(o.out_dir);
   std::string data_dir = o.data_dir;
   if (o.prepare) {
