@@ -7,6 +7,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/threads.h"
 #include "attn/models/saved_model.h"
+#include "attn/data/prepare.h"
 #include "attn/text/dataset.h"
 #include "attn/train/trainer.h"
 
@@ -41,29 +42,26 @@ int run(int argc, char** argv) {
   const auto& data_cfg = model.config.at("data");
   const auto label_names = data_cfg.at("labels").get<std::vector<std::string>>();
 
-  // Tokenise and pad exactly as the model's training data was.
-  text::TextCsvOptions columns;
-  columns.text_column = r["text-column"].as<std::string>();
-  columns.id_column = r["id-column"].as<std::string>();
-  columns.id_required = true;
-  columns.label_columns = label_names;
-  columns.labels_optional = true;
-  text::Tokenizer::Stream stream = model.tokenizer.transform_stream(threads);
-  std::vector<std::string> ids;
-  std::vector<float> labels;
-  const text::TextColumns found = text::read_text_csv_blocks(csv, columns, 2048, [&](text::TextBlock&& b) {
-    ids.insert(ids.end(), b.ids.begin(), b.ids.end());
-    labels.insert(labels.end(), b.labels.begin(), b.labels.end());
-    stream.add(std::move(b.texts));
-  });
-  text::PadOptions pad;
-  pad.maxlen = data_cfg.at("maxlen").get<std::int64_t>();
-  pad.padding = text::parse_side(data_cfg.value("padding", "pre"), "padding");
-  pad.truncating = text::parse_side(data_cfg.value("truncating", "pre"), "truncating");
-  const text::PaddedSequences x = text::pad_sequences(stream.finish(), pad, threads);
+  // Tokenise and pad exactly as the model's training data was, with the model's own tokenizer.
+  data::PrepareOptions o;
+  o.csv = csv;
+  o.columns.text_column = r["text-column"].as<std::string>();
+  o.columns.id_column = r["id-column"].as<std::string>();
+  o.columns.id_required = true;
+  o.columns.label_columns = label_names;
+  o.columns.labels_optional = true;
+  o.apply_loaded_tokenizer = &model.tokenizer;
+  o.pad.maxlen = data_cfg.at("maxlen").get<std::int64_t>();
+  o.pad.padding = text::parse_side(data_cfg.value("padding", "pre"), "padding");
+  o.pad.truncating = text::parse_side(data_cfg.value("truncating", "pre"), "truncating");
+  o.threads = threads;
+  data::Prepared prepared = data::prepare_csv(o);
+  const std::vector<std::string>& ids = prepared.data.ids;
+  std::vector<float> labels = std::move(prepared.data.labels);
+  const text::PaddedSequences& x = prepared.data.x;
   std::vector<std::int64_t> rows(static_cast<std::size_t>(x.rows));
   for (std::int64_t i = 0; i < x.rows; ++i) rows[static_cast<std::size_t>(i)] = i;
-  const std::vector<float> probs = train::predict(model.module, x, rows, pad.padding, r["batch-size"].as<std::int64_t>());
+  const std::vector<float> probs = train::predict(model.module, x, rows, o.pad.padding, r["batch-size"].as<std::int64_t>());
   const std::size_t L = label_names.size();
 
   if (r.count("predictions")) {
@@ -83,10 +81,10 @@ int run(int argc, char** argv) {
   }
 
   std::vector<bool> keep;
-  bool have_labels = !found.label_names.empty();
+  bool have_labels = !prepared.data.label_names.empty();
   if (r.count("labels-csv")) {
     const std::string path = r["labels-csv"].as<std::string>();
-    const text::LabelTable t = text::read_label_csv(path, label_names, columns.id_column);
+    const text::LabelTable t = text::read_label_csv(path, label_names, o.columns.id_column);
     std::unordered_map<std::string, std::size_t> row_of;
     for (std::size_t i = 0; i < t.ids.size(); ++i) row_of[t.ids[i]] = i;
     labels.assign(ids.size() * L, 0.0f);

@@ -46,12 +46,13 @@ nlohmann::ordered_json length_report(const text::SequenceBatch& seqs) {
 }  // namespace
 
 Prepared prepare_csv(const PrepareOptions& o) {
-  const bool fitting = o.apply_tokenizer.empty();
+  const bool fitting = o.apply_tokenizer.empty() && !o.apply_loaded_tokenizer;
   // Read the CSV on this thread while the tokenizer's workers tokenise the blocks already read.
   const auto t0 = std::chrono::steady_clock::now();
   Prepared out{io::PreparedData{},
-               fitting ? text::Tokenizer(o.tokenizer)
-                       : text::Tokenizer::from_json(io::read_file(o.apply_tokenizer), o.apply_tokenizer),
+               fitting                     ? text::Tokenizer(o.tokenizer)
+               : o.apply_loaded_tokenizer ? *o.apply_loaded_tokenizer
+                                           : text::Tokenizer::from_json(io::read_file(o.apply_tokenizer), o.apply_tokenizer),
                nlohmann::ordered_json{}};
   text::Tokenizer& tokenizer = out.tokenizer;
   io::PreparedData& data = out.data;
@@ -83,7 +84,7 @@ Prepared prepare_csv(const PrepareOptions& o) {
   report["labels"] = data.label_names;
   nlohmann::ordered_json tj;
   tj["fitted_here"] = fitting;
-  tj["source"] = fitting ? o.csv : o.apply_tokenizer;
+  tj["source"] = fitting ? o.csv : o.apply_loaded_tokenizer ? "(given)" : o.apply_tokenizer;
   tj["num_words"] = to.num_words ? nlohmann::ordered_json(*to.num_words) : nlohmann::ordered_json();
   tj["oov_token"] = to.oov_token ? nlohmann::ordered_json(*to.oov_token) : nlohmann::ordered_json();
   tj["lower"] = to.lower;

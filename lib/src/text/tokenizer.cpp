@@ -38,6 +38,8 @@ SplitOptions split_options(const TokenizerOptions& o) {
 
 Tokenizer::Tokenizer(TokenizerOptions options)
     : options_(std::move(options)), splitter_(split_options(options_)), index_word_(1, kNoWord) {}
+Tokenizer::Tokenizer(const Tokenizer&) = default;
+Tokenizer& Tokenizer::operator=(const Tokenizer&) = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;

@@ -18,6 +18,8 @@ struct PrepareOptions {
   text::TokenizerOptions tokenizer;
   /// A fitted tokenizer.json to apply instead of fitting one.
   std::string apply_tokenizer;
+  /// Or a fitted tokenizer already in memory (e.g. the one inside a model.pt); not owned.
+  const text::Tokenizer* apply_loaded_tokenizer = nullptr;
   text::PadOptions pad;
   int threads = 1;
 };

@@ -60,6 +60,8 @@ class Tokenizer {
  public:
   /// Throws std::invalid_argument for an empty `split`.
   explicit Tokenizer(TokenizerOptions options = {});
+  Tokenizer(const Tokenizer&);
+  Tokenizer& operator=(const Tokenizer&);
   Tokenizer(Tokenizer&&) noexcept;
   Tokenizer& operator=(Tokenizer&&) noexcept;
   ~Tokenizer();
