@@ -9,8 +9,10 @@ namespace {
 
 int run(int argc, char** argv) {
   cxxopts::Options options("attn export",
-                           "Write a run's model as one TorchScript file with its config.json and tokenizer.json\n"
-                           "embedded: forward(ids) -> (probabilities, attention), in attn or Python's torch.jit.load.\n\n"
+                           "Write a run's model as one TorchScript file with its config.json and tokenizer files\n"
+                           "embedded, for attn or Python's torch.jit.load. Methods by model: text classifiers\n"
+                           "forward(ids) -> (probabilities, attention); feature-attention forward(x) ->\n"
+                           "(probability, attention); seq2seq-attention translate(src, max_length) -> (ids, attention).\n\n"
                            "  attn export --model runs/toxic --out toxic.pt");
   options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
   options.add_options("Output")("out", "Output file", cxxopts::value<std::string>());
@@ -19,7 +21,7 @@ int run(int argc, char** argv) {
   const auto& r = *parsed;
   const auto out = required<std::string>(r, "out");
   models::SavedModel m = models::load_model(required<std::string>(r, "model"));  // checks it is complete
-  models::save_model(out, m.module, m.config, m.tokenizer);
+  models::save_model(out, m.module, m.config, m.files);
   std::printf("wrote %s (%s)\n", out.c_str(), m.config.at("model").get<std::string>().c_str());
   return kExitOk;
 }

@@ -33,17 +33,29 @@ void print_progress(const train::Progress& p) {
   if (p.rows_done >= p.rows_total) std::fputc('\n', stderr);
 }
 
-void print_epoch(const train::EpochRecord& e, int epochs, const std::vector<std::string>& labels) {
-  std::printf("epoch %d/%d  loss %.4f  acc %.4f  val_loss %.4f  val_acc %.4f  val_auc %.4f  (%.1f s, %.0f rows/s)\n",
-              e.epoch, epochs, e.loss, e.accuracy, e.validation.loss, e.validation.accuracy, e.validation.mean_auc,
-              e.seconds, e.rows_per_second);
-  std::string per_label = "  val_auc per label:";
-  for (std::size_t k = 0; k < labels.size() && k < e.validation.auc.size(); ++k) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, " %s %.4f", labels[k].c_str(), e.validation.auc[k]);
-    per_label += buf;
+// "epoch 2/3  loss ..  acc ..  val_loss ..  val_acc ..  val_auc ..", then one line per metric group
+// (per-label AUC, per-feature attention).
+void print_epoch(const train::EpochRecord& e, int epochs) {
+  std::string line = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(epochs);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  loss %.4f  acc %.4f", e.loss, e.accuracy);
+  line += buf;
+  std::string groups;
+  for (const auto& [key, value] : e.validation.items()) {
+    if (value.is_number()) {
+      std::snprintf(buf, sizeof buf, "  val_%s %.4f", key.c_str(), value.get<double>());
+      line += buf;
+    } else if (value.is_object()) {
+      groups += "  val_" + key + ":";
+      for (const auto& [name, v] : value.items()) {
+        std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), v.is_number() ? v.get<double>() : std::nan(""));
+        groups += buf;
+      }
+      groups += "\n";
+    }
   }
-  std::printf("%s\n", per_label.c_str());
+  std::snprintf(buf, sizeof buf, "  (%.1f s, %.0f rows/s)", e.seconds, e.rows_per_second);
+  std::printf("%s%s\n%s", line.c_str(), buf, groups.c_str());
   std::fflush(stdout);
 }
 
@@ -51,12 +63,23 @@ int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn train",
       "Train a registered model (attn models) on a CSV or on data from attn prepare, into a run directory with\n"
-      "config.json, tokenizer.json, metrics.jsonl, checkpoint.pt and model.pt.\n\n"
+      "config.json, tokenizer files, metrics.jsonl, checkpoint.pt and model.pt. Text models read --text-column\n"
+      "and --labels; feature-attention reads --feature-columns and --label-column; seq2seq-attention reads\n"
+      "--source-column and --target-column.\n\n"
       "  attn train --csv train.csv --model bilstm-attention --out runs/toxic\n"
+      "  attn train --csv features.csv --model feature-attention --out runs/features\n"
+      "  attn train --csv dates.csv --model seq2seq-attention --source-column human --target-column machine \\\n"
+      "             --set score=general --out runs/dates\n"
       "  attn train --resume runs/toxic            (continue after Ctrl-C, or with more --epochs)");
   add_prepare_options(options);
-  options.add_options("Input")("data", "Prepared data directory (attn prepare --out DIR) instead of --csv",
-                               cxxopts::value<std::string>());
+  options.add_options("Input")
+      ("data", "Prepared data directory (attn prepare --out DIR) instead of --csv (text models)",
+       cxxopts::value<std::string>())
+      ("feature-columns", "feature-attention: feature columns (default: every column but the label and id)",
+       cxxopts::value<std::string>())
+      ("label-column", "feature-attention: the 0/1 label column", cxxopts::value<std::string>()->default_value("label"))
+      ("source-column", "seq2seq-attention: the input strings", cxxopts::value<std::string>()->default_value("source"))
+      ("target-column", "seq2seq-attention: the output strings", cxxopts::value<std::string>()->default_value("target"));
   options.add_options("Model")
       ("model", "Registered model name", cxxopts::value<std::string>()->default_value("bilstm-attention"))
       ("config", "JSON file of model config keys", cxxopts::value<std::string>())
@@ -127,28 +150,35 @@ int run(int argc, char** argv) {
     if (o.train.epochs < 1 || o.train.batch_size < 1 || o.train.lr <= 0 || o.train.val_split < 0 || o.train.val_split >= 1)
       throw UsageError("--epochs and --batch-size must be >= 1, --lr > 0, --val-split in [0, 1)");
     if (r.count("csv") == r.count("data")) throw UsageError("give exactly one of --csv and --data");
+    const models::TaskKind task = models::find_model(o.model).task;
     if (r.count("csv")) {
-      o.prepare = prepare_options(r, r["csv"].as<std::string>(), threads);
+      o.data.csv = r["csv"].as<std::string>();
+      if (task == models::TaskKind::kTextClassification) o.data.prepare = prepare_options(r, o.data.csv, threads);
     } else {
-      o.data_dir = r["data"].as<std::string>();
+      if (task != models::TaskKind::kTextClassification) throw UsageError("--data is for text models; give --csv");
+      o.data.data_dir = r["data"].as<std::string>();
     }
+    if (r.count("feature-columns")) o.data.feature_columns = split_list(r["feature-columns"].as<std::string>());
+    o.data.label_column = r["label-column"].as<std::string>();
+    o.data.source_column = r["source-column"].as<std::string>();
+    o.data.target_column = r["target-column"].as<std::string>();
     run.emplace(train::TrainingRun::start(o));
   }
   const nlohmann::json& cfg = run->config();
   const int epochs = cfg["training"]["epochs"];
+  const auto& data = cfg["data"];
   std::printf("training %s on %lld rows (%s), %d epochs, batch %lld, %s batches, %d threads -> %s\n",
               cfg["model"].get<std::string>().c_str(), static_cast<long long>(cfg["data"]["rows"].get<std::int64_t>()),
-              cfg["data"]["dir"].get<std::string>().c_str(), epochs,
+              data.value("dir", data.value("csv", std::string())).c_str(), epochs,
               static_cast<long long>(cfg["training"]["batch_size"].get<std::int64_t>()),
               cfg["training"]["bucket"].get<bool>() ? "length-bucketed" : "maxlen-padded", threads,
               r.count("resume") ? r["resume"].as<std::string>().c_str() : r["out"].as<std::string>().c_str());
   std::fflush(stdout);
   std::signal(SIGINT, on_sigint);
   const bool tty = ::isatty(2);
-  const auto& labels = run->label_names();
   const bool done = run->train(
       g_stop, tty ? std::function<void(const train::Progress&)>(print_progress) : nullptr,
-      [&](const train::EpochRecord& e) { print_epoch(e, epochs, labels); });
+      [&](const train::EpochRecord& e) { print_epoch(e, epochs); });
   if (!done) {
     std::fprintf(stderr, "\ninterrupted: checkpoint saved; continue with: attn train --resume %s\n",
                  r.count("resume") ? r["resume"].as<std::string>().c_str() : r["out"].as<std::string>().c_str());

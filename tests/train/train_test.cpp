@@ -96,8 +96,8 @@ TEST_CASE("bilstm-attention: shapes, masked padding, the seed's parameter layout
 
 namespace {
 
-/// A small prepared corpus from the toxic generator.
-io::PreparedData tiny_data() {
+/// A small prepared corpus from the toxic generator, as a training task.
+std::unique_ptr<train::Task> tiny_data() {
   const auto dir = std::filesystem::temp_directory_path() / ("attn_train_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string csv = (dir / "toxic.csv").string();
@@ -111,7 +111,7 @@ io::PreparedData tiny_data() {
   o.threads = 2;
   auto prepared = data::prepare_csv(o);
   std::filesystem::remove_all(dir);
-  return std::move(prepared.data);
+  return train::text_task(std::move(prepared.data), std::move(prepared.tokenizer));
 }
 
 torch::jit::Module tiny_model() {
@@ -131,14 +131,15 @@ train::TrainOptions tiny_options() {
 }  // namespace
 
 TEST_CASE("Trainer: same seed, same metrics; an interrupted run resumes exactly", "[train][trainer]") {
-  const io::PreparedData data = tiny_data();
+  const auto task = tiny_data();
+  const train::Task& data = *task;
   std::atomic<bool> never{false};
   std::vector<double> losses[2];
   for (int run = 0; run < 2; ++run) {
     train::Trainer t(tiny_model(), data, tiny_options());
     REQUIRE(t.run(never, nullptr, [&](const train::EpochRecord& e) {
       losses[run].push_back(e.loss);
-      losses[run].push_back(e.validation.loss);
+      losses[run].push_back(e.validation.at("loss").get<double>());
     }));
   }
   CHECK(losses[0] == losses[1]);
@@ -160,14 +161,15 @@ TEST_CASE("Trainer: same seed, same metrics; an interrupted run resumes exactly"
   std::remove(ckpt.c_str());
   REQUIRE(t.run(never, nullptr, [&](const train::EpochRecord& e) {
     resumed.push_back(e.loss);
-    resumed.push_back(e.validation.loss);
+    resumed.push_back(e.validation.at("loss").get<double>());
   }));
   for (std::size_t i = 0; i < resumed.size(); ++i) UNSCOPED_INFO(i << ": " << std::setprecision(17) << resumed[i] << " vs " << losses[0][i]);
   CHECK(resumed == losses[0]);
 }
 
 TEST_CASE("Trainer: a checkpoint of another model is refused with the path", "[train][trainer]") {
-  const io::PreparedData data = tiny_data();
+  const auto task = tiny_data();
+  const train::Task& data = *task;
   const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt2_" + std::to_string(::getpid()) + ".pt")).string();
   train::Trainer(tiny_model(), data, tiny_options()).save_checkpoint(ckpt);
   const auto& entry = models::find_model("bilstm-attention");

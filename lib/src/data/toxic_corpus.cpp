@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/text/csv.h"
+
 namespace attn::data {
 namespace {
 
@@ -47,15 +49,6 @@ const char* kThreat[] = {"i will hurt you", "i will find you", "you will regret 
                          "i am going to destroy you"};
 const char* kIdentity[] = {"foreigners", "outsiders", "those immigrants", "their religion", "those people"};
 const char* kIntensifiers[] = {"totally", "absolutely", "so", "really", "extremely"};
-
-std::string csv_quote(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
 
 }  // namespace
 
@@ -113,7 +106,7 @@ void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& o) {
     if (!toxic) severe = obscene = threat = insult = identity = 0;  // keep every label inside toxic
     char id[17];
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
-    out << '"' << id << "\"," << csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat
+    out << '"' << id << "\"," << text::csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat
         << ',' << insult << ',' << identity << '\n';
   }
 }

@@ -78,6 +78,7 @@ std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& 
 ModelEntry bilstm_attention_entry() {
   return ModelEntry{
       "bilstm-attention",
+      TaskKind::kTextClassification,
       "Seed 000: Embedding -> SpatialDropout1D -> BiLSTM -> word attention (Yang et al.) -> Dense sigmoid, "
       "multi-label text classification (Kaggle Jigsaw)",
       {

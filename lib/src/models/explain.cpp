@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "attn/train/task.h"
+
 namespace attn::models {
 namespace {
 
@@ -26,7 +28,7 @@ std::vector<std::string> chunks_of(const std::string& text) {
 }  // namespace
 
 Explanation explain(SavedModel& model, const std::string& text) {
-  const text::Tokenizer& tok = model.tokenizer;
+  const text::Tokenizer& tok = model.require_tokenizer();
   Explanation e;
   e.text = text;
   e.label_names = model.config.at("data").at("labels").get<std::vector<std::string>>();
@@ -41,6 +43,18 @@ Explanation explain(SavedModel& model, const std::string& text) {
   const torch::Tensor att = out->elements()[1].toTensor().to(torch::kFloat32).contiguous();
   e.probabilities.assign(probs.data_ptr<float>(), probs.data_ptr<float>() + probs.numel());
   if (!e.ids.empty()) e.attention.assign(att.data_ptr<float>(), att.data_ptr<float>() + att.numel());
+  if (!e.ids.empty() && model.module.find_method("self_attention")) {
+    const auto layers = model.module.get_method("self_attention")({ids}).toTensorList();
+    for (const torch::Tensor& layer : layers) {
+      const torch::Tensor w = layer.to(torch::kFloat32).contiguous();  // [1, heads, T, T]
+      std::vector<std::vector<float>> heads;
+      for (std::int64_t h = 0; h < w.size(1); ++h) {
+        const torch::Tensor head = w[0][h].contiguous();
+        heads.emplace_back(head.data_ptr<float>(), head.data_ptr<float>() + head.numel());
+      }
+      e.self_attention.push_back(std::move(heads));
+    }
+  }
 
   // Words: each chunk's tokens, which (with the default separators) are the text's tokens in order.
   const auto num_words = tok.options().num_words.value_or(0);
@@ -84,6 +98,50 @@ Explanation explain(SavedModel& model, const std::string& text) {
   }
   if (next_id != e.ids.size()) throw std::logic_error("explain: tokens and ids do not line up");
   return e;
+}
+
+std::vector<FeatureExplanation> explain_features(SavedModel& model, const std::vector<float>& values) {
+  const auto names = model.config.at("data").at("features").get<std::vector<std::string>>();
+  const auto d = static_cast<std::int64_t>(names.size());
+  if (d == 0 || values.size() % static_cast<std::size_t>(d) != 0)
+    throw std::invalid_argument("a row needs " + std::to_string(d) + " feature values");
+  const auto [probs, attention] = train::predict_features(model.module, values, d);
+  std::vector<FeatureExplanation> out;
+  for (std::size_t r = 0; r < probs.size(); ++r) {
+    FeatureExplanation e;
+    e.feature_names = names;
+    e.label_name = model.config.at("data").value("label", std::string("label"));
+    e.values.assign(values.begin() + static_cast<std::ptrdiff_t>(r) * d, values.begin() + static_cast<std::ptrdiff_t>(r + 1) * d);
+    e.probability = probs[r];
+    e.attention.assign(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
+                       attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<TranslationExplanation> explain_translations(SavedModel& model, const std::vector<std::string>& texts) {
+  const text::Tokenizer& source = model.require_tokenizer();
+  const text::Tokenizer& target = model.require_target_tokenizer();
+  data::PairTable pairs;
+  pairs.sources = texts;
+  const train::SequencePairs enc = train::encode_pairs(pairs, source, target);
+  std::vector<std::int64_t> rows;
+  for (std::size_t i = 0; i < texts.size(); ++i) rows.push_back(static_cast<std::int64_t>(i));
+  const std::vector<train::Translation> out = train::translate(model.module, enc.source, rows, enc.end_id, 64);
+  std::vector<TranslationExplanation> all;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    TranslationExplanation e;
+    e.source = texts[i];
+    for (std::int64_t c = 0; c < enc.source.lengths[i]; ++c)
+      e.source_tokens.push_back(source.index_word(enc.source.ids[static_cast<std::size_t>(static_cast<std::int64_t>(i) * enc.source.cols + c)])
+                                    .value_or("?"));
+    for (std::int32_t id : out[i].ids) e.output_tokens.push_back(target.index_word(id).value_or("?"));
+    e.output = train::decode(target, out[i].ids);
+    e.attention = out[i].attention;
+    all.push_back(std::move(e));
+  }
+  return all;
 }
 
 }  // namespace attn::models

@@ -3,15 +3,30 @@
 #include <stdexcept>
 
 #include "attn/models/bilstm_attention.h"
+#include "attn/models/feature_attention.h"
+#include "attn/models/seq2seq_attention.h"
+#include "attn/models/transformer_classifier.h"
 
 namespace attn::models {
 
 // The registry: add a model here, and every command can build, train, explain and export it.
 const std::vector<ModelEntry>& models() {
   static const std::vector<ModelEntry> kModels = {
-      bilstm_attention_entry(),
+      bilstm_attention_entry(),        // seed 000: word attention on a BiLSTM
+      feature_attention_entry(),       // seed 001: softmax attention over input features
+      seq2seq_attention_entry(),       // seeds 002, 003: Bahdanau / Luong encoder-decoder attention
+      transformer_classifier_entry(),  // seed 003: multi-head self-attention encoder
   };
   return kModels;
+}
+
+const char* task_name(TaskKind kind) {
+  switch (kind) {
+    case TaskKind::kTextClassification: return "text-classification";
+    case TaskKind::kFeatureClassification: return "feature-classification";
+    case TaskKind::kSequenceToSequence: return "seq2seq";
+  }
+  return "?";
 }
 
 const ModelEntry& find_model(const std::string& name) {

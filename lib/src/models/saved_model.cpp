@@ -9,10 +9,11 @@
 namespace attn::models {
 
 void save_model(const std::string& path, torch::jit::Module& module, const nlohmann::json& config,
-                const text::Tokenizer& tokenizer) {
+                const std::map<std::string, std::string>& files) {
   const bool was_training = module.is_training();
   module.eval();
-  torch::jit::ExtraFilesMap extra{{"config.json", config.dump(2)}, {"tokenizer.json", tokenizer.to_json()}};
+  torch::jit::ExtraFilesMap extra{{"config.json", config.dump(2)}};
+  for (const auto& [name, content] : files) extra[name] = content;
   const std::string tmp = path + ".tmp";
   try {
     module.save(tmp, extra);
@@ -24,30 +25,55 @@ void save_model(const std::string& path, torch::jit::Module& module, const nlohm
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot write");
 }
 
+const text::Tokenizer& SavedModel::require_tokenizer() const {
+  if (!tokenizer) throw std::runtime_error(path + ": no embedded tokenizer.json (a " + config.value("model", std::string("?")) + " model)");
+  return *tokenizer;
+}
+
+const text::Tokenizer& SavedModel::require_target_tokenizer() const {
+  if (!target_tokenizer) throw std::runtime_error(path + ": no embedded target_tokenizer.json: not a seq2seq model");
+  return *target_tokenizer;
+}
+
 SavedModel load_model(const std::string& given) {
-  std::string path = given;
-  if (std::filesystem::is_directory(path)) path = (std::filesystem::path(path) / "model.pt").string();
+  SavedModel m;
+  m.path = given;
+  if (std::filesystem::is_directory(m.path)) m.path = (std::filesystem::path(m.path) / "model.pt").string();
+  const std::string& path = m.path;
   if (!std::filesystem::exists(path)) throw std::runtime_error(path + ": no such file (train a model first: attn train)");
-  torch::jit::ExtraFilesMap extra{{"config.json", ""}, {"tokenizer.json", ""}};
-  torch::jit::Module module;
+  torch::jit::ExtraFilesMap extra{{"config.json", ""}};
+  for (const char* name : kModelFiles) extra[name] = "";
   try {
-    module = torch::jit::load(path, c10::nullopt, extra);
+    m.module = torch::jit::load(path, c10::nullopt, extra);
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a TorchScript model file (" +
                              std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   }
-  if (extra["config.json"].empty() || extra["tokenizer.json"].empty())
-    throw std::runtime_error(path + ": no embedded config.json/tokenizer.json: not a model saved by attn");
-  nlohmann::json config;
+  if (extra["config.json"].empty()) throw std::runtime_error(path + ": no embedded config.json: not a model saved by attn");
   try {
-    config = nlohmann::json::parse(extra["config.json"]);
+    m.config = nlohmann::json::parse(extra["config.json"]);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": embedded config.json is not valid JSON");
   }
-  if (!config.contains("model") || !config.contains("model_config"))
-    throw std::runtime_error(path + ": embedded config.json: keys 'model' and 'model_config' are required");
-  module.eval();
-  return SavedModel{module, config, text::Tokenizer::from_json(extra["tokenizer.json"], path + ":tokenizer.json")};
+  if (!m.config.contains("model") || !m.config.contains("model_config") || !m.config.contains("data"))
+    throw std::runtime_error(path + ": embedded config.json: keys 'model', 'model_config' and 'data' are required");
+  try {
+    m.task = find_model(m.config.at("model").get<std::string>()).task;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": embedded config.json: key 'model': " + e.what());
+  }
+  for (const char* name : kModelFiles)
+    if (!extra[name].empty()) m.files[name] = extra[name];
+  if (!extra["tokenizer.json"].empty())
+    m.tokenizer = text::Tokenizer::from_json(extra["tokenizer.json"], path + ":tokenizer.json");
+  if (!extra["target_tokenizer.json"].empty())
+    m.target_tokenizer = text::Tokenizer::from_json(extra["target_tokenizer.json"], path + ":target_tokenizer.json");
+  if (m.task != TaskKind::kFeatureClassification && !m.tokenizer)
+    throw std::runtime_error(path + ": no embedded tokenizer.json: not a complete " + m.config.at("model").get<std::string>() + " model");
+  if (m.task == TaskKind::kSequenceToSequence && !m.target_tokenizer)
+    throw std::runtime_error(path + ": no embedded target_tokenizer.json: not a complete seq2seq model");
+  m.module.eval();
+  return m;
 }
 
 }  // namespace attn::models

@@ -163,4 +163,13 @@ void CsvReader::check_utf8(const CsvRecord& rec) const {
   }
 }
 
+std::string csv_quote(std::string_view s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
 }  // namespace attn::text

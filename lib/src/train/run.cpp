@@ -1,9 +1,9 @@
 #include "attn/train/run.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "attn/io/atomic_file.h"
-#include "attn/io/prepared_data_reader.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 
@@ -19,8 +19,7 @@ torch::jit::Module build_model(const nlohmann::json& config) {
 struct TrainingRun::Impl {
   std::string dir;
   nlohmann::json config;
-  io::PreparedData data;
-  std::unique_ptr<text::Tokenizer> tokenizer;
+  std::unique_ptr<Task> task;
   std::unique_ptr<Trainer> trainer;
   nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
 
@@ -36,7 +35,7 @@ struct TrainingRun::Impl {
     t.seed = c.at("seed");
     t.bucket = c.at("bucket");
     torch::manual_seed(t.seed);  // the initial weights
-    trainer = std::make_unique<Trainer>(build_model(config), data, t);
+    trainer = std::make_unique<Trainer>(build_model(config), *task, t);
   }
 };
 
@@ -51,30 +50,23 @@ TrainingRun TrainingRun::start(const RunOptions& o) {
   if (fs::exists(fs::path(o.out_dir) / "config.json"))
     throw std::runtime_error(o.out_dir + ": already holds a run (config.json); continue it with --resume, or choose another --out");
   io::ensure_directory(o.out_dir);
-  std::string data_dir = o.data_dir;
-  if (o.prepare) {
-    data_dir = (fs::path(o.out_dir) / "data").string();
-    data::Prepared prepared = data::prepare_csv(*o.prepare);
-    data::write_prepared_dir(prepared, data_dir);
-    s->data = std::move(prepared.data);
-    s->tokenizer = std::make_unique<text::Tokenizer>(std::move(prepared.tokenizer));
-  } else {
-    s->data = io::read_prepared((fs::path(data_dir) / "data.pt").string());
-    const std::string tok = (fs::path(data_dir) / "tokenizer.json").string();
-    s->tokenizer = std::make_unique<text::Tokenizer>(text::Tokenizer::from_json(io::read_file(tok), tok));
-  }
-  if (s->data.label_names.empty()) throw std::invalid_argument(data_dir + ": the prepared data has no label columns");
-  // The model's sizes follow the data: embedding rows from the tokenizer, outputs from the labels.
+  DataSource source = o.data;
+  source.threads = o.threads;
+  s->task = open_task(entry.task, source, o.out_dir);
+  // The model's sizes follow the data (vocabularies, labels, features) unless set explicitly; a
+  // size the data fixes exactly (labels, features) must match it.
   nlohmann::json overrides = o.model_overrides.is_null() ? nlohmann::json::object() : o.model_overrides;
-  const auto& to = s->tokenizer->options();
-  const std::int64_t rows = to.num_words && *to.num_words ? *to.num_words : s->tokenizer->vocabulary_size() + 2;
-  if (!overrides.contains("num_words")) overrides["num_words"] = rows;
-  if (!overrides.contains("labels")) overrides["labels"] = static_cast<std::int64_t>(s->data.label_names.size());
-  if (overrides["labels"] != static_cast<std::int64_t>(s->data.label_names.size()))
-    throw std::invalid_argument("config key 'labels' must equal the data's " + std::to_string(s->data.label_names.size()) +
-                                " label columns");
+  const nlohmann::json sizes = s->task->model_sizes();
+  for (const auto& [key, value] : sizes.items()) {
+    const bool known = std::any_of(entry.keys.begin(), entry.keys.end(), [&](const models::ConfigKey& k) { return k.name == key; });
+    if (!known) continue;
+    if (!overrides.contains(key)) overrides[key] = value;
+    if ((key == "labels" || key == "features") && overrides[key] != value)
+      throw std::invalid_argument("config key '" + key + "' must equal the data's " + value.dump());
+  }
   s->config = {{"format", "attn.run/1"},
                {"model", entry.name},
+               {"task", models::task_name(entry.task)},
                {"model_config", models::resolve_config(entry, overrides)},
                {"training",
                 {{"epochs", o.train.epochs},
@@ -84,15 +76,9 @@ TrainingRun TrainingRun::start(const RunOptions& o) {
                  {"seed", o.train.seed},
                  {"bucket", o.train.bucket},
                  {"threads", o.threads}}},
-               {"data",
-                {{"dir", data_dir},
-                 {"rows", s->data.x.rows},
-                 {"maxlen", s->data.x.cols},
-                 {"padding", text::side_name(s->data.padding)},
-                 {"labels", s->data.label_names}}}};
-  if (o.prepare) s->config["data"]["truncating"] = text::side_name(o.prepare->pad.truncating);
+               {"data", s->task->data_config()}};
   io::write_file_atomic(s->path("config.json"), s->config.dump(2) + "\n");
-  io::write_file_atomic(s->path("tokenizer.json"), s->tokenizer->to_json());
+  for (const auto& [name, content] : s->task->files()) io::write_file_atomic(s->path(name.c_str()), content);
   s->open_trainer();
   return TrainingRun(std::move(s));
 }
@@ -107,10 +93,11 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, std::optional<int> e
     throw std::runtime_error(cfg + ": not valid JSON");
   }
   if (epochs) s->config["training"]["epochs"] = *epochs;
-  const std::string data_dir = s->config.at("data").at("dir");
-  s->data = io::read_prepared((fs::path(data_dir) / "data.pt").string());
-  const std::string tok = s->path("tokenizer.json");
-  s->tokenizer = std::make_unique<text::Tokenizer>(text::Tokenizer::from_json(io::read_file(tok), tok));
+  try {
+    s->task = reopen_task(models::find_model(s->config.at("model")).task, s->config, run_dir);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(cfg + ": incomplete run configuration (" + e.what() + ")");
+  }
   s->open_trainer();
   s->trainer->load_checkpoint(s->path("checkpoint.pt"));
   if (fs::exists(s->path("metrics.jsonl"))) {
@@ -132,19 +119,18 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, std::optional<int> e
 }
 
 const nlohmann::json& TrainingRun::config() const { return impl_->config; }
-const std::vector<std::string>& TrainingRun::label_names() const { return impl_->data.label_names; }
 int TrainingRun::epochs_done() const { return impl_->trainer->epochs_done(); }
 
 bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
                         const std::function<void(const EpochRecord&)>& on_epoch) {
   Impl& s = *impl_;
   const bool finished = s.trainer->run(stop, on_progress, [&](const EpochRecord& rec) {
-    s.metrics.push_back(to_json(rec, s.data.label_names));
+    s.metrics.push_back(to_json(rec));
     std::string lines;
     for (const auto& m : s.metrics) lines += m.dump() + "\n";
     s.trainer->save_checkpoint(s.path("checkpoint.pt"));
     io::write_file_atomic(s.path("metrics.jsonl"), lines);
-    models::save_model(s.path("model.pt"), s.trainer->model(), s.config, *s.tokenizer);
+    models::save_model(s.path("model.pt"), s.trainer->model(), s.config, s.task->files());
     if (on_epoch) on_epoch(rec);
   });
   if (!finished) s.trainer->save_checkpoint(s.path("checkpoint.pt"));

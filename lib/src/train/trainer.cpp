@@ -12,62 +12,14 @@
 
 namespace attn::train {
 
-torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, bool trim,
-                        text::Side padding) {
-  std::int64_t width = x.cols;
-  if (trim) {
-    width = 1;
-    for (std::int64_t r : rows) width = std::max(width, x.lengths[static_cast<std::size_t>(r)]);
-    width = std::min(width, x.cols);
-  }
-  torch::Tensor out = torch::empty({static_cast<std::int64_t>(rows.size()), width}, torch::kInt64);
-  auto* dst = out.data_ptr<std::int64_t>();
-  const std::int64_t offset = padding == text::Side::kPre ? x.cols - width : 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::int32_t* src = x.ids.data() + rows[i] * x.cols + offset;
-    for (std::int64_t c = 0; c < width; ++c) dst[static_cast<std::int64_t>(i) * width + c] = src[c];
-  }
-  return out;
-}
-
-std::vector<float> predict(torch::jit::Module& model, const text::PaddedSequences& x, const std::vector<std::int64_t>& rows,
-                           text::Side padding, std::int64_t batch_size) {
-  torch::NoGradGuard no_grad;
-  const bool was_training = model.is_training();
-  model.eval();
-  std::vector<std::int64_t> position(static_cast<std::size_t>(x.rows), -1);
-  for (std::size_t i = 0; i < rows.size(); ++i) position[static_cast<std::size_t>(rows[i])] = static_cast<std::int64_t>(i);
-  std::vector<float> out;
-  std::int64_t labels = 0;
-  for (const auto& batch : make_batches(rows, x.lengths, batch_size, /*bucket=*/true, /*shuffle=*/false, 0)) {
-    const torch::Tensor probs = model.forward({batch_ids(x, batch, true, padding)}).toTupleRef().elements()[0].toTensor().contiguous();
-    if (out.empty()) {
-      labels = probs.size(1);
-      out.assign(rows.size() * static_cast<std::size_t>(labels), 0.0f);
-    }
-    const float* p = probs.data_ptr<float>();
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      std::copy(p + static_cast<std::int64_t>(i) * labels, p + static_cast<std::int64_t>(i + 1) * labels,
-                out.begin() + position[static_cast<std::size_t>(batch[i])] * labels);
-  }
-  model.train(was_training);
-  return out;
-}
-
-nlohmann::ordered_json to_json(const EpochRecord& r, const std::vector<std::string>& label_names) {
-  auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
-  nlohmann::ordered_json auc = nlohmann::ordered_json::object();
-  for (std::size_t k = 0; k < r.validation.auc.size() && k < label_names.size(); ++k) auc[label_names[k]] = num(r.validation.auc[k]);
+nlohmann::ordered_json to_json(const EpochRecord& r) {
   nlohmann::ordered_json j;
   j["epoch"] = r.epoch;
   j["loss"] = r.loss;
   j["acc"] = r.accuracy;
-  j["val_loss"] = r.validation.loss;
-  j["val_acc"] = r.validation.accuracy;
-  j["val_auc"] = auc;
-  j["val_mean_auc"] = num(r.validation.mean_auc);
+  for (const auto& [key, value] : r.validation.items()) j["val_" + key] = value;
   j["train_rows"] = r.train_rows;
-  j["val_rows"] = r.validation.rows;
+  j["val_rows"] = r.val_rows;
   j["train_tokens"] = r.train_tokens;
   j["seconds"] = r.seconds;
   j["rows_per_second"] = r.rows_per_second;
@@ -76,24 +28,22 @@ nlohmann::ordered_json to_json(const EpochRecord& r, const std::vector<std::stri
 
 struct Trainer::Impl {
   torch::jit::Module model;
-  const io::PreparedData& data;
+  const Task& task;
   TrainOptions options;
   std::vector<torch::Tensor> params;
   std::vector<std::string> param_names;
   std::unique_ptr<torch::optim::Adam> optimizer;
   std::vector<std::int64_t> train_rows, val_rows;
-  torch::Tensor labels;  // [rows, L] float
   // Position: the next batch of epoch `epoch` (0-based), with the epoch's running sums so far.
   int epoch = 0;
   std::int64_t next_batch = 0, rows_done = 0, tokens_done = 0;
   double loss_sum = 0, acc_sum = 0, seconds = 0;
 
-  Impl(torch::jit::Module m, const io::PreparedData& d, const TrainOptions& o) : model(std::move(m)), data(d), options(o) {
+  Impl(torch::jit::Module m, const Task& t, const TrainOptions& o) : model(std::move(m)), task(t), options(o) {
     // TorchScript's executor swaps in an optimised graph after a module's first runs, which can
     // change the last bits of a result: a resumed run (a fresh module) would drift from an
     // uninterrupted one. Unoptimised, every step runs the same graph (process-wide setting).
     torch::jit::setGraphExecutorOptimize(false);
-    if (data.label_names.empty()) throw std::invalid_argument("training needs labels, and the prepared data has none");
     if (o.val_split < 0 || o.val_split >= 1) throw std::invalid_argument("val_split must be in [0, 1)");
     if (o.epochs < 1) throw std::invalid_argument("epochs must be >= 1");
     for (const auto& p : model.named_parameters(true)) {
@@ -102,44 +52,32 @@ struct Trainer::Impl {
     }
     optimizer = std::make_unique<torch::optim::Adam>(
         params, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
-    const auto n = data.x.rows;
+    const auto n = task.rows();
     const auto n_val = static_cast<std::int64_t>(std::floor(static_cast<double>(n) * o.val_split));  // Keras' split
     for (std::int64_t r = 0; r < n - n_val; ++r) train_rows.push_back(r);
     for (std::int64_t r = n - n_val; r < n; ++r) val_rows.push_back(r);
     if (train_rows.empty()) throw std::invalid_argument("no training rows left after the validation split");
-    labels = torch::from_blob(const_cast<float*>(data.labels.data()),
-                              {n, static_cast<std::int64_t>(data.label_names.size())}, torch::kFloat32);
   }
 
   std::vector<std::vector<std::int64_t>> epoch_batches(int e) const {
-    return make_batches(train_rows, data.x.lengths, options.batch_size, options.bucket, true,
+    return make_batches(train_rows, task.lengths(), options.batch_size, options.bucket, true,
                         options.seed * 1000003ULL + static_cast<std::uint64_t>(e));
   }
 
-  Evaluation validate() {
-    if (val_rows.empty()) return Evaluation{};
-    const std::vector<float> probs = predict(model, data.x, val_rows, data.padding, options.batch_size);
-    const std::size_t L = data.label_names.size();
-    std::vector<float> y;
-    y.reserve(val_rows.size() * L);
-    for (std::int64_t r : val_rows)
-      y.insert(y.end(), data.labels.begin() + r * static_cast<std::int64_t>(L), data.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
-    return evaluate(probs, y, L);
-  }
+  nlohmann::ordered_json validate() { return task.evaluate(model, val_rows, options.batch_size); }
 };
 
-Trainer::Trainer(torch::jit::Module model, const io::PreparedData& data, const TrainOptions& options)
-    : impl_(std::make_unique<Impl>(std::move(model), data, options)) {}
+Trainer::Trainer(torch::jit::Module model, const Task& task, const TrainOptions& options)
+    : impl_(std::make_unique<Impl>(std::move(model), task, options)) {}
 Trainer::~Trainer() = default;
 
 int Trainer::epochs_done() const { return impl_->epoch; }
 torch::jit::Module& Trainer::model() { return impl_->model; }
-Evaluation Trainer::validate() { return impl_->validate(); }
+nlohmann::ordered_json Trainer::validate() { return impl_->validate(); }
 
 bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
                   const std::function<void(const EpochRecord&)>& on_epoch) {
   Impl& s = *impl_;
-  torch::jit::Method logits = s.model.get_method("logits");
   while (s.epoch < s.options.epochs) {
     const auto batches = s.epoch_batches(s.epoch);
     s.model.train();
@@ -149,22 +87,16 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
       // Dropout masks from (seed, epoch, batch): a resumed run draws exactly the same ones.
       torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(s.epoch) * 100003ULL +
                          static_cast<std::uint64_t>(s.next_batch));
-      const torch::Tensor ids = batch_ids(s.data.x, rows, s.options.bucket, s.data.padding);
-      const torch::Tensor index = torch::tensor(rows, torch::kInt64);
-      const torch::Tensor y = s.labels.index_select(0, index);
-      const torch::Tensor out = logits({ids}).toTupleRef().elements()[0].toTensor();
-      const torch::Tensor loss = torch::binary_cross_entropy_with_logits(out, y);
+      const Batch batch = s.task.batch(rows, s.options.bucket);
+      const auto [loss, accuracy] = s.task.loss(s.model, batch);
       s.optimizer->zero_grad();
       loss.backward();
       s.optimizer->step();
       const auto n = static_cast<double>(rows.size());
-      {
-        torch::NoGradGuard no_grad;
-        s.loss_sum += loss.item<double>() * n;
-        s.acc_sum += ((out > 0).to(torch::kFloat32) == y).to(torch::kFloat32).mean().item<double>() * n;
-      }
+      s.loss_sum += loss.item<double>() * n;
+      s.acc_sum += accuracy * n;
       s.rows_done += static_cast<std::int64_t>(rows.size());
-      s.tokens_done += ids.numel();
+      s.tokens_done += batch.tokens;
       s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (on_progress)
         on_progress(Progress{s.epoch + 1, s.options.epochs, s.rows_done, static_cast<std::int64_t>(s.train_rows.size()),
@@ -183,6 +115,7 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
     rec.train_rows = s.rows_done;
     rec.train_tokens = s.tokens_done;
     rec.validation = s.validate();
+    rec.val_rows = static_cast<std::int64_t>(s.val_rows.size());
     ++s.epoch;  // done: a checkpoint written by on_epoch starts the next epoch
     s.next_batch = s.rows_done = s.tokens_done = 0;
     s.loss_sum = s.acc_sum = s.seconds = 0;

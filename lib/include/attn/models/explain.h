@@ -27,9 +27,32 @@ struct Explanation {
   std::vector<ExplainedWord> words;
   std::vector<std::int64_t> ids;  ///< the model's input: Keras' texts_to_sequences, unpadded
   std::vector<float> attention;   ///< per id
+  /// transformer-classifier: per layer, per head, [ids x ids] row-major (query rows, key columns).
+  std::vector<std::vector<std::vector<float>>> self_attention;
 };
 
 /// Runs `model` on `text` (its forward must return (probabilities [1, L], attention [1, T])).
+/// A model with a self_attention method (transformer-classifier) also fills `self_attention`.
 Explanation explain(SavedModel& model, const std::string& text);
+
+/// feature-attention on one row: the probability of label 1 and each feature's attention weight.
+struct FeatureExplanation {
+  std::vector<std::string> feature_names;
+  std::string label_name;
+  std::vector<float> values;
+  float probability = 0;
+  std::vector<float> attention;  ///< per feature, sums to 1
+};
+/// `values` holds rows of the model's feature count, row-major.
+std::vector<FeatureExplanation> explain_features(SavedModel& model, const std::vector<float>& values);
+
+/// seq2seq-attention on one input: the greedy output and where each output character looked.
+struct TranslationExplanation {
+  std::string source, output;
+  std::vector<std::string> source_tokens;  ///< the source tokenizer's characters (lowercased)
+  std::vector<std::string> output_tokens;  ///< the output's characters
+  std::vector<float> attention;            ///< [output_tokens, source_tokens] row-major; each row sums to 1
+};
+std::vector<TranslationExplanation> explain_translations(SavedModel& model, const std::vector<std::string>& texts);
 
 }  // namespace attn::models

@@ -24,8 +24,17 @@ struct LayerRow {
   std::int64_t params = 0;
 };
 
+/// What a model learns from, which fixes how its data is read, batched, scored and explained.
+enum class TaskKind {
+  kTextClassification,     ///< text -> labels (Keras tokenizer + padding): logits(ids [B, T])
+  kFeatureClassification,  ///< numeric features -> one 0/1 label: logits(x [B, D])
+  kSequenceToSequence,     ///< character string -> character string: logits(src [B, S], target_in [B, T])
+};
+const char* task_name(TaskKind kind);
+
 struct ModelEntry {
   std::string name;
+  TaskKind task;
   std::string description;
   std::vector<ConfigKey> keys;
   /// Builds a fresh (randomly initialised) TorchScript model from a complete configuration.

@@ -61,4 +61,7 @@ class CsvReader {
   std::int64_t line_ = 1;
 };
 
+/// `s` as one quoted CSV field (quotes doubled), for writing.
+std::string csv_quote(std::string_view s);
+
 }  // namespace attn::text

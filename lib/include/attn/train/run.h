@@ -1,8 +1,9 @@
 #pragma once
-/// A training run directory, start to finish: config.json (registry name, full model config,
-/// training, data and tokenizer settings), tokenizer.json, the prepared data (data/ when trained
-/// from a CSV), metrics.jsonl (a record per epoch), checkpoint.pt (after every epoch and on
-/// interruption, atomically) and model.pt (the model with config and tokenizer embedded).
+/// A training run directory, start to finish: config.json (registry name, task, full model config,
+/// training and data settings), the task's files (tokenizer.json; target_tokenizer.json for
+/// seq2seq), the prepared data (data/ when a text model is trained from a CSV), metrics.jsonl (a
+/// record per epoch), checkpoint.pt (after every epoch and on interruption, atomically) and
+/// model.pt (the model with config.json and the task's files embedded).
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -11,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attn/data/prepare.h"
+#include "attn/train/task.h"
 #include "attn/train/trainer.h"
 
 namespace attn::train {
@@ -22,14 +23,13 @@ struct RunOptions {
   nlohmann::json model_overrides;  ///< on top of the registry defaults (config file, then --set)
   TrainOptions train;
   int threads = 1;
-  std::string data_dir;                         ///< prepared data (attn prepare's output), or
-  std::optional<data::PrepareOptions> prepare;  ///< a CSV to prepare into out_dir/data
+  DataSource data;
 };
 
 class TrainingRun {
  public:
-  /// Prepares the data if asked, builds the model from the registry, writes config.json and
-  /// tokenizer.json. Errors: std::invalid_argument for bad settings, std::runtime_error for files.
+  /// Loads (and for a text CSV prepares) the data, builds the model from the registry, writes
+  /// config.json and the task's files. Errors: std::invalid_argument for bad settings, std::runtime_error for files.
   static TrainingRun start(const RunOptions& options);
   /// Reopens RUN_DIR at its last checkpoint; `epochs` (if set) changes the total epoch count.
   static TrainingRun resume(const std::string& run_dir, std::optional<int> epochs);
@@ -38,7 +38,6 @@ class TrainingRun {
 
   /// The effective configuration (what config.json holds).
   const nlohmann::json& config() const;
-  const std::vector<std::string>& label_names() const;
   int epochs_done() const;
 
   /// Trains to the end, writing metrics.jsonl, checkpoint.pt and model.pt after every epoch.

@@ -1,8 +1,8 @@
 #pragma once
-/// Training a registered text model on prepared data (data.pt): Adam + binary cross-entropy, the
-/// last val_split of the rows held out as Keras' validation_split does, length-bucketed batches,
-/// per-epoch metrics with ROC AUC, checkpoints that resume exactly. Deterministic for a given seed
-/// and thread count.
+/// Training a registered model on its task's data (see task.h): Adam on the task's loss, the last
+/// val_split of the rows held out as Keras' validation_split does, length-bucketed batches,
+/// per-epoch metrics, checkpoints that resume exactly. Deterministic for a given seed and thread
+/// count.
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -12,8 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/script.h>
 
-#include "attn/io/prepared_data.h"
-#include "attn/train/metrics.h"
+#include "attn/train/task.h"
 
 namespace attn::train {
 
@@ -40,15 +39,16 @@ struct EpochRecord {
   int epoch = 0;
   double loss = 0, accuracy = 0;  ///< training, averaged over the epoch's rows
   double seconds = 0, rows_per_second = 0;
-  std::int64_t train_rows = 0, train_tokens = 0;  ///< tokens in the (trimmed) batches, padding included
-  Evaluation validation;
+  std::int64_t train_rows = 0, val_rows = 0, train_tokens = 0;  ///< tokens in the (trimmed) batches, padding included
+  nlohmann::ordered_json validation;               ///< Task::evaluate of the validation rows
 };
-nlohmann::ordered_json to_json(const EpochRecord& r, const std::vector<std::string>& label_names);
+/// One metrics.jsonl record: epoch, loss, acc, then the validation metrics prefixed "val_".
+nlohmann::ordered_json to_json(const EpochRecord& r);
 
 class Trainer {
  public:
-  /// `model` must have logits(ids) -> (logits, attention). `data` must outlive the trainer.
-  Trainer(torch::jit::Module model, const io::PreparedData& data, const TrainOptions& options);
+  /// `model` must have the `logits` method `task` calls. `task` must outlive the trainer.
+  Trainer(torch::jit::Module model, const Task& task, const TrainOptions& options);
   ~Trainer();
 
   /// Trains the remaining epochs. `stop` is checked after every batch: when it turns true, run()
@@ -56,8 +56,8 @@ class Trainer {
   bool run(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
            const std::function<void(const EpochRecord&)>& on_epoch);
 
-  /// Validation metrics of the current model.
-  Evaluation validate();
+  /// Validation metrics of the current model (Task::evaluate of the validation rows).
+  nlohmann::ordered_json validate();
   int epochs_done() const;
   torch::jit::Module& model();
 
@@ -70,15 +70,5 @@ class Trainer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// The ids of `rows` of `x` as an int64 batch [rows, width]: width = the longest of them (at least
-/// 1) when `trim`, else x's width. Real tokens sit at the end for pre padding, at the start for post.
-torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, bool trim,
-                        text::Side padding);
-
-/// Probabilities [rows.size(), labels] (row-major) of `model`'s forward over `rows`, in
-/// length-bucketed batches, eval mode, no gradients.
-std::vector<float> predict(torch::jit::Module& model, const text::PaddedSequences& x, const std::vector<std::int64_t>& rows,
-                           text::Side padding, std::int64_t batch_size = 512);
 
 }  // namespace attn::train

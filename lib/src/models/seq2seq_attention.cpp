@@ -1,0 +1,188 @@
+#include "attn/models/seq2seq_attention.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "attn/nn/attention.h"
+
+namespace attn::models {
+namespace {
+
+const char* kEncoderDecoder = R"(
+def encode(self, src: Tensor) -> Tuple[Tensor, Tensor]:
+    # src [B, S] (0 = padding) -> (encoder states h [B, S, 2U], mask [B, S])
+    h = self.encoder.forward(torch.embedding(self.source_embedding, src))
+    return h, src != 0
+
+def start(self, h: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    # s_0 = tanh(W mean_i h_i) over the real positions; cell 0; previous attentional output 0
+    m = mask.unsqueeze(-1).to(h.dtype)
+    mean = (h * m).sum(1) / m.sum(1).clamp(1.0)
+    s = torch.tanh(self.bridge.forward(mean))
+    return s, torch.zeros_like(s), torch.zeros_like(s)
+
+def logits(self, src: Tensor, target_in: Tensor) -> Tuple[Tensor, Tensor]:
+    # teacher forcing: target_in [B, T] = start token, y_1 .. y_{T-1}
+    h, mask = self.encode(src)
+    s, cell, feed = self.start(h, mask)
+    outputs: List[Tensor] = []
+    alphas: List[Tensor] = []
+    for t in range(target_in.size(1)):
+        out, s, cell, feed, alpha = self.step(target_in[:, t], s, cell, feed, h, mask)
+        outputs.append(out)
+        alphas.append(alpha)
+    return torch.stack(outputs, 1), torch.stack(alphas, 1)
+
+def translate(self, src: Tensor, max_length: int) -> Tuple[Tensor, Tensor]:
+    # greedy decoding until every row has produced the end token (or max_length steps)
+    assert max_length > 0, "translate: max_length must be positive"
+    h, mask = self.encode(src)
+    s, cell, feed = self.start(h, mask)
+    y = torch.zeros_like(src[:, 0]) + self.start_id
+    running = torch.ones_like(y)                      # 1 until the row's end token
+    ids: List[Tensor] = []
+    alphas: List[Tensor] = []
+    for t in range(max_length):
+        out, s, cell, feed, alpha = self.step(y, s, cell, feed, h, mask)
+        y = out.argmax(-1) * running
+        ids.append(y)
+        alphas.append(alpha * running.unsqueeze(1).to(alpha.dtype))
+        running = running * (y != self.end_id).to(running.dtype)
+        if int(running.sum()) == 0:
+            break
+    return torch.stack(ids, 1), torch.stack(alphas, 1)
+
+def forward(self, src: Tensor) -> Tuple[Tensor, Tensor]:
+    return self.translate(src, self.max_output_length)
+)";
+
+// One decoder step, in the two styles. Returns (logits [B, V], s, cell, feed, alpha [B, S]); `feed`
+// is what the next step carries besides the LSTM state (Bahdanau: c_t, unused; Luong: h~_t).
+const char* kBahdanauStep = R"(
+def step(self, y_prev: Tensor, s: Tensor, cell: Tensor, feed: Tensor, h: Tensor,
+         mask: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    context, alpha = self.attention.forward(s, h, mask)              # c_t = sum_i alpha_ti h_i, query s_{t-1}
+    x = torch.cat([torch.embedding(self.target_embedding, y_prev), context], -1)
+    s, cell = torch.lstm_cell(x, [s, cell], self.decoder.weight_ih, self.decoder.weight_hh,
+                              self.decoder.bias_ih, self.decoder.bias_hh)   # s_t = LSTM([y_{t-1}; c_t], s_{t-1})
+    return self.output.forward(torch.cat([s, context], -1)), s, cell, context, alpha
+)";
+
+const char* kLuongStep = R"(
+def step(self, y_prev: Tensor, s: Tensor, cell: Tensor, feed: Tensor, h: Tensor,
+         mask: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    x = torch.cat([torch.embedding(self.target_embedding, y_prev), feed], -1)
+    s, cell = torch.lstm_cell(x, [s, cell], self.decoder.weight_ih, self.decoder.weight_hh,
+                              self.decoder.bias_ih, self.decoder.bias_hh)   # s_t = LSTM([y_{t-1}; h~_{t-1}], s_{t-1})
+    context, alpha = self.attention.forward(s, h, mask)              # c_t, query s_t
+    attentional = self.combine.forward(context, s)                   # h~_t = tanh(W_c [c_t; s_t])
+    return self.output.forward(attentional), s, cell, attentional, alpha
+)";
+
+/// LSTM cell parameters named as torch.nn.LSTMCell names them, with its uniform(+-1/sqrt(H)) init.
+torch::jit::Module lstm_cell(std::int64_t input, std::int64_t hidden) {
+  auto m = nn::script::new_module("LSTMCell");
+  torch::NoGradGuard no_grad;
+  const double k = 1.0 / std::sqrt(static_cast<double>(hidden));
+  nn::script::add_parameter(m, "weight_ih", torch::empty({4 * hidden, input}).uniform_(-k, k));
+  nn::script::add_parameter(m, "weight_hh", torch::empty({4 * hidden, hidden}).uniform_(-k, k));
+  nn::script::add_parameter(m, "bias_ih", torch::empty({4 * hidden}).uniform_(-k, k));
+  nn::script::add_parameter(m, "bias_hh", torch::empty({4 * hidden}).uniform_(-k, k));
+  return m;
+}
+
+bool is_luong(const nlohmann::json& c) {
+  const std::string style = c.at("style");
+  if (style != "bahdanau" && style != "luong")
+    throw std::invalid_argument("seq2seq-attention: config key 'style' must be \"bahdanau\" or \"luong\", got \"" + style + "\"");
+  return style == "luong";
+}
+
+torch::jit::Module build(const nlohmann::json& c) {
+  const std::int64_t src_vocab = c.at("source_vocab"), tgt_vocab = c.at("target_vocab"), embed = c.at("embed_dim"),
+                     units = c.at("units"), max_src = c.at("max_source_length"), max_out = c.at("max_output_length");
+  TORCH_CHECK(src_vocab > 1 && tgt_vocab > 3 && embed > 0 && units > 0 && max_src > 0 && max_out > 0,
+              "seq2seq-attention: sizes must be positive (target_vocab counts padding, end and start)");
+  const nn::Score score = nn::parse_score(c.at("score").get<std::string>());
+  const bool luong = is_luong(c);
+  const std::int64_t key = 2 * units, dec = 2 * units;  // decoder as wide as the keys: every score applies
+  auto m = nn::script::new_module("Seq2SeqAttention");
+  {
+    torch::NoGradGuard no_grad;
+    nn::script::add_parameter(m, "source_embedding", torch::randn({src_vocab, embed}) * 0.1);
+    nn::script::add_parameter(m, "target_embedding", torch::randn({tgt_vocab, embed}) * 0.1);
+  }
+  m.register_module("encoder", nn::script::bilstm(embed, units, 0.0));
+  m.register_module("bridge", nn::script::linear(key, dec));
+  m.register_module("attention", nn::QueryKeyAttention(nn::QueryKeyAttentionOptions(dec, key)
+                                                           .score(score)
+                                                           .attention_dim(c.at("attention_dim").get<std::int64_t>())
+                                                           .max_length(max_src))
+                                     .module());
+  if (luong) {
+    m.register_module("decoder", lstm_cell(embed + dec, dec));
+    m.register_module("combine", nn::LuongOutput(key, dec, dec).module());
+    m.register_module("output", nn::script::linear(dec, tgt_vocab));
+  } else {
+    m.register_module("decoder", lstm_cell(embed + key, dec));
+    m.register_module("output", nn::script::linear(dec + key, tgt_vocab));
+  }
+  m.register_attribute("end_id", c10::IntType::get(), tgt_vocab - 2);
+  m.register_attribute("start_id", c10::IntType::get(), tgt_vocab - 1);
+  m.register_attribute("max_output_length", c10::IntType::get(), max_out);
+  nn::script::define(m, std::string(luong ? kLuongStep : kBahdanauStep) + kEncoderDecoder, "seq2seq-attention");
+  return m;
+}
+
+std::int64_t count(const torch::jit::Module& m, const std::string& prefix) {
+  std::int64_t n = 0;
+  for (const auto& p : m.named_parameters(true))
+    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
+  return n;
+}
+
+std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
+  const std::string e = std::to_string(c.at("embed_dim").get<std::int64_t>());
+  const std::string k = std::to_string(2 * c.at("units").get<std::int64_t>());
+  const std::string v = std::to_string(c.at("target_vocab").get<std::int64_t>());
+  const bool luong = is_luong(c);
+  std::vector<LayerRow> rows = {
+      {"source_embedding", "Embedding (characters)", "(None, S, " + e + ")", count(m, "source_embedding")},
+      {"encoder", "Bidirectional LSTM", "(None, S, " + k + ")", count(m, "encoder.")},
+      {"bridge", "Dense tanh (decoder start state)", "(None, " + k + ")", count(m, "bridge.")},
+      {"target_embedding", "Embedding (characters)", "(None, T, " + e + ")", count(m, "target_embedding")},
+      {"attention", "attention, score " + c.at("score").get<std::string>(), "(None, T, S)", count(m, "attention.")},
+      {"decoder", std::string("LSTM cell (") + (luong ? "Luong, input feeding" : "Bahdanau") + ")", "(None, T, " + k + ")",
+       count(m, "decoder.")},
+  };
+  if (luong) rows.push_back({"combine", "Dense tanh (h~ = tanh(W_c [c; s]))", "(None, T, " + k + ")", count(m, "combine.")});
+  rows.push_back({"output", "Dense (softmax over characters)", "(None, T, " + v + ")", count(m, "output.")});
+  return rows;
+}
+
+}  // namespace
+
+ModelEntry seq2seq_attention_entry() {
+  return ModelEntry{
+      "seq2seq-attention",
+      TaskKind::kSequenceToSequence,
+      "Seeds 002/003: character-level encoder-decoder (BiLSTM encoder, LSTM decoder) with Bahdanau- or "
+      "Luong-style attention and a selectable score; greedy decoding (e.g. human-readable dates -> ISO dates)",
+      {
+          {"source_vocab", 64, "source characters + padding + OOV (set from the source tokenizer)"},
+          {"target_vocab", 16, "target characters + padding, end and start (set from the target tokenizer)"},
+          {"embed_dim", 32, "character embedding size"},
+          {"units", 64, "encoder LSTM units per direction; the decoder has 2 x this"},
+          {"score", "additive", "alignment score: additive, general, dot, scaled-dot, cosine, location"},
+          {"style", "bahdanau", "bahdanau (context feeds the decoder input) or luong (h~ = tanh(W_c [c; s]) feeds the output)"},
+          {"attention_dim", 0, "additive score: hidden size (0: 2 x units)"},
+          {"max_source_length", 64, "location score: longest source in characters (set from the data, at least 64)"},
+          {"max_output_length", 32, "greedy decoding stops after this many characters (set from the data)"},
+      },
+      build,
+      layers,
+  };
+}
+
+}  // namespace attn::models

@@ -1,0 +1,121 @@
+#include "attn/models/transformer_classifier.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "attn/nn/attention.h"
+#include "attn/nn/transformer.h"
+
+namespace attn::models {
+namespace {
+
+// The encoder stack is written out layer by layer (TorchScript source is generated for N layers).
+std::string source(std::int64_t layers) {
+  std::string s = R"(
+def encode(self, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
+    # ids [B, T] (0 = padding, anywhere) -> (states [B, T, E], self-attention per layer [B, heads, T, T])
+    mask = ids != 0
+    positions = (torch.cumsum(mask.to(ids.dtype), 1) - 1).clamp(0)   # 0 at each text's first token
+    assert ids.size(1) <= self.max_length, "transformer-classifier: text longer than max_length tokens"
+    x = torch.embedding(self.embedding, ids) * self.scale        # token embedding x sqrt(d_model)
+    x = x + torch.embedding(self.position.pe, positions)         # + PE(position)
+    x = torch.dropout(x, self.dropout, self.training)
+    weights: List[Tensor] = []
+)";
+  for (std::int64_t i = 0; i < layers; ++i)
+    s += "    x, w = self.layer" + std::to_string(i) + ".forward(x, mask)\n    weights.append(w)\n";
+  s += R"(    return x, weights
+
+def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    x, _ = self.encode(ids)
+    s, attention = self.attention.forward(x, ids != 0)           # word-attention pooling, padding masked
+    return self.dense.forward(s), attention
+
+def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    logits, attention = self.logits(ids)
+    return torch.sigmoid(logits), attention
+
+def self_attention(self, ids: Tensor) -> List[Tensor]:
+    _, weights = self.encode(ids)
+    return weights
+)";
+  return s;
+}
+
+torch::jit::Module build(const nlohmann::json& c) {
+  const std::int64_t num_words = c.at("num_words"), labels = c.at("labels"), d = c.at("d_model"), heads = c.at("heads"),
+                     layers = c.at("layers"), ff = c.at("feedforward"), max_length = c.at("max_length");
+  const double dropout = c.at("dropout");
+  TORCH_CHECK(num_words > 1 && labels > 0 && d > 0 && heads > 0 && layers > 0 && ff > 0 && max_length > 0,
+              "transformer-classifier: sizes must be positive");
+  TORCH_CHECK(d % heads == 0, "transformer-classifier: d_model (", d, ") must be a multiple of heads (", heads, ")");
+  TORCH_CHECK(dropout >= 0 && dropout < 1, "transformer-classifier: dropout must be in [0, 1)");
+  auto m = nn::script::new_module("TransformerClassifier");
+  {
+    torch::NoGradGuard no_grad;
+    nn::script::add_parameter(m, "embedding", torch::randn({num_words, d}) * (1.0 / std::sqrt(static_cast<double>(d))));
+  }
+  m.register_module("position", nn::script::positional_encoding(d, max_length));
+  for (std::int64_t i = 0; i < layers; ++i)
+    m.register_module("layer" + std::to_string(i),
+                      nn::script::transformer_encoder_layer(
+                          nn::TransformerLayerOptions(d, heads).dim_feedforward(ff).dropout(dropout)));
+  m.register_module("attention", nn::WordAttention(nn::WordAttentionOptions(d)).module());
+  m.register_module("dense", nn::script::linear(d, labels));
+  m.register_attribute("scale", c10::FloatType::get(), std::sqrt(static_cast<double>(d)));
+  m.register_attribute("dropout", c10::FloatType::get(), dropout);
+  m.register_attribute("max_length", c10::IntType::get(), max_length);
+  nn::script::define(m, source(layers), "transformer-classifier");
+  return m;
+}
+
+std::int64_t count(const torch::jit::Module& m, const std::string& prefix) {
+  std::int64_t n = 0;
+  for (const auto& p : m.named_parameters(true))
+    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
+  return n;
+}
+
+std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
+  const std::string d = std::to_string(c.at("d_model").get<std::int64_t>());
+  const std::string heads = std::to_string(c.at("heads").get<std::int64_t>());
+  std::vector<LayerRow> rows = {
+      {"input", "Input (word ids)", "(None, T)", 0},
+      {"embedding", "Embedding x sqrt(d_model)", "(None, T, " + d + ")", count(m, "embedding")},
+      {"position", "sinusoidal positional encoding", "(None, T, " + d + ")", 0},
+  };
+  for (std::int64_t i = 0; i < c.at("layers").get<std::int64_t>(); ++i) {
+    const std::string name = "layer" + std::to_string(i);
+    rows.push_back({name, "TransformerEncoderLayer (" + heads + " heads)", "(None, T, " + d + ")", count(m, name + ".")});
+  }
+  rows.push_back({"attention", "word attention pooling", "(None, " + d + ")", count(m, "attention.")});
+  rows.push_back({"dense", "Dense sigmoid", "(None, " + std::to_string(c.at("labels").get<std::int64_t>()) + ")",
+                  count(m, "dense.")});
+  return rows;
+}
+
+}  // namespace
+
+ModelEntry transformer_classifier_entry() {
+  return ModelEntry{
+      "transformer-classifier",
+      TaskKind::kTextClassification,
+      "Seed 003: token + positional embedding -> Transformer encoder layers (multi-head self-attention) -> "
+      "word-attention pooling -> Dense sigmoid, for the same CSVs as bilstm-attention",
+      {
+          {"num_words", 20000, "embedding rows (set from the tokenizer's num_words)"},
+          {"labels", 6, "sigmoid outputs (set from the label columns)"},
+          {"d_model", 64, "model size E (embedding and every layer)"},
+          {"heads", 4, "attention heads per layer (d_model must be a multiple)"},
+          {"layers", 2, "encoder layers"},
+          {"feedforward", 128, "hidden size of each layer's feed-forward network"},
+          {"dropout", 0.1, "dropout on embeddings, attention weights and sublayer outputs"},
+          {"max_length", 512, "longest text in tokens (rows of the positional table; at least the data's maxlen)"},
+      },
+      build,
+      layers,
+  };
+}
+
+}  // namespace attn::models
