@@ -16,13 +16,13 @@ std::string temporary_name(const std::string& path) {
   return path + ".tmp." + std::to_string(::getpid());
 }
 
-void write_all(const std::string& path, std::string_view content) {
+void write_all(const std::string& path, std::string_view content, bool remove_on_failure = true) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
   const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
   const bool closed = std::fclose(f) == 0;
   if (!ok || !closed) {
-    std::remove(path.c_str());
+    if (remove_on_failure) std::remove(path.c_str());
     throw std::runtime_error(path + ": write failed (disk full?)");
   }
 }
@@ -38,6 +38,13 @@ void rename_into_place(const std::string& from, const std::string& to) {
 }  // namespace
 
 void write_file_atomic(const std::string& path, std::string_view content) {
+  // /dev/stdout, a pipe or a device: written in place (renaming over it would replace it).
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    write_all(path, content, /*remove_on_failure=*/false);
+    return;
+  }
   const std::string tmp = temporary_name(path);
   write_all(tmp, content);
   rename_into_place(tmp, path);
