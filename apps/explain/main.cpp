@@ -161,11 +161,12 @@ int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn explain",
       "Show what a trained model attends to. Text classifiers: label probabilities and every word's weight.\n"
-      "feature-attention: the probability and every feature's weight for rows given as VALUE,VALUE,... or\n"
-      "--csv FILE --rows N,... seq2seq-attention: the output and its attention matrix (output x input).\n"
-      "Texts come as arguments, or one per stdin line.\n\n"
+      "feature-attention: the probability and every feature's weight for rows given as VALUE,VALUE,... (after\n"
+      "-- when one starts with '-') or --csv FILE --rows N,... seq2seq-attention: the output and its attention\n"
+      "matrix (output x input). Texts come as arguments, or one per stdin line.\n\n"
       "  attn explain --model runs/toxic \"ice cream\" \"ice cream sucks\"\n"
       "  attn explain --model runs/features --csv features.csv --rows 1,2 --svg row-attention.svg\n"
+      "  attn explain --model runs/features -- -0.5,1.2,0.8,0,0,0,0,0,0,0\n"
       "  attn explain --model runs/dates \"saturday 9 may 1998\" --svg dates.svg");
   options.positional_help("TEXT...");
   options.add_options("Input")

@@ -127,8 +127,11 @@ int run(int argc, char** argv) {
           throw UsageError(std::string("--set: ") + e.what());
         }
       }
-    try {  // a bad model name or config key is a bad flag: check before any work
-      models::resolve_config(models::find_model(o.model), o.model_overrides);
+    try {  // a bad model name, config key or value is a bad flag: check before any work, by building it
+      const models::ModelEntry& entry = models::find_model(o.model);
+      entry.build(models::resolve_config(entry, o.model_overrides));
+    } catch (const c10::Error& e) {
+      throw UsageError(e.what_without_backtrace());
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

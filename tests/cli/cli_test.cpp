@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 
@@ -234,4 +235,101 @@ TEST_CASE("export writes a model that explains like the run", "[cli][export]") {
   CHECK(a.out == b.out);
   const auto s = attn("summary --model " + kRun);
   CHECK_THAT(s.out, Catch::Contains("Bidirectional LSTM") && Catch::Contains("Total params"));
+}
+
+namespace {
+const std::string kTiny = std::string(ATTN_TINY_RUN);
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST_CASE("feature-attention: explain rows, evaluate with mean attention and the seed's bar chart", "[cli][features]") {
+  const auto d = scratch("features");
+  const std::string run = kTiny + "/features", csv = kTiny + "/features.csv";
+  auto r = attn("explain --model " + run + " --csv " + csv + " --rows 1,2 --svg " + (d / "rows.svg").string());
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("P(label = 1) = 0.") && Catch::Contains("x1") && Catch::Contains("weight"));
+  CHECK_THAT(read_text(d / "rows.svg"), Catch::StartsWith("<svg") && Catch::Contains("x5"));
+  r = attn("explain --json --model " + run + " 0,1,1,0,0,0");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"features\":[{\"feature\":\"x0\",\"value\":0.0,\"weight\":"));
+  r = attn("evaluate --model " + run + " --csv " + csv + " --svg " + (d / "mean.svg").string() + " --predictions " +
+           (d / "p.csv").string());
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"accuracy\"") && Catch::Contains("\"mean_attention\"") && Catch::Contains("\"x5\""));
+  CHECK_THAT(read_text(d / "mean.svg"), Catch::Contains("Mean attention per feature"));
+  CHECK_THAT(read_text(d / "p.csv"), Catch::StartsWith("row,probability,prediction\n1,"));
+  // Bad input: a row of the wrong width, a row number out of range, a column that is not a number.
+  CHECK(attn("explain --model " + run + " 1,2").code == 2);
+  CHECK(attn("explain --model " + run + " --csv " + csv + " --rows 999999").code == 2);
+  const std::string bad = write(d / "bad.csv", "x0,x1,x2,x3,x4,x5,label\n1,2,3,4,5,6,1\n1,2,three,4,5,6,0\n");
+  r = attn("evaluate --model " + run + " --csv " + bad);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("bad.csv:3: column 3 (x2): expected a finite number, got 'three'"));
+  r = attn("train --model feature-attention --csv " + bad + " --label-column y --out " + (d / "r").string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("bad.csv") && Catch::Contains("'y'"));
+  CHECK_FALSE(fs::exists(d / "r" / "config.json"));
+}
+
+TEST_CASE("seq2seq-attention: explain draws the attention matrix, evaluate scores exact match", "[cli][seq2seq]") {
+  const auto d = scratch("seq2seq");
+  const std::string run = kTiny + "/dates";
+  auto r = attn("explain --model " + run + " \"may 9, 1998\" \"9.5.98\" --svg " + (d / "a.svg").string() + " --html " +
+                (d / "a.html").string());
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("may 9, 1998 -> ") && Catch::Contains("may\xe2\x90\xa3" "9,"));
+  CHECK_THAT(read_text(d / "a.svg"), Catch::StartsWith("<svg") && Catch::Contains("may 9, 1998 -&gt; "));
+  CHECK(fs::exists(d / "a-2.svg"));
+  CHECK_THAT(read_text(d / "a.html"), Catch::Contains("<svg"));
+  r = attn("explain --json --model " + run + " \"1 jan 2000\"");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"source_tokens\":[\"1\",\" \",\"j\",\"a\",\"n\"") && Catch::Contains("\"attention\":["));
+  r = attn("evaluate --model " + run + " --csv " + kTiny + "/dates.csv --predictions " + (d / "p.csv").string() + " --metrics " +
+           (d / "m.json").string());
+  REQUIRE(r.code == 0);
+  CHECK_THAT(read_text(d / "m.json"), Catch::Contains("\"exact_match\"") && Catch::Contains("\"char_accuracy\""));
+  CHECK_THAT(read_text(d / "p.csv"), Catch::StartsWith("source,target,prediction\n"));
+  r = attn("evaluate --model " + run + " --csv " + kTiny + "/dates.csv --source-column text");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("dates.csv") && Catch::Contains("text"));
+  r = attn("train --model seq2seq-attention --csv " + kTiny + "/dates.csv --source-column human --target-column machine " +
+           "--set score=manhattan --out " + (d / "x").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("manhattan"));
+}
+
+TEST_CASE("transformer-classifier: per-word pooling weights, and per-layer, per-head self-attention in --json", "[cli][transformer]") {
+  const std::string run = kTiny + "/transformer";
+  auto r = attn("explain --model " + run + " \"ice cream sucks\"");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("sucks") && Catch::Contains("toxic 0."));
+  r = attn("explain --json --model " + run + " \"ice cream sucks\"");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const std::size_t n = j.at("ids").size();
+  REQUIRE(j.at("self_attention").size() == 2);     // layers
+  REQUIRE(j.at("self_attention")[0].size() == 2);  // heads
+  CHECK(j.at("self_attention")[1][1].size() == n * n);
+}
+
+TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli][datagen]") {
+  const auto d = scratch("datagen");
+  CHECK(attn("datagen features --rows 10 --dims 3 --informative 0 --out " + (d / "f.csv").string()).code == 0);
+  CHECK_THAT(read_text(d / "f.csv"), Catch::StartsWith("x0,x1,x2,label\n"));
+  CHECK(attn("datagen dates --rows 10 --locales en_US,de_DE --out " + (d / "d.csv").string()).code == 0);
+  CHECK_THAT(read_text(d / "d.csv"), Catch::StartsWith("human,machine\n"));
+  auto r = attn("datagen features --dims 3 --informative 3 --out " + (d / "x.csv").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("not in 0..2"));
+  r = attn("datagen dates --locales xx_YY --out " + (d / "x.csv").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("xx_YY"));
+  CHECK_FALSE(fs::exists(d / "x.csv"));
 }

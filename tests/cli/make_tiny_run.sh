@@ -8,3 +8,12 @@ mkdir -p "$dir"
 "$attn" datagen toxic --rows 3000 --seed 5 --out "$dir/toxic.csv"
 "$attn" train --csv "$dir/toxic.csv" --out "$dir/run" --epochs 2 --batch-size 64 \
   --set embed_dim=16 --set lstm_units=8 --threads 2
+# The other seeds' systems, small: feature attention (001), dates (002), a Transformer classifier (003).
+"$attn" datagen features --rows 6000 --dims 6 --informative 1,2 --seed 5 --out "$dir/features.csv"
+"$attn" train --model feature-attention --csv "$dir/features.csv" --out "$dir/features" --epochs 8 --batch-size 64 \
+  --lr 0.01 --threads 2
+"$attn" datagen dates --rows 3000 --seed 5 --out "$dir/dates.csv"
+"$attn" train --model seq2seq-attention --csv "$dir/dates.csv" --source-column human --target-column machine \
+  --out "$dir/dates" --epochs 2 --batch-size 32 --set units=24 --set embed_dim=12 --threads 2
+"$attn" train --model transformer-classifier --csv "$dir/toxic.csv" --out "$dir/transformer" --epochs 1 \
+  --batch-size 64 --set d_model=16 --set heads=2 --set feedforward=32 --threads 2

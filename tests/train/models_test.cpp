@@ -116,6 +116,10 @@ TEST_CASE("seq2seq-attention: every score and style; masked source; greedy decod
       CHECK(att.sizes() == torch::IntArrayRef({2, 4, 5}));
       CHECK(att[0].slice(1, 3).abs().sum().item<float>() == 0.0f);  // padding gets no attention
       CHECK(torch::allclose(att.sum(2), torch::ones({2, 4}), 1e-5, 1e-6));
+      // The first row alone (no padding) gives what it gave in the padded batch.
+      const auto [alone, att_alone] = pair_of(m.get_method("logits")({src.slice(0, 0, 1).slice(1, 0, 3), tgt.slice(0, 0, 1)}));
+      CHECK(torch::allclose(alone, logits.slice(0, 0, 1), 1e-5, 1e-6));
+      CHECK(torch::allclose(att_alone, att.slice(0, 0, 1).slice(2, 0, 3), 1e-5, 1e-6));
       const auto [ids, att2] = pair_of(m.forward({src}));
       CHECK(ids.size(0) == 2);
       CHECK(ids.size(1) <= 7);

@@ -11,9 +11,11 @@ namespace {
 
 const char* kEncoderDecoder = R"(
 def encode(self, src: Tensor) -> Tuple[Tensor, Tensor]:
-    # src [B, S] (0 = padding) -> (encoder states h [B, S, 2U], mask [B, S])
-    h = self.encoder.forward(torch.embedding(self.source_embedding, src))
-    return h, src != 0
+    # src [B, S] post-padded (0 = padding) -> (encoder states h [B, S, 2U], mask [B, S]); a row's
+    # states do not depend on the padding after it
+    mask = src != 0
+    h = self.encoder.forward_lengths(torch.embedding(self.source_embedding, src), mask.sum(1))
+    return h, mask
 
 def start(self, h: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
     # s_0 = tanh(W mean_i h_i) over the real positions; cell 0; previous attentional output 0

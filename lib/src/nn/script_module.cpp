@@ -111,6 +111,26 @@ def forward(self, x: Tensor) -> Tensor:
     h0 = torch.zeros([2, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
     out, h_n, c_n = torch.lstm(x, [h0, h0], params, True, 1, 0.0, self.training, True, True)
     return out
+
+def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
+    # post-padded x [B, T, I] whose row b is real on its first lengths[b] steps -> [B, T, 2H].
+    # Each direction reads a row's real steps before its padding (the backward one reads them
+    # reversed), so the outputs at real steps do not depend on the padding after them, as with
+    # pack_padded_sequence, but on the fused kernel.
+    w_hh = torch.dropout(self.weight_hh_l0, self.recurrent_dropout, self.training)
+    w_hh_reverse = torch.dropout(self.weight_hh_l0_reverse, self.recurrent_dropout, self.training)
+    h0 = torch.zeros([1, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
+    forward, h_n, c_n = torch.lstm(x, [h0, h0], [self.weight_ih_l0, w_hh, self.bias_ih_l0, self.bias_hh_l0],
+                                   True, 1, 0.0, self.training, False, True)
+    steps = torch.arange(x.size(1), device=x.device).unsqueeze(0)     # [1, T]
+    n = lengths.unsqueeze(1)                                          # [B, 1]
+    reverse = torch.where(steps < n, n - 1 - steps, steps)            # row-wise reversal of the real steps
+    x_reversed = x.gather(1, reverse.unsqueeze(-1).expand(-1, -1, x.size(2)))
+    backward, h_n, c_n = torch.lstm(x_reversed, [h0, h0], [self.weight_ih_l0_reverse, w_hh_reverse,
+                                    self.bias_ih_l0_reverse, self.bias_hh_l0_reverse],
+                                    True, 1, 0.0, self.training, False, True)
+    backward = backward.gather(1, reverse.unsqueeze(-1).expand(-1, -1, self.hidden_size))
+    return torch.cat([forward, backward], -1)
 )",
          "BiLSTM");
   return m;

@@ -66,6 +66,9 @@ torch::jit::Module layer_norm(std::int64_t dim, double eps = 1e-5);
 /// bias_ih_l0, bias_hh_l0 and the *_reverse ones). `recurrent_dropout` is DropConnect on the
 /// hidden-to-hidden weights while training (Merity et al. 2017's weight drop), the fused kernel's
 /// stand-in for Keras' per-step recurrent dropout.
+/// forward_lengths(x, lengths [B]) is the same for post-padded rows of different lengths: each
+/// direction reads only a row's real steps before its padding, so results do not depend on how a
+/// row was batched (what pack_padded_sequence does, without its slow CPU path).
 torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout);
 
 }  // namespace script
