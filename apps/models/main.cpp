@@ -12,7 +12,8 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   for (const models::ModelEntry& m : models::models()) {
-    std::printf("%s\n  %s\n  config keys (attn train --set KEY=VALUE):\n", m.name.c_str(), m.description.c_str());
+    std::printf("%s  (task: %s)\n  %s\n  config keys (attn train --set KEY=VALUE):\n", m.name.c_str(),
+                models::task_name(m.task), m.description.c_str());
     for (const models::ConfigKey& k : m.keys)
       std::printf("    %-18s %-8s %s\n", k.name.c_str(), k.default_value.dump().c_str(), k.doc.c_str());
   }

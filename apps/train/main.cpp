@@ -174,7 +174,10 @@ int run(int argc, char** argv) {
               cfg["model"].get<std::string>().c_str(), static_cast<long long>(cfg["data"]["rows"].get<std::int64_t>()),
               data.value("dir", data.value("csv", std::string())).c_str(), epochs,
               static_cast<long long>(cfg["training"]["batch_size"].get<std::int64_t>()),
-              cfg["training"]["bucket"].get<bool>() ? "length-bucketed" : "maxlen-padded", threads,
+              cfg.value("task", "") == "feature-classification" ? "shuffled"
+              : cfg["training"]["bucket"].get<bool>()              ? "length-bucketed"
+                                                                   : "maxlen-padded",
+              threads,
               r.count("resume") ? r["resume"].as<std::string>().c_str() : r["out"].as<std::string>().c_str());
   std::fflush(stdout);
   std::signal(SIGINT, on_sigint);

@@ -50,26 +50,19 @@ torch::jit::Module build(const nlohmann::json& c) {
   return m;
 }
 
-std::int64_t count(const torch::jit::Module& m, const std::string& prefix) {
-  std::int64_t n = 0;
-  for (const auto& p : m.named_parameters(true))
-    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
-  return n;
-}
-
 std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("embed_dim").get<std::int64_t>());
   const std::string h = std::to_string(2 * c.at("lstm_units").get<std::int64_t>());
   const std::string labels = std::to_string(c.at("labels").get<std::int64_t>());
   return {
       {"input", "Input (word ids)", "(None, T)", 0},
-      {"embedding", "Embedding", "(None, T, " + d + ")", count(m, "embedding")},
+      {"embedding", "Embedding", "(None, T, " + d + ")", count_parameters(m, "embedding")},
       {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", 0},
-      {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", count(m, "lstm.")},
-      {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", count(m, "attention.mlp.")},
-      {"attention.context", "Dense (v^T u)", "(None, T, 1)", count(m, "attention.context.")},
+      {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", count_parameters(m, "lstm.")},
+      {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", count_parameters(m, "attention.mlp.")},
+      {"attention.context", "Dense (v^T u)", "(None, T, 1)", count_parameters(m, "attention.context.")},
       {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", 0},
-      {"dense", "Dense sigmoid", "(None, " + labels + ")", count(m, "dense.")},
+      {"dense", "Dense sigmoid", "(None, " + labels + ")", count_parameters(m, "dense.")},
   };
 }
 

@@ -51,25 +51,18 @@ torch::jit::Module build(const nlohmann::json& c) {
   return m;
 }
 
-std::int64_t count(const torch::jit::Module& m, const std::string& prefix) {
-  std::int64_t n = 0;
-  for (const auto& p : m.named_parameters(true))
-    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
-  return n;
-}
-
 std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("features").get<std::int64_t>());
   std::vector<LayerRow> rows = {
       {"input", "Input (features)", "(None, " + d + ")", 0},
-      {"attention", "Dense softmax (attention vector)", "(None, " + d + ")", count(m, "attention.")},
+      {"attention", "Dense softmax (attention vector)", "(None, " + d + ")", count_parameters(m, "attention.")},
       {"weighted", "Multiply (alpha * x)", "(None, " + d + ")", 0},
   };
   const std::vector<std::int64_t> hidden = hidden_sizes(c);
   for (std::size_t i = 0; i < hidden.size(); ++i)
     rows.push_back({"hidden" + std::to_string(i), "Dense relu", "(None, " + std::to_string(hidden[i]) + ")",
-                    count(m, "hidden" + std::to_string(i) + ".")});
-  rows.push_back({"output", "Dense sigmoid", "(None, 1)", count(m, "output.")});
+                    count_parameters(m, "hidden" + std::to_string(i) + ".")});
+  rows.push_back({"output", "Dense sigmoid", "(None, 1)", count_parameters(m, "output.")});
   return rows;
 }
 

@@ -29,6 +29,13 @@ const char* task_name(TaskKind kind) {
   return "?";
 }
 
+std::int64_t count_parameters(const torch::jit::Module& model, const std::string& prefix) {
+  std::int64_t n = 0;
+  for (const auto& p : model.named_parameters(true))
+    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
+  return n;
+}
+
 const ModelEntry& find_model(const std::string& name) {
   std::string valid;
   for (const ModelEntry& m : models()) {

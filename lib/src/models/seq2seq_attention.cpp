@@ -137,29 +137,22 @@ torch::jit::Module build(const nlohmann::json& c) {
   return m;
 }
 
-std::int64_t count(const torch::jit::Module& m, const std::string& prefix) {
-  std::int64_t n = 0;
-  for (const auto& p : m.named_parameters(true))
-    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
-  return n;
-}
-
 std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
   const std::string e = std::to_string(c.at("embed_dim").get<std::int64_t>());
   const std::string k = std::to_string(2 * c.at("units").get<std::int64_t>());
   const std::string v = std::to_string(c.at("target_vocab").get<std::int64_t>());
   const bool luong = is_luong(c);
   std::vector<LayerRow> rows = {
-      {"source_embedding", "Embedding (characters)", "(None, S, " + e + ")", count(m, "source_embedding")},
-      {"encoder", "Bidirectional LSTM", "(None, S, " + k + ")", count(m, "encoder.")},
-      {"bridge", "Dense tanh (decoder start state)", "(None, " + k + ")", count(m, "bridge.")},
-      {"target_embedding", "Embedding (characters)", "(None, T, " + e + ")", count(m, "target_embedding")},
-      {"attention", "attention, score " + c.at("score").get<std::string>(), "(None, T, S)", count(m, "attention.")},
+      {"source_embedding", "Embedding (characters)", "(None, S, " + e + ")", count_parameters(m, "source_embedding")},
+      {"encoder", "Bidirectional LSTM", "(None, S, " + k + ")", count_parameters(m, "encoder.")},
+      {"bridge", "Dense tanh (decoder start state)", "(None, " + k + ")", count_parameters(m, "bridge.")},
+      {"target_embedding", "Embedding (characters)", "(None, T, " + e + ")", count_parameters(m, "target_embedding")},
+      {"attention", "attention, score " + c.at("score").get<std::string>(), "(None, T, S)", count_parameters(m, "attention.")},
       {"decoder", std::string("LSTM cell (") + (luong ? "Luong, input feeding" : "Bahdanau") + ")", "(None, T, " + k + ")",
-       count(m, "decoder.")},
+       count_parameters(m, "decoder.")},
   };
-  if (luong) rows.push_back({"combine", "Dense tanh (h~ = tanh(W_c [c; s]))", "(None, T, " + k + ")", count(m, "combine.")});
-  rows.push_back({"output", "Dense (softmax over characters)", "(None, T, " + v + ")", count(m, "output.")});
+  if (luong) rows.push_back({"combine", "Dense tanh (h~ = tanh(W_c [c; s]))", "(None, T, " + k + ")", count_parameters(m, "combine.")});
+  rows.push_back({"output", "Dense (softmax over characters)", "(None, T, " + v + ")", count_parameters(m, "output.")});
   return rows;
 }
 

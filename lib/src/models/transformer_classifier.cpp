@@ -70,28 +70,21 @@ torch::jit::Module build(const nlohmann::json& c) {
   return m;
 }
 
-std::int64_t count(const torch::jit::Module& m, const std::string& prefix) {
-  std::int64_t n = 0;
-  for (const auto& p : m.named_parameters(true))
-    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
-  return n;
-}
-
 std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("d_model").get<std::int64_t>());
   const std::string heads = std::to_string(c.at("heads").get<std::int64_t>());
   std::vector<LayerRow> rows = {
       {"input", "Input (word ids)", "(None, T)", 0},
-      {"embedding", "Embedding x sqrt(d_model)", "(None, T, " + d + ")", count(m, "embedding")},
+      {"embedding", "Embedding x sqrt(d_model)", "(None, T, " + d + ")", count_parameters(m, "embedding")},
       {"position", "sinusoidal positional encoding", "(None, T, " + d + ")", 0},
   };
   for (std::int64_t i = 0; i < c.at("layers").get<std::int64_t>(); ++i) {
     const std::string name = "layer" + std::to_string(i);
-    rows.push_back({name, "TransformerEncoderLayer (" + heads + " heads)", "(None, T, " + d + ")", count(m, name + ".")});
+    rows.push_back({name, "TransformerEncoderLayer (" + heads + " heads)", "(None, T, " + d + ")", count_parameters(m, name + ".")});
   }
-  rows.push_back({"attention", "word attention pooling", "(None, " + d + ")", count(m, "attention.")});
+  rows.push_back({"attention", "word attention pooling", "(None, " + d + ")", count_parameters(m, "attention.")});
   rows.push_back({"dense", "Dense sigmoid", "(None, " + std::to_string(c.at("labels").get<std::int64_t>()) + ")",
-                  count(m, "dense.")});
+                  count_parameters(m, "dense.")});
   return rows;
 }
 

@@ -26,14 +26,16 @@ std::string file_in(const std::string& dir, const char* name) { return (fs::path
 
 text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
 
-/// Binary cross-entropy from logits, and the share of (logit > 0) == target.
-std::pair<torch::Tensor, double> bce(const torch::Tensor& logits, const torch::Tensor& targets) {
-  const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, targets);
-  torch::NoGradGuard no_grad;
-  return {loss, ((logits > 0).to(torch::kFloat32) == targets).to(torch::kFloat32).mean().item<double>()};
-}
-
 torch::Tensor first_output(const c10::IValue& v) { return v.toTupleRef().elements()[0].toTensor(); }
+
+/// The binary tasks' loss: cross-entropy of the `logits` method's sigmoid outputs, and the share of
+/// (logit > 0) == target (Keras' binary accuracy).
+std::pair<torch::Tensor, double> binary_loss(torch::jit::Module& model, const Batch& b) {
+  const torch::Tensor logits = first_output(model.get_method("logits")(b.inputs));
+  const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets);
+  torch::NoGradGuard no_grad;
+  return {loss, ((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32).mean().item<double>()};
+}
 
 std::vector<std::int64_t> all_rows(std::int64_t n) {
   std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
@@ -62,7 +64,7 @@ class TextTask : public Task {
     return b;
   }
   std::pair<torch::Tensor, double> loss(torch::jit::Module& model, const Batch& b) const override {
-    return bce(first_output(model.get_method("logits")(b.inputs)), b.targets);
+    return binary_loss(model, b);
   }
   nlohmann::ordered_json evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows,
                                   std::int64_t batch_size) const override {
@@ -153,7 +155,7 @@ class FeatureTask : public Task {
     return b;
   }
   std::pair<torch::Tensor, double> loss(torch::jit::Module& model, const Batch& b) const override {
-    return bce(first_output(model.get_method("logits")(b.inputs)), b.targets);
+    return binary_loss(model, b);
   }
   nlohmann::ordered_json evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows,
                                   std::int64_t batch_size) const override {

@@ -43,6 +43,9 @@ struct ModelEntry {
   std::function<std::vector<LayerRow>(const torch::jit::Module& model, const nlohmann::json& config)> layers;
 };
 
+/// Parameters of `model` whose dotted name starts with `prefix` (for the layer tables).
+std::int64_t count_parameters(const torch::jit::Module& model, const std::string& prefix);
+
 /// Every registered model, in a fixed order.
 const std::vector<ModelEntry>& models();
 /// The entry called `name`; throws std::invalid_argument listing the valid names.
