@@ -73,6 +73,7 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   const int threads = threads_option(r);
+  if (r["batch-size"].as<std::int64_t>() < 1) throw UsageError("--batch-size must be >= 1");
   io::set_torch_threads(threads);
   models::SavedModel model = models::load_model(required<std::string>(r, "model"));
   const auto csv = required<std::string>(r, "csv");

@@ -168,14 +168,14 @@ int run(int argc, char** argv) {
     run.emplace(train::TrainingRun::start(o));
   }
   const nlohmann::json& cfg = run->config();
-  const int epochs = cfg["training"]["epochs"];
-  const auto& data = cfg["data"];
+  const int epochs = cfg.at("training").at("epochs");
+  const auto& data = cfg.at("data");
   std::printf("training %s on %lld rows (%s), %d epochs, batch %lld, %s batches, %d threads -> %s\n",
-              cfg["model"].get<std::string>().c_str(), static_cast<long long>(cfg["data"]["rows"].get<std::int64_t>()),
+              cfg.at("model").get<std::string>().c_str(), static_cast<long long>(data.at("rows").get<std::int64_t>()),
               data.value("dir", data.value("csv", std::string())).c_str(), epochs,
-              static_cast<long long>(cfg["training"]["batch_size"].get<std::int64_t>()),
+              static_cast<long long>(cfg.at("training").at("batch_size").get<std::int64_t>()),
               cfg.value("task", "") == "feature-classification" ? "shuffled"
-              : cfg["training"]["bucket"].get<bool>()              ? "length-bucketed"
+              : cfg.at("training").at("bucket").get<bool>()              ? "length-bucketed"
                                                                    : "maxlen-padded",
               threads,
               r.count("resume") ? r["resume"].as<std::string>().c_str() : r["out"].as<std::string>().c_str());

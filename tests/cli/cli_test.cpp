@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -198,6 +199,18 @@ TEST_CASE("explain shows every word, dropped ones included", "[cli][explain]") {
   CHECK_THAT(page, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("ice"));
 }
 
+TEST_CASE("explain cuts a long text to maxlen as training did, and says so", "[cli][explain]") {
+  std::string text = "sucks";
+  for (int i = 0; i < 250; ++i) text += " ice";
+  const auto r = attn("explain --json --model " + kRun + " \"" + text + "\"");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("ids").size() == 200);  // the run's maxlen; Keras' truncating='pre' keeps the end
+  CHECK(j.at("words")[0].at("status") == "dropped");
+  CHECK_THAT(j.at("words")[0].at("reason").get<std::string>(), Catch::Contains("beyond maxlen 200"));
+  CHECK(j.at("words")[250].at("status") == "kept");
+}
+
 TEST_CASE("model commands reject bad models and flags clearly", "[cli][train]") {
   const auto d = scratch("models");
   auto r = attn("train --csv " + kFixture + " --model gpt --out " + (d / "x").string());
@@ -274,6 +287,9 @@ TEST_CASE("feature-attention: explain rows, evaluate with mean attention and the
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("bad.csv") && Catch::Contains("'y'"));
   CHECK_FALSE(fs::exists(d / "r" / "config.json"));
+  r = attn("train --model feature-attention --csv " + csv + " --feature-columns x0,label --out " + (d / "r").string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("the label column 'label' cannot also be a feature"));
 }
 
 TEST_CASE("seq2seq-attention: explain draws the attention matrix, evaluate scores exact match", "[cli][seq2seq]") {
@@ -302,6 +318,11 @@ TEST_CASE("seq2seq-attention: explain draws the attention matrix, evaluate score
            "--set score=manhattan --out " + (d / "x").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("manhattan"));
+  r = attn("train --model seq2seq-attention --csv " + kTiny + "/dates.csv --source-column human --target-column machine " +
+           "--set target_vocab=99 --out " + (d / "y").string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("config key 'target_vocab' must be the data's"));
+  CHECK_FALSE(fs::exists(d / "y" / "config.json"));
 }
 
 TEST_CASE("transformer-classifier: per-word pooling weights, and per-layer, per-head self-attention in --json", "[cli][transformer]") {
@@ -328,6 +349,10 @@ TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli]
   auto r = attn("datagen features --dims 3 --informative 3 --out " + (d / "x.csv").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("not in 0..2"));
+  CHECK(attn("datagen dates --from-year 1500 --out " + (d / "x.csv").string()).code == 2);
+  CHECK(attn("datagen dates --locales th_TH --rows 50 --out " + (d / "th.csv").string()).code == 0);
+  // Gregorian years, not the Thai Buddhist calendar's (1950-2049 would be 2493-2592).
+  CHECK_FALSE(std::regex_search(read_text(d / "th.csv"), std::regex(R"(25\d\d)")));
   r = attn("datagen dates --locales xx_YY --out " + (d / "x.csv").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("xx_YY"));

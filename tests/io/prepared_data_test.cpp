@@ -67,5 +67,10 @@ TEST_CASE("atomic writes leave no temporary behind and replace whole files", "[i
   CHECK_FALSE(std::filesystem::exists(dir / "g.txt"));
   CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
   CHECK_THROWS_WITH(io::read_file((dir / "missing").string()), Catch::Contains("missing: cannot open"));
+  // A symlink (like /dev/stdout -> /proc/self/fd/1) is written through, never replaced.
+  std::filesystem::create_symlink(path, dir / "link.txt");
+  io::write_file_atomic((dir / "link.txt").string(), "third");
+  CHECK(std::filesystem::is_symlink(dir / "link.txt"));
+  CHECK(io::read_file(path) == "third");
   std::filesystem::remove_all(dir);
 }

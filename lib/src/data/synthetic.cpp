@@ -99,16 +99,19 @@ struct LocaleFormats {
 };
 
 LocaleFormats formats_for(const std::string& name) {
-  LocaleFormats lf{icu::Locale(name.c_str()), {}};
+  if (name.find('@') != std::string::npos) throw std::invalid_argument("locale '" + name + "': no keywords (@...), please");
+  // Always the Gregorian calendar (a th_TH or fa_IR default calendar would render other years),
+  // with the locale's language and formats.
+  LocaleFormats lf{icu::Locale((name + "@calendar=gregorian").c_str()), {}};
   if (lf.locale.isBogus() || std::string(lf.locale.getLanguage()).empty())
     throw std::invalid_argument("unknown locale '" + name + "'");
   // A locale ICU has no data for falls back to the root locale: refuse it rather than emit root formats.
   bool known = false;
   int32_t count = 0;
   const icu::Locale* available = icu::DateFormat::getAvailableLocales(count);
-  for (int32_t i = 0; i < count && !known; ++i) known = std::string(available[i].getName()) == lf.locale.getName();
+  for (int32_t i = 0; i < count && !known; ++i) known = std::string(available[i].getBaseName()) == lf.locale.getBaseName();
   if (!known) throw std::invalid_argument("locale '" + name + "' has no ICU date formats (e.g. en_US, fr_FR, de_DE)");
-  icu::TimeZone* utc = icu::TimeZone::createTimeZone("UTC");
+  const std::unique_ptr<icu::TimeZone> utc(icu::TimeZone::createTimeZone("UTC"));
   for (auto style : {icu::DateFormat::kShort, icu::DateFormat::kMedium, icu::DateFormat::kLong, icu::DateFormat::kFull})
     lf.formats.emplace_back(icu::DateFormat::createDateInstance(style, lf.locale));
   for (const char* p : kPatterns) {
@@ -121,7 +124,6 @@ LocaleFormats formats_for(const std::string& name) {
     if (!f) throw std::runtime_error("ICU has no date formats for locale '" + name + "'");
     f->setTimeZone(*utc);
   }
-  delete utc;
   return lf;
 }
 
@@ -138,7 +140,9 @@ const std::vector<std::string>& date_format_names() {
 
 void write_date_corpus(std::ostream& out, const DateCorpusOptions& o) {
   if (o.locales.empty()) throw std::invalid_argument("at least one locale is needed");
-  if (o.from_year < 1 || o.to_year > 9999 || o.from_year > o.to_year) throw std::invalid_argument("years must satisfy 1 <= from <= to <= 9999");
+  // From 1583 on, every date is Gregorian (before the 1582 reform ICU would render Julian dates).
+  if (o.from_year < 1583 || o.to_year > 9999 || o.from_year > o.to_year)
+    throw std::invalid_argument("years must satisfy 1583 <= from <= to <= 9999");
   std::vector<LocaleFormats> locales;
   for (const std::string& l : o.locales) locales.push_back(formats_for(l));
   const std::int64_t first = days_from_civil(o.from_year, 1, 1), last = days_from_civil(o.to_year, 12, 31);

@@ -1,5 +1,6 @@
 #include "attn/data/tables.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -47,6 +48,9 @@ FeatureTable read_feature_csv(const std::string& path, const std::vector<std::st
     if (cols.empty()) throw text::CsvError(path + ":1: no feature columns besides the label '" + label_column + "'");
   } else {
     for (const std::string& f : features) {
+      if (f == label_column) throw text::CsvError(path + ":1: the label column '" + f + "' cannot also be a feature");
+      if (std::find(t.feature_names.begin(), t.feature_names.end(), f) != t.feature_names.end())
+        throw text::CsvError(path + ":1: feature column '" + f + "' is listed twice");
       cols.push_back(csv.column(f));
       t.feature_names.push_back(f);
     }

@@ -38,9 +38,10 @@ void rename_into_place(const std::string& from, const std::string& to) {
 }  // namespace
 
 void write_file_atomic(const std::string& path, std::string_view content) {
-  // /dev/stdout, a pipe or a device: written in place (renaming over it would replace it).
+  // A symlink (/dev/stdout), a pipe or a device: written in place (renaming over it would replace
+  // the link or the device node instead of writing where it leads).
   std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
+  const auto status = std::filesystem::symlink_status(path, ec);
   if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     write_all(path, content, /*remove_on_failure=*/false);
     return;

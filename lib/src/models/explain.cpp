@@ -33,7 +33,14 @@ Explanation explain(SavedModel& model, const std::string& text) {
   e.text = text;
   e.label_names = model.config.at("data").at("labels").get<std::vector<std::string>>();
   const std::vector<text::Sequence> seq = tok.texts_to_sequences({text});
-  e.ids.assign(seq[0].begin(), seq[0].end());
+  // Cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long text's end).
+  const nlohmann::json& data = model.config.at("data");
+  const auto maxlen = static_cast<std::size_t>(data.value("maxlen", std::int64_t{0}));
+  const auto all = seq[0].size();
+  std::size_t cut_front = 0, cut_back = 0;
+  if (maxlen > 0 && all > maxlen)
+    (text::parse_side(data.value("truncating", "pre"), "truncating") == text::Side::kPre ? cut_front : cut_back) = all - maxlen;
+  e.ids.assign(seq[0].begin() + static_cast<std::ptrdiff_t>(cut_front), seq[0].end() - static_cast<std::ptrdiff_t>(cut_back));
 
   torch::NoGradGuard no_grad;
   const torch::Tensor ids = e.ids.empty() ? torch::zeros({1, 1}, torch::kInt64)
@@ -85,8 +92,14 @@ Explanation explain(SavedModel& model, const std::string& text) {
       const bool in_range = index && (num_words == 0 || *index < num_words);
       std::string status = in_range ? "kept" : tok.options().oov_token ? "oov" : "dropped";
       if (status != "dropped") {
-        if (next_id >= e.ids.size()) throw std::logic_error("explain: tokens and ids do not line up");
-        w.weight += e.attention[next_id++];
+        if (next_id >= all) throw std::logic_error("explain: tokens and ids do not line up");
+        if (next_id < cut_front || next_id >= all - cut_back) {
+          status = "dropped";
+          w.reason = "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)";
+        } else {
+          w.weight += e.attention[next_id - cut_front];
+        }
+        ++next_id;
       } else {
         w.reason = index ? "beyond num_words" : "unknown word";
       }
@@ -96,7 +109,7 @@ Explanation explain(SavedModel& model, const std::string& text) {
     if (w.status == "kept" || w.status == "oov") w.reason.clear();
     e.words.push_back(std::move(w));
   }
-  if (next_id != e.ids.size()) throw std::logic_error("explain: tokens and ids do not line up");
+  if (next_id != all) throw std::logic_error("explain: tokens and ids do not line up");
   return e;
 }
 

@@ -68,6 +68,14 @@ SavedModel load_model(const std::string& given) {
     m.tokenizer = text::Tokenizer::from_json(extra["tokenizer.json"], path + ":tokenizer.json");
   if (!extra["target_tokenizer.json"].empty())
     m.target_tokenizer = text::Tokenizer::from_json(extra["target_tokenizer.json"], path + ":target_tokenizer.json");
+  // What each task's commands read from the embedded config.json.
+  const nlohmann::json& data = m.config.at("data");
+  std::vector<const char*> keys;
+  if (m.task == TaskKind::kTextClassification) keys = {"labels", "maxlen"};
+  if (m.task == TaskKind::kFeatureClassification) keys = {"features"};
+  for (const char* key : keys)
+    if (!data.is_object() || !data.contains(key))
+      throw std::runtime_error(path + ": embedded config.json: key 'data." + key + "' is required");
   if (m.task != TaskKind::kFeatureClassification && !m.tokenizer)
     throw std::runtime_error(path + ": no embedded tokenizer.json: not a complete " + m.config.at("model").get<std::string>() + " model");
   if (m.task == TaskKind::kSequenceToSequence && !m.target_tokenizer)

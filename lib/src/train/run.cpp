@@ -53,16 +53,18 @@ TrainingRun TrainingRun::start(const RunOptions& o) {
   DataSource source = o.data;
   source.threads = o.threads;
   s->task = open_task(entry.task, source, o.out_dir);
-  // The model's sizes follow the data (vocabularies, labels, features) unless set explicitly; a
-  // size the data fixes exactly (labels, features) must match it.
+  // The model's sizes follow the data (vocabularies, labels, features, lengths) unless set
+  // explicitly: counts the data fixes must equal it, limits (vocabulary rows, lengths) may be larger.
   nlohmann::json overrides = o.model_overrides.is_null() ? nlohmann::json::object() : o.model_overrides;
   const nlohmann::json sizes = s->task->model_sizes();
   for (const auto& [key, value] : sizes.items()) {
     const bool known = std::any_of(entry.keys.begin(), entry.keys.end(), [&](const models::ConfigKey& k) { return k.name == key; });
     if (!known) continue;
     if (!overrides.contains(key)) overrides[key] = value;
-    if ((key == "labels" || key == "features") && overrides[key] != value)
-      throw std::invalid_argument("config key '" + key + "' must equal the data's " + value.dump());
+    const bool exact = key == "labels" || key == "features" || key == "source_vocab" || key == "target_vocab";
+    if (!overrides[key].is_number_integer() || (exact ? overrides[key] != value : overrides[key] < value))
+      throw std::invalid_argument("config key '" + key + "' must be " + (exact ? "" : "at least ") + "the data's " +
+                                  value.dump() + ", got " + overrides[key].dump());
   }
   s->config = {{"format", "attn.run/1"},
                {"model", entry.name},

@@ -118,7 +118,7 @@ std::unique_ptr<Task> open_text(const DataSource& s, const std::string& run_dir)
     data = io::read_prepared(file_in(dir, "data.pt"));
     tokenizer = read_tokenizer(file_in(dir, "tokenizer.json"));
   }
-  nlohmann::json config = {{"dir", dir},
+  nlohmann::json config = {{"dir", fs::absolute(dir).string()},
                            {"rows", data.x.rows},
                            {"maxlen", data.x.cols},
                            {"padding", text::side_name(data.padding)},
@@ -138,6 +138,7 @@ std::unique_ptr<Task> reopen_text(const nlohmann::json& config, const std::strin
 class FeatureTask : public Task {
  public:
   FeatureTask(data::FeatureTable table, nlohmann::json config) : t_(std::move(table)), config_(std::move(config)) {
+    if (t_.rows == 0) throw std::invalid_argument(config_.value("csv", std::string()) + ": no data rows");
     if (t_.labels.empty()) throw std::invalid_argument(config_.value("csv", std::string()) + ": no label column");
     lengths_.assign(static_cast<std::size_t>(t_.rows), 1);
     d_ = static_cast<std::int64_t>(t_.feature_names.size());
@@ -195,7 +196,7 @@ class FeatureTask : public Task {
 std::unique_ptr<Task> open_features(const std::string& csv, const std::vector<std::string>& features,
                                     const std::string& label) {
   data::FeatureTable t = data::read_feature_csv(csv, features, label);
-  nlohmann::json config = {{"csv", csv}, {"rows", t.rows}, {"features", t.feature_names}, {"label", t.label_name}};
+  nlohmann::json config = {{"csv", fs::absolute(csv).string()}, {"rows", t.rows}, {"features", t.feature_names}, {"label", t.label_name}};
   return std::make_unique<FeatureTask>(std::move(t), std::move(config));
 }
 
@@ -214,8 +215,8 @@ class Seq2SeqTask : public Task {
  public:
   Seq2SeqTask(data::PairTable pairs, text::Tokenizer source, text::Tokenizer target, nlohmann::json config, int threads)
       : pairs_(std::move(pairs)), source_(std::move(source)), target_(std::move(target)), config_(std::move(config)) {
-    if (pairs_.targets.empty() && !pairs_.sources.empty())
-      throw std::invalid_argument(config_.value("csv", std::string()) + ": no target column");
+    if (pairs_.sources.empty()) throw std::invalid_argument(config_.value("csv", std::string()) + ": no data rows");
+    if (pairs_.targets.empty()) throw std::invalid_argument(config_.value("csv", std::string()) + ": no target column");
     enc_ = encode_pairs(pairs_, source_, target_, threads);
     std::int64_t longest_target = 0;
     for (auto l : enc_.target.lengths) longest_target = std::max(longest_target, l);
@@ -299,6 +300,10 @@ class Seq2SeqTask : public Task {
 
 }  // namespace
 
+namespace {
+std::unique_ptr<Task> reopen_data(models::TaskKind kind, const nlohmann::json& config, const std::string& run_dir);
+}  // namespace
+
 std::unique_ptr<Task> text_task(io::PreparedData data, text::Tokenizer tokenizer, nlohmann::json data_config) {
   if (data_config.is_null()) data_config = nlohmann::json::object();
   return std::make_unique<TextTask>(std::move(data), std::move(tokenizer), std::move(data_config));
@@ -317,7 +322,7 @@ std::unique_ptr<Task> open_task(models::TaskKind kind, const DataSource& s, cons
       text::Tokenizer source(char_tokenizer(true)), target(char_tokenizer(false));
       source.fit_on_texts(pairs.sources, s.threads);
       target.fit_on_texts(pairs.targets, s.threads);
-      nlohmann::json config = {{"csv", s.csv}, {"source_column", s.source_column}, {"target_column", s.target_column}};
+      nlohmann::json config = {{"csv", fs::absolute(s.csv).string()}, {"source_column", s.source_column}, {"target_column", s.target_column}};
       return std::make_unique<Seq2SeqTask>(std::move(pairs), std::move(source), std::move(target), std::move(config),
                                            s.threads);
     }
@@ -326,6 +331,17 @@ std::unique_ptr<Task> open_task(models::TaskKind kind, const DataSource& s, cons
 }
 
 std::unique_ptr<Task> reopen_task(models::TaskKind kind, const nlohmann::json& config, const std::string& run_dir) {
+  const nlohmann::json& d = config.at("data");
+  std::unique_ptr<Task> task = reopen_data(kind, config, run_dir);
+  // The split and the batches follow the row count: a changed file would not resume exactly.
+  if (task->rows() != d.at("rows").get<std::int64_t>())
+    throw std::runtime_error(d.value("csv", d.value("dir", std::string("the data"))) + ": has " + std::to_string(task->rows()) +
+                             " rows, the run was trained on " + d.at("rows").dump() + ": it changed since; start a new run");
+  return task;
+}
+
+namespace {
+std::unique_ptr<Task> reopen_data(models::TaskKind kind, const nlohmann::json& config, const std::string& run_dir) {
   const nlohmann::json& d = config.at("data");
   switch (kind) {
     case models::TaskKind::kTextClassification:
@@ -341,6 +357,7 @@ std::unique_ptr<Task> reopen_task(models::TaskKind kind, const nlohmann::json& c
   }
   throw std::logic_error("unknown task kind");
 }
+}  // namespace
 
 // ---- Inference helpers ----------------------------------------------------------------------
 
@@ -389,6 +406,7 @@ std::vector<float> predict(torch::jit::Module& model, const text::PaddedSequence
 
 std::pair<std::vector<float>, std::vector<float>> predict_features(torch::jit::Module& model, const std::vector<float>& values,
                                                                    std::int64_t features, std::int64_t batch_size) {
+  if (batch_size < 1) throw std::invalid_argument("batch size must be >= 1");
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();

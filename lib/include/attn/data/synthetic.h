@@ -1,6 +1,7 @@
 #pragma once
 /// Generators of the data sets of seeds 001 and 002 (`attn datagen features|dates`). The same
-/// options always give the same bytes.
+/// options give the same bytes with the same build (the standard library's distributions and
+/// ICU's CLDR data may differ elsewhere).
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -28,7 +29,8 @@ void write_feature_corpus(std::ostream& out, const FeatureCorpusOptions& options
 /// long and full date styles, and the patterns 'd MMM y', 'd MMMM y', 'dd MMM y', 'd MMM, y',
 /// 'd MMMM, y', 'dd, MMM y', 'd MM yy', 'MMMM d y', 'MMMM d, y', 'dd.MM.yy', rendered by ICU in
 /// each locale. Dates are uniform in [from_year-01-01, to_year-12-31]; the default century
-/// 1950-2049 keeps two-digit years unambiguous (50-99: 19xx, 00-49: 20xx).
+/// 1950-2049 keeps two-digit years unambiguous (50-99: 19xx, 00-49: 20xx). Always the Gregorian
+/// calendar, whatever the locale's default; years from 1583.
 struct DateCorpusOptions {
   std::int64_t rows = 10000;
   std::uint64_t seed = 1;

@@ -9,7 +9,8 @@
 namespace attn::io {
 
 /// Writes `content` to `path` atomically; throws std::runtime_error naming the path on failure.
-/// A path that exists and is not a regular file (/dev/stdout, a pipe) is written in place.
+/// A path that exists and is not a regular file (a symlink such as /dev/stdout, a pipe, a device)
+/// is written in place.
 void write_file_atomic(const std::string& path, std::string_view content);
 
 /// Reads a whole file; throws std::runtime_error naming the path on failure.
