@@ -22,12 +22,12 @@ const CommandInfo kCommands[] = {
     {"prepare", "CSV -> Keras-exact tokenizer.json + padded ids (data.pt) + prepare.json"},
     {"tokenize", "Print the word indices of texts with a fitted tokenizer.json"},
     {"train", "Train a registered model on a CSV or prepared data into a run directory"},
-    {"explain", "Label probabilities and every word's attention weight for texts"},
-    {"evaluate", "Score a CSV: Kaggle submission file, ROC AUC, log loss, accuracy"},
+    {"explain", "What a model attends to: per word, per feature, or output x input characters"},
+    {"evaluate", "Score a CSV: Kaggle submission + ROC AUC; feature attention; exact match"},
     {"export", "Write a run's model as one TorchScript file (config and tokenizer inside)"},
     {"summary", "A model's layers, output shapes and parameter counts"},
     {"models", "The model registry: names, descriptions, config keys"},
-    {"datagen", "Generate data sets (toxic: a Kaggle-Jigsaw-format CSV)"},
+    {"datagen", "Generate data sets: toxic (Kaggle Jigsaw format), features, dates"},
 };
 
 void print_usage(std::ostream& os) {
