@@ -332,4 +332,11 @@ TEST_CASE("BiLSTM forward_lengths equals torch::nn::LSTM on packed sequences", "
   }
   // Unpadded rows: the same as the plain bidirectional forward.
   CHECK(torch::allclose(ours[0], m.forward({x.slice(0, 0, 1)}).toTensor()[0], 1e-5, 1e-6));
+  // Pre-padding (row 1's 2 real steps at the end): forward_masked gives the same real-step outputs.
+  Tensor pre = torch::zeros_like(x);
+  pre[1].slice(0, 4, 6).copy_(x[1].slice(0, 0, 2));
+  const Tensor mask = torch::tensor({0, 0, 0, 0, 1, 1}, torch::kInt64).unsqueeze(0) != 0;
+  const Tensor masked = m.get_method("forward_masked")({pre[1].unsqueeze(0), mask}).toTensor();
+  CHECK(torch::allclose(masked[0].slice(0, 4, 6), expected[1].slice(0, 0, 2), 1e-5, 1e-6));
+  CHECK(masked[0].slice(0, 0, 4).abs().sum().item<float>() == 0.0f);
 }

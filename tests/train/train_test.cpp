@@ -86,6 +86,13 @@ TEST_CASE("bilstm-attention: shapes, masked padding, the seed's parameter layout
   CHECK(att[0][1].item<float>() == 0.0f);
   CHECK(att.sum(1)[0].item<float>() == Approx(1.0f));
   CHECK(((probs > 0) & (probs < 1)).all().item<bool>());
+  // Padding (pre or post) and batch mates change nothing: the LSTM skips padding.
+  const auto alone = m.forward({torch::tensor({{5, 7, 9}}, torch::kInt64)}).toTuple();
+  const torch::Tensor post = torch::tensor({{5, 7, 9, 0, 0}, {3, 4, 1, 2, 8}}, torch::kInt64);
+  const auto batched = m.forward({post}).toTuple();
+  CHECK(torch::allclose(alone->elements()[0].toTensor()[0], probs[0], 1e-5, 1e-6));
+  CHECK(torch::allclose(alone->elements()[0].toTensor()[0], batched->elements()[0].toTensor()[0], 1e-5, 1e-6));
+  CHECK(torch::allclose(alone->elements()[1].toTensor()[0], att[0].slice(0, 2), 1e-5, 1e-6));
   std::vector<std::string> names;
   for (const auto& p : m.named_parameters(true)) names.push_back(p.name);
   CHECK(names.front() == "embedding");

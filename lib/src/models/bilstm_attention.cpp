@@ -19,8 +19,9 @@ def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     x = torch.embedding(self.embedding, ids)                     # [B, T, embed_dim]
     x = self.variational_dropout(x, self.spatial_dropout)        # SpatialDropout1D
     x = self.variational_dropout(x, self.lstm_dropout)           # the LSTM's input dropout
-    h = self.lstm.forward(x)                                     # [B, T, 2 * lstm_units]
-    s, attention = self.attention.forward(h, ids != 0)           # word attention, padding masked
+    mask = ids != 0
+    h = self.lstm.forward_masked(x, mask)                        # [B, T, 2 * lstm_units], padding skipped
+    s, attention = self.attention.forward(h, mask)               # word attention, padding masked
     return self.dense.forward(s), attention
 
 def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:

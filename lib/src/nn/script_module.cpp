@@ -131,6 +131,17 @@ def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
                                     True, 1, 0.0, self.training, False, True)
     backward = backward.gather(1, reverse.unsqueeze(-1).expand(-1, -1, self.hidden_size))
     return torch.cat([forward, backward], -1)
+
+def forward_masked(self, x: Tensor, mask: Tensor) -> Tensor:
+    # x [B, T, I], mask [B, T] true on the real steps, wherever the padding is (pre or post)
+    # -> [B, T, 2H], zeros at padding. The real steps, in order, go first (a stable sort), run
+    # through forward_lengths, and are put back.
+    _, order = torch.sort(mask.to(x.dtype), stable=True, dim=1, descending=True)
+    x_sorted = x.gather(1, order.unsqueeze(-1).expand(-1, -1, x.size(2)))
+    h_sorted = self.forward_lengths(x_sorted, mask.sum(1))
+    back = torch.argsort(order, dim=1)
+    h = h_sorted.gather(1, back.unsqueeze(-1).expand(-1, -1, h_sorted.size(2)))
+    return h * mask.unsqueeze(-1).to(h.dtype)
 )",
          "BiLSTM");
   return m;

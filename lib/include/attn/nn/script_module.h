@@ -69,6 +69,8 @@ torch::jit::Module layer_norm(std::int64_t dim, double eps = 1e-5);
 /// forward_lengths(x, lengths [B]) is the same for post-padded rows of different lengths: each
 /// direction reads only a row's real steps before its padding, so results do not depend on how a
 /// row was batched (what pack_padded_sequence does, without its slow CPU path).
+/// forward_masked(x, mask [B, T]) does the same for padding anywhere (pre-padded rows included),
+/// with zeros at the padded steps.
 torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout);
 
 }  // namespace script
