@@ -318,6 +318,16 @@ TEST_CASE("seq2seq-attention: explain draws the attention matrix, evaluate score
            "--set score=manhattan --out " + (d / "x").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("manhattan"));
+  // A run keeps its own copy of the CSV: it resumes after the original is gone.
+  fs::copy_file(kTiny + "/dates.csv", d / "mine.csv");
+  r = attn("train --model seq2seq-attention --csv " + (d / "mine.csv").string() + " --source-column human " +
+           "--target-column machine --set units=8 --set embed_dim=4 --epochs 1 --out " + (d / "r").string());
+  REQUIRE(r.code == 0);
+  fs::remove(d / "mine.csv");
+  CHECK(fs::exists(d / "r" / "data" / "mine.csv"));
+  r = attn("train --resume " + (d / "r").string() + " --epochs 2");
+  CHECK(r.code == 0);
+  CHECK_THAT(read_text(d / "r" / "metrics.jsonl"), Catch::Contains("\"epoch\":2"));
   r = attn("train --model seq2seq-attention --csv " + kTiny + "/dates.csv --source-column human --target-column machine " +
            "--set target_vocab=99 --out " + (d / "y").string());
   CHECK(r.code == 1);

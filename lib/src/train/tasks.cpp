@@ -193,10 +193,11 @@ class FeatureTask : public Task {
   torch::Tensor x_, y_;
 };
 
+/// Reads `csv`; config.json will name `stored` (the run's own copy, see keep_copy).
 std::unique_ptr<Task> open_features(const std::string& csv, const std::vector<std::string>& features,
-                                    const std::string& label) {
+                                    const std::string& label, const std::string& stored) {
   data::FeatureTable t = data::read_feature_csv(csv, features, label);
-  nlohmann::json config = {{"csv", fs::absolute(csv).string()}, {"rows", t.rows}, {"features", t.feature_names}, {"label", t.label_name}};
+  nlohmann::json config = {{"csv", stored}, {"rows", t.rows}, {"features", t.feature_names}, {"label", t.label_name}};
   return std::make_unique<FeatureTask>(std::move(t), std::move(config));
 }
 
@@ -310,24 +311,25 @@ std::unique_ptr<Task> text_task(io::PreparedData data, text::Tokenizer tokenizer
 }
 
 std::unique_ptr<Task> open_task(models::TaskKind kind, const DataSource& s, const std::string& run_dir) {
-  switch (kind) {
-    case models::TaskKind::kTextClassification:
-      return open_text(s, run_dir);
-    case models::TaskKind::kFeatureClassification:
-      if (s.csv.empty()) throw std::invalid_argument("feature models train on --csv");
-      return open_features(s.csv, s.feature_columns, s.label_column);
-    case models::TaskKind::kSequenceToSequence: {
-      if (s.csv.empty()) throw std::invalid_argument("seq2seq models train on --csv");
-      data::PairTable pairs = data::read_pair_csv(s.csv, s.source_column, s.target_column);
-      text::Tokenizer source(char_tokenizer(true)), target(char_tokenizer(false));
-      source.fit_on_texts(pairs.sources, s.threads);
-      target.fit_on_texts(pairs.targets, s.threads);
-      nlohmann::json config = {{"csv", fs::absolute(s.csv).string()}, {"source_column", s.source_column}, {"target_column", s.target_column}};
-      return std::make_unique<Seq2SeqTask>(std::move(pairs), std::move(source), std::move(target), std::move(config),
-                                           s.threads);
-    }
+  if (kind == models::TaskKind::kTextClassification) return open_text(s, run_dir);
+  if (s.csv.empty()) throw std::invalid_argument(std::string(models::task_name(kind)) + " models train on --csv");
+  // The run keeps its own copy of the CSV (RUN/data/NAME.csv), so --resume never depends on the
+  // original file; it is written once the file has been read without error.
+  const std::string stored = fs::absolute(fs::path(run_dir) / "data" / fs::path(s.csv).filename()).string();
+  std::unique_ptr<Task> task;
+  if (kind == models::TaskKind::kFeatureClassification) {
+    task = open_features(s.csv, s.feature_columns, s.label_column, stored);
+  } else {
+    data::PairTable pairs = data::read_pair_csv(s.csv, s.source_column, s.target_column);
+    text::Tokenizer source(char_tokenizer(true)), target(char_tokenizer(false));
+    source.fit_on_texts(pairs.sources, s.threads);
+    target.fit_on_texts(pairs.targets, s.threads);
+    nlohmann::json config = {{"csv", stored}, {"source_column", s.source_column}, {"target_column", s.target_column}};
+    task = std::make_unique<Seq2SeqTask>(std::move(pairs), std::move(source), std::move(target), std::move(config), s.threads);
   }
-  throw std::logic_error("unknown task kind");
+  io::ensure_directory(file_in(run_dir, "data"));
+  io::write_file_atomic(stored, io::read_file(s.csv));
+  return task;
 }
 
 std::unique_ptr<Task> reopen_task(models::TaskKind kind, const nlohmann::json& config, const std::string& run_dir) {
@@ -347,7 +349,7 @@ std::unique_ptr<Task> reopen_data(models::TaskKind kind, const nlohmann::json& c
     case models::TaskKind::kTextClassification:
       return reopen_text(d, run_dir);
     case models::TaskKind::kFeatureClassification:
-      return open_features(d.at("csv"), d.at("features").get<std::vector<std::string>>(), d.at("label"));
+      return open_features(d.at("csv"), d.at("features").get<std::vector<std::string>>(), d.at("label"), d.at("csv"));
     case models::TaskKind::kSequenceToSequence: {
       data::PairTable pairs = data::read_pair_csv(d.at("csv"), d.at("source_column"), d.at("target_column"));
       return std::make_unique<Seq2SeqTask>(std::move(pairs), read_tokenizer(file_in(run_dir, "tokenizer.json")),

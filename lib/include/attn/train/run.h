@@ -1,7 +1,8 @@
 #pragma once
 /// A training run directory, start to finish: config.json (registry name, task, full model config,
 /// training and data settings), the task's files (tokenizer.json; target_tokenizer.json for
-/// seq2seq), the prepared data (data/ when a text model is trained from a CSV), metrics.jsonl (a
+/// seq2seq), the data (data/: prepared when a text model is trained from a CSV, a copy of the CSV
+/// for the other models), metrics.jsonl (a
 /// record per epoch), checkpoint.pt (after every epoch and on interruption, atomically) and
 /// model.pt (the model with config.json and the task's files embedded).
 #include <atomic>

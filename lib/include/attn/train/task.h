@@ -66,7 +66,8 @@ struct DataSource {
   int threads = 1;
 };
 
-/// Loads a new run's data for a model of `kind` (RUN_DIR/data is written for a text CSV).
+/// Loads a new run's data for a model of `kind`. RUN_DIR/data receives the prepared data of a text
+/// CSV, or a copy of a feature or seq2seq CSV (what config.json names and --resume reads).
 std::unique_ptr<Task> open_task(models::TaskKind kind, const DataSource& source, const std::string& run_dir);
 /// A text-classification task over data already in memory; `data_config` is what config.json's
 /// "data" block will hold.
