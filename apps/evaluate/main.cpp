@@ -1,7 +1,5 @@
 // attn evaluate: scripted batch scoring of a CSV, Kaggle submission layout, and the competition metric.
-#include <cmath>
 #include <cstdio>
-#include <unordered_map>
 
 #include "../common/app.h"
 #include "attn/io/atomic_file.h"
@@ -9,41 +7,9 @@
 #include "attn/models/evaluate.h"
 #include "attn/models/saved_model.h"
 #include "attn/report/plots.h"
-#include "attn/data/prepare.h"
-#include "attn/text/dataset.h"
-#include "attn/train/metrics.h"
-#include "attn/train/task.h"
 
 namespace attn::apps {
 namespace {
-
-// feature-attention and seq2seq-attention: the library scores the CSV; this writes and prints.
-int evaluate_other(const cxxopts::ParseResult& r, models::SavedModel& model, const std::string& csv, int threads) {
-  if (r.count("labels-csv")) throw UsageError("--labels-csv is for text classifiers");
-  const std::int64_t batch = r["batch-size"].as<std::int64_t>();
-  models::CsvEvaluation e;
-  if (model.task == models::TaskKind::kFeatureClassification) {
-    e = models::evaluate_features(model, csv, batch);
-    if (r.count("svg"))
-      io::write_file_atomic(r["svg"].as<std::string>(), report::svg_bar_chart("Mean attention per feature", e.feature_names,
-                                                                              e.mean_attention));
-  } else {
-    if (r.count("svg")) throw UsageError("--svg is for feature-attention models (seq2seq heatmaps: attn explain --svg)");
-    const auto& d = model.config.at("data");
-    e = models::evaluate_translations(
-        model, csv, r.count("source-column") ? r["source-column"].as<std::string>() : d.value("source_column", "source"),
-        r.count("target-column") ? r["target-column"].as<std::string>() : d.value("target_column", "target"), batch, threads);
-  }
-  if (r.count("predictions")) io::write_file_atomic(r["predictions"].as<std::string>(), e.predictions_csv);
-  if (e.metrics.empty()) {
-    if (r.count("metrics")) throw UsageError("--metrics needs the label / target column in the CSV");
-    std::printf("scored %s (no labels or targets to compare with)\n", csv.c_str());
-    return kExitOk;
-  }
-  std::printf("%s\n", e.metrics.dump(2).c_str());
-  if (r.count("metrics")) io::write_file_atomic(r["metrics"].as<std::string>(), e.metrics.dump(2) + "\n");
-  return kExitOk;
-}
 
 int run(int argc, char** argv) {
   cxxopts::Options options(
@@ -77,86 +43,39 @@ int run(int argc, char** argv) {
   io::set_torch_threads(threads);
   models::SavedModel model = models::load_model(required<std::string>(r, "model"));
   const auto csv = required<std::string>(r, "csv");
-  if (model.task != models::TaskKind::kTextClassification) return evaluate_other(r, model, csv, threads);
-  if (r.count("svg")) throw UsageError("--svg is for feature-attention models");
-  const auto& data_cfg = model.config.at("data");
-  const auto label_names = data_cfg.at("labels").get<std::vector<std::string>>();
-
-  // Tokenise and pad exactly as the model's training data was, with the model's own tokenizer.
-  data::PrepareOptions o;
-  o.csv = csv;
-  o.columns.text_column = r["text-column"].as<std::string>();
-  o.columns.id_column = r["id-column"].as<std::string>();
-  o.columns.id_required = true;
-  o.columns.label_columns = label_names;
-  o.columns.labels_optional = true;
-  o.apply_loaded_tokenizer = &model.require_tokenizer();
-  o.pad.maxlen = data_cfg.at("maxlen").get<std::int64_t>();
-  o.pad.padding = text::parse_side(data_cfg.value("padding", "pre"), "padding");
-  o.pad.truncating = text::parse_side(data_cfg.value("truncating", "pre"), "truncating");
-  o.threads = threads;
-  data::Prepared prepared = data::prepare_csv(o);
-  const std::vector<std::string>& ids = prepared.data.ids;
-  std::vector<float> labels = std::move(prepared.data.labels);
-  const text::PaddedSequences& x = prepared.data.x;
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(x.rows));
-  for (std::int64_t i = 0; i < x.rows; ++i) rows[static_cast<std::size_t>(i)] = i;
-  const std::vector<float> probs = train::predict(model.module, x, rows, o.pad.padding, r["batch-size"].as<std::int64_t>());
-  const std::size_t L = label_names.size();
-
-  if (r.count("predictions")) {
-    std::string out = "id";
-    for (const auto& l : label_names) out += "," + l;
-    out += "\n";
-    char buf[32];
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      out += ids[i];
-      for (std::size_t k = 0; k < L; ++k) {
-        std::snprintf(buf, sizeof buf, ",%.6f", probs[i * L + k]);
-        out += buf;
-      }
-      out += "\n";
-    }
-    io::write_file_atomic(r["predictions"].as<std::string>(), out);
+  const std::int64_t batch = r["batch-size"].as<std::int64_t>();
+  if (r.count("svg") && model.task != models::TaskKind::kFeatureClassification)
+    throw UsageError("--svg is for feature-attention models (seq2seq heatmaps: attn explain --svg)");
+  if (r.count("labels-csv") && model.task != models::TaskKind::kTextClassification)
+    throw UsageError("--labels-csv is for text classifiers");
+  const auto& d = model.config.at("data");
+  models::CsvEvaluation e;
+  switch (model.task) {
+    case models::TaskKind::kTextClassification:
+      e = models::evaluate_text(model, csv, r["text-column"].as<std::string>(), r["id-column"].as<std::string>(),
+                                r.count("labels-csv") ? r["labels-csv"].as<std::string>() : std::string(), batch, threads);
+      break;
+    case models::TaskKind::kFeatureClassification:
+      e = models::evaluate_features(model, csv, batch);
+      if (r.count("svg"))
+        io::write_file_atomic(r["svg"].as<std::string>(),
+                              report::svg_bar_chart("Mean attention per feature", e.feature_names, e.mean_attention));
+      break;
+    case models::TaskKind::kSequenceToSequence:
+      e = models::evaluate_translations(
+          model, csv, r.count("source-column") ? r["source-column"].as<std::string>() : d.value("source_column", "source"),
+          r.count("target-column") ? r["target-column"].as<std::string>() : d.value("target_column", "target"), batch,
+          threads);
+      break;
   }
-
-  std::vector<bool> keep;
-  bool have_labels = !prepared.data.label_names.empty();
-  if (r.count("labels-csv")) {
-    const std::string path = r["labels-csv"].as<std::string>();
-    const text::LabelTable t = text::read_label_csv(path, label_names, o.columns.id_column);
-    std::unordered_map<std::string, std::size_t> row_of;
-    for (std::size_t i = 0; i < t.ids.size(); ++i) row_of[t.ids[i]] = i;
-    labels.assign(ids.size() * L, 0.0f);
-    keep.assign(ids.size(), false);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      auto it = row_of.find(ids[i]);
-      if (it == row_of.end()) throw std::runtime_error(path + ": no labels for id '" + ids[i] + "' of " + csv);
-      std::copy(t.labels.begin() + static_cast<std::ptrdiff_t>(it->second * L),
-                t.labels.begin() + static_cast<std::ptrdiff_t>((it->second + 1) * L), labels.begin() + static_cast<std::ptrdiff_t>(i * L));
-      keep[i] = t.scored[it->second];
-    }
-    have_labels = true;
-  }
-  std::printf("scored %zu rows of %s\n", ids.size(), csv.c_str());
-  if (!have_labels) {
-    if (r.count("metrics")) throw UsageError("--metrics needs labels: label columns in the CSV, or --labels-csv");
+  if (r.count("predictions")) io::write_file_atomic(r["predictions"].as<std::string>(), e.predictions_csv);
+  std::printf("scored %lld rows of %s\n", static_cast<long long>(e.rows), csv.c_str());
+  if (e.metrics.empty()) {
+    if (r.count("metrics")) throw UsageError("--metrics needs labels or targets: in the CSV (text models: or --labels-csv)");
     return kExitOk;
   }
-  const train::Evaluation e = train::evaluate(probs, labels, L, keep);
-  auto num = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
-  nlohmann::ordered_json m;
-  m["csv"] = csv;
-  m["rows_scored"] = e.rows;
-  m["rows_skipped"] = static_cast<std::int64_t>(ids.size()) - e.rows;
-  nlohmann::ordered_json auc;
-  for (std::size_t k = 0; k < L; ++k) auc[label_names[k]] = num(e.auc[k]);
-  m["roc_auc"] = auc;
-  m["mean_roc_auc"] = num(e.mean_auc);
-  m["log_loss"] = e.loss;
-  m["accuracy"] = e.accuracy;
-  std::printf("%s\n", m.dump(2).c_str());
-  if (r.count("metrics")) io::write_file_atomic(r["metrics"].as<std::string>(), m.dump(2) + "\n");
+  std::printf("%s\n", e.metrics.dump(2).c_str());
+  if (r.count("metrics")) io::write_file_atomic(r["metrics"].as<std::string>(), e.metrics.dump(2) + "\n");
   return kExitOk;
 }
 
