@@ -10,9 +10,9 @@ import argparse
 import csv
 import json
 import os
-import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchlib import RESULTS, attn, write_result
+
 # The generator's vocabulary of toxicity (lib/src/data/toxic_corpus.cpp: kTriggers, kThreat, kIdentity).
 TRIGGERS = {"stupid", "idiot", "moron", "loser", "pathetic", "sucks", "worthless", "crap", "damn", "garbage", "dumb",
             "fool", "disgusting", "hate", "shut", "ugly"}
@@ -22,14 +22,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run")
     ap.add_argument("corpus")
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "attention.json"))
+    ap.add_argument("--out", default=os.path.join(RESULTS, "attention.json"))
     args = ap.parse_args()
     rows = list(csv.DictReader(open(args.corpus, newline="", encoding="utf-8")))
     held_out = rows[len(rows) - len(rows) // 5:]
     toxic = [r for r in held_out if r["toxic"] == "1"]
     texts = [r["comment_text"].replace("\r", " ").replace("\n", " ") for r in toxic]
-    out = subprocess.run([os.path.join(ROOT, "build", "bin", "attn"), "explain", "--model", args.run, "--json"],
-                         input="\n".join(texts) + "\n", capture_output=True, text=True, check=True).stdout
+    out = attn("explain", "--model", args.run, "--json", input="\n".join(texts) + "\n", capture=True).stdout
     explained = [json.loads(line) for line in out.splitlines()]
     with_trigger = hits = 0
     for e in explained:
@@ -42,10 +41,7 @@ def main():
         hits += any(t in TRIGGERS for t in top["tokens"])
     result = {"held_out_toxic_rows": len(toxic), "rows_with_a_toxic_word": with_trigger,
               "top_word_is_a_toxic_word": hits, "fraction": hits / with_trigger if with_trigger else None}
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    print(json.dumps(result, indent=2))
+    write_result(args.out, result)
 
 
 if __name__ == "__main__":

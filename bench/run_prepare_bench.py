@@ -15,11 +15,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build", "bin")
+from benchlib import ATTN, BIN, RESULTS, attn, run_with_rss, workdir, write_result
 
 KERAS = r"""
 import csv, json, resource, sys, time
@@ -40,31 +38,16 @@ print(json.dumps({"read_csv_seconds": t1 - t0, "tokenizer_and_pad_seconds": t2 -
 """
 
 
-def run_with_rss(cmd):
-    """Runs cmd with stdout discarded; returns (wall seconds, the child's peak RSS in MB)."""
-    t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.execv(cmd[0], cmd)
-    _, status, usage = os.wait4(pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        sys.exit(f"failed ({status}): {' '.join(cmd)}")
-    return wall, usage.ru_maxrss / 1024
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=160000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=2018)
     ap.add_argument("--no-keras", action="store_true")
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "prepare.json"))
+    ap.add_argument("--out", default=os.path.join(RESULTS, "prepare.json"))
     args = ap.parse_args()
 
-    work = tempfile.mkdtemp(prefix="attn-bench-")
+    work = workdir("prepare-bench")
     print(f"generating the corpus in {work}", file=sys.stderr)
     corpus = os.path.join(work, "jigsaw_profile.csv")
     subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, str(args.rows), str(args.seed)], check=True)
@@ -75,7 +58,7 @@ def main():
         # file system's cost of deleting it), and dirty pages flushed first, so runs start alike.
         out = os.path.join(work, f"prepared-{i}")
         subprocess.run(["sync"], check=True)
-        wall, rss = run_with_rss([os.path.join(BIN, "attn"), "prepare", "--csv", corpus, "--out", out])
+        wall, rss = run_with_rss([ATTN, "prepare", "--csv", corpus, "--out", out])
         with open(os.path.join(out, "prepare.json")) as f:
             report = json.load(f)
         shutil.rmtree(out)
@@ -84,8 +67,8 @@ def main():
     walls = [r["wall_seconds"] for r in attn_runs]
     # Applying a fitted Jigsaw-sized tokenizer (as for Kaggle's test.csv): prepare --tokenizer.
     fitted = os.path.join(work, "fitted")
-    subprocess.run([os.path.join(BIN, "attn"), "prepare", "--csv", corpus, "--out", fitted], check=True, stdout=subprocess.DEVNULL)
-    apply_wall, apply_rss = run_with_rss([os.path.join(BIN, "attn"), "prepare", "--csv", corpus, "--out",
+    attn("prepare", "--csv", corpus, "--out", fitted)
+    apply_wall, apply_rss = run_with_rss([ATTN, "prepare", "--csv", corpus, "--out",
                                           os.path.join(work, "applied"), "--tokenizer", os.path.join(fitted, "tokenizer.json")])
     words = []
     with open(corpus, newline="", encoding="utf-8") as f:
@@ -130,13 +113,7 @@ def main():
             }
         else:
             result["keras"] = {"error": proc.stderr.strip().splitlines()[-1:]}
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, args.out)
-    print(json.dumps({k: result[k] for k in ("corpus", "speedup_vs_keras") if k in result}, indent=2))
+    write_result(args.out, result, show=("corpus", "speedup_vs_keras"))
     print(f"attn median {statistics.median(walls):.3f} s, peak {result['attn']['peak_rss_mb_max']:.0f} MB; wrote {args.out}")
     shutil.rmtree(work)
 

@@ -19,29 +19,13 @@ import csv
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ATTN = os.path.join(ROOT, "build", "bin", "attn")
-
-
-def attn(*args):
-    print("+ attn " + " ".join(args), file=sys.stderr)
-    subprocess.run([ATTN] + list(args), check=True, stdout=subprocess.DEVNULL)
-
-
-def last_epoch(run):
-    with open(os.path.join(run, "metrics.jsonl")) as f:
-        return [json.loads(line) for line in f][-1]
+from benchlib import RESULTS, ROOT, attn, last_epoch, timed, workdir, write_result
 
 
 def timed_train(*args):
-    t0 = time.time()
-    attn("train", *args)
-    return time.time() - t0
+    return timed(attn, "train", *args)[0]
 
 
 def features(work, threads):
@@ -53,12 +37,12 @@ def features(work, threads):
         seconds = timed_train("--model", "feature-attention", "--csv", data, "--out", run, "--epochs", str(epochs),
                               "--batch-size", "128", "--val-split", "0.3", "--threads", str(threads))
         m = last_epoch(run)
-        informative = m["val_attention"]["x1"] + m["val_attention"]["x2"]
+        informative = m["val_mean_attention"]["x1"] + m["val_mean_attention"]["x2"]
         out["runs"].append({"command": f"attn train --model feature-attention --csv features.csv --epochs {epochs} "
                                        "--batch-size 128 --val-split 0.3",
-                            "val_acc": m["val_acc"], "val_auc": m["val_auc"], "mean_attention": m["val_attention"],
+                            "val_accuracy": m["val_accuracy"], "val_auc": m["val_mean_auc"], "mean_attention": m["val_mean_attention"],
                             "informative_attention_share": informative, "seconds": round(seconds, 1),
-                            "targets_met": m["val_acc"] >= 0.90 and informative >= 0.80})
+                            "targets_met": m["val_accuracy"] >= 0.90 and informative >= 0.80})
     return out
 
 
@@ -122,9 +106,9 @@ def main():
     ap.add_argument("--only", default="features,dates,transformer")
     ap.add_argument("--scores", action="store_true", help="also train the dates model with every score")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "seed_models.json"))
+    ap.add_argument("--out", default=os.path.join(RESULTS, "seed_models.json"))
     args = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="attn-seed-models-")
+    work = workdir("seed-models")
     result = {"threads": args.threads}
     if os.path.exists(args.out):
         result.update(json.load(open(args.out)))
@@ -140,12 +124,7 @@ def main():
                 sys.exit(f"unknown part {part!r}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, args.out)
-    print(json.dumps(result, indent=2))
+    write_result(args.out, result)
 
 
 if __name__ == "__main__":

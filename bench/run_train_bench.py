@@ -12,22 +12,20 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build", "bin")
+from benchlib import BIN, RESULTS, attn, last_epoch, workdir, write_result
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=160000)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "train.json"))
+    ap.add_argument("--out", default=os.path.join(RESULTS, "train.json"))
     args = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="attn-train-bench-")
+    work = workdir("train-bench")
     corpus, data = os.path.join(work, "corpus.csv"), os.path.join(work, "data")
     subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, str(args.rows), "2018"], check=True)
-    subprocess.run([os.path.join(BIN, "attn"), "prepare", "--csv", corpus, "--out", data], check=True, stdout=subprocess.DEVNULL)
+    attn("prepare", "--csv", corpus, "--out", data)
     prepared = json.load(open(os.path.join(data, "prepare.json")))
     result = {
         "benchmark": "one training epoch of bilstm-attention (embed 128, BiLSTM 2x60, batch 512), bucketed vs padded to 200",
@@ -38,20 +36,14 @@ def main():
     for name, extra in (("bucketed", []), ("padded_to_200", ["--no-bucket"])):
         run = os.path.join(work, name)
         print(f"training one epoch, {name} ...", file=sys.stderr)
-        subprocess.run([os.path.join(BIN, "attn"), "train", "--data", data, "--out", run, "--epochs", "1",
-                        "--threads", str(args.threads)] + extra, check=True, stdout=subprocess.DEVNULL)
-        m = json.loads(open(os.path.join(run, "metrics.jsonl")).readline())
+        attn("train", "--data", data, "--out", run, "--epochs", "1", "--batch-size", "512", "--threads", str(args.threads), *extra)
+        m = last_epoch(run)
         result[name] = {"seconds_per_epoch": m["seconds"], "rows_per_second": m["rows_per_second"],
                         "tokens_in_batches": m["train_tokens"]}
         print(f"  {m['seconds']:.1f} s, {m['rows_per_second']:.0f} rows/s", file=sys.stderr)
     result["speedup_bucketed_vs_padded"] = result["padded_to_200"]["seconds_per_epoch"] / result["bucketed"]["seconds_per_epoch"]
     result["target_speedup"] = 3.5
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out + ".tmp", "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    os.replace(args.out + ".tmp", args.out)
-    print(json.dumps(result, indent=2))
+    write_result(args.out, result)
     shutil.rmtree(work)
 
 

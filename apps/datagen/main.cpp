@@ -1,9 +1,8 @@
 // attn datagen: synthetic data sets in the formats the seeds use.
-#include <sstream>
+#include <cstdio>
 
 #include "../common/app.h"
 #include "attn/data/synthetic.h"
-#include "attn/data/toxic_corpus.h"
 #include "attn/io/atomic_file.h"
 
 namespace attn::apps {
@@ -37,52 +36,12 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  const auto kind = required<std::string>(r, "kind");
+  const data::GenerateRequest request{required<std::string>(r, "kind"), r["rows"].as<std::int64_t>(), r["seed"].as<std::uint64_t>(),
+                                      r["dims"].as<std::int64_t>(), r["informative"].as<std::string>(), r["accuracy"].as<double>(),
+                                      r["locales"].as<std::string>(), r["from-year"].as<int>(), r["to-year"].as<int>()};
   const auto out = required<std::string>(r, "out");
-  const std::int64_t rows = r["rows"].as<std::int64_t>();
-  const std::uint64_t seed = r["seed"].as<std::uint64_t>();
-  if (rows < 1) throw UsageError("--rows must be >= 1");
-  std::ostringstream csv;
-  try {
-    if (kind == "toxic") {
-      data::ToxicCorpusOptions o;
-      o.rows = rows;
-      o.seed = seed;
-      data::write_toxic_corpus(csv, o);
-    } else if (kind == "features") {
-      data::FeatureCorpusOptions o;
-      o.rows = rows;
-      o.seed = seed;
-      o.dims = r["dims"].as<std::int64_t>();
-      o.bayes_accuracy = r["accuracy"].as<double>();
-      o.informative.clear();
-      for (const std::string& s : split_list(r["informative"].as<std::string>())) {
-        std::size_t used = 0;
-        long long v = -1;
-        try {
-          v = std::stoll(s, &used);
-        } catch (const std::exception&) {
-        }
-        if (used != s.size() || v < 0) throw UsageError("--informative: '" + s + "' is not a feature index");
-        o.informative.push_back(v);
-      }
-      data::write_feature_corpus(csv, o);
-    } else if (kind == "dates") {
-      data::DateCorpusOptions o;
-      o.rows = rows;
-      o.seed = seed;
-      o.locales = split_list(r["locales"].as<std::string>());
-      o.from_year = r["from-year"].as<int>();
-      o.to_year = r["to-year"].as<int>();
-      data::write_date_corpus(csv, o);
-    } else {
-      throw UsageError("unknown data set kind '" + kind + "' (kinds: toxic, features, dates)");
-    }
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  io::write_file_atomic(out, csv.str());
-  std::printf("wrote %lld %s rows to %s\n", static_cast<long long>(rows), kind.c_str(), out.c_str());
+  io::write_file_atomic(out, data::generate(request));
+  std::printf("wrote %lld %s rows to %s\n", static_cast<long long>(request.rows), request.kind.c_str(), out.c_str());
   return kExitOk;
 }
 

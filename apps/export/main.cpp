@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/models/saved_model.h"
+#include "attn/tasks/commands.h"
 
 namespace attn::apps {
 namespace {
@@ -18,11 +18,7 @@ int run(int argc, char** argv) {
   options.add_options("Output")("out", "Output file", cxxopts::value<std::string>());
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
-  const auto& r = *parsed;
-  const auto out = required<std::string>(r, "out");
-  models::SavedModel m = models::load_model(required<std::string>(r, "model"));  // checks it is complete
-  models::save_model(out, m.module, m.config, m.files);
-  std::printf("wrote %s (%s)\n", out.c_str(), m.config.at("model").get<std::string>().c_str());
+  std::fputs(tasks::export_model(required<std::string>(*parsed, "model"), required<std::string>(*parsed, "out")).c_str(), stdout);
   return kExitOk;
 }
 

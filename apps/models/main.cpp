@@ -1,22 +1,16 @@
-// attn models: the model registry, with each model's configuration keys.
+// attn models: the model registry, with each model's task, training defaults and configuration keys.
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/models/registry.h"
+#include "attn/tasks/commands.h"
 
 namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
-  cxxopts::Options options("attn models", "List the models attn can train, with their configuration keys.");
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  for (const models::ModelEntry& m : models::models()) {
-    std::printf("%s  (task: %s)\n  %s\n  config keys (attn train --set KEY=VALUE):\n", m.name.c_str(),
-                models::task_name(m.task), m.description.c_str());
-    for (const models::ConfigKey& k : m.keys)
-      std::printf("    %-18s %-8s %s\n", k.name.c_str(), k.default_value.dump().c_str(), k.doc.c_str());
-  }
+  cxxopts::Options options("attn models", "List the models attn can train, with their tasks, training defaults and configuration keys.");
+  if (!parse_or_help(options, argc, argv)) return kExitOk;
+  std::fputs(tasks::describe_models().c_str(), stdout);
   return kExitOk;
 }
 

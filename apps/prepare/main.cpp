@@ -13,22 +13,22 @@ int run(int argc, char** argv) {
                            "Fit a Keras-exact tokenizer on a CSV's text column (or apply a fitted one) and write\n"
                            "DIR/tokenizer.json (Keras format), DIR/data.pt (padded ids, lengths, labels, ids;\n"
                            "torch.load-able) and DIR/prepare.json (settings and statistics).");
-  add_prepare_options(options);
+  const auto specs = data::prepare_inputs();
+  add_inputs(options, specs);
   options.add_options("Output")("out", "Output directory (created if missing)", cxxopts::value<std::string>());
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
-  const auto& r = *parsed;
-  const auto out_dir = required<std::string>(r, "out");
-  const data::PrepareOptions o = prepare_options(r, required<std::string>(r, "csv"), threads_option(r));
+  const auto out_dir = required<std::string>(*parsed, "out");
+  const data::PrepareOptions o = data::prepare_options(inputs_of(*parsed, specs), threads_option(*parsed));
+
   const auto t0 = std::chrono::steady_clock::now();
   const data::Prepared prepared = data::prepare_csv(o);
   data::write_prepared_dir(prepared, out_dir);
   std::fputs(data::summary(prepared).c_str(), stdout);
   std::printf("  wrote      %s/{tokenizer.json, data.pt, prepare.json}: [%lld, %lld] ids, %zu labels, in %.3f s\n",
               out_dir.c_str(), static_cast<long long>(prepared.data.x.rows), static_cast<long long>(prepared.data.x.cols),
-              prepared.data.label_names.size(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+              prepared.data.label_names.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return kExitOk;
 }
 

@@ -51,26 +51,3 @@ TEST_CASE("a corrupt data.pt is a clear error naming the file", "[io]") {
   std::filesystem::remove(path);
   CHECK_THROWS_WITH(io::read_prepared("/nonexistent/data.pt"), Catch::Contains("/nonexistent/data.pt: cannot open"));
 }
-
-TEST_CASE("atomic writes leave no temporary behind and replace whole files", "[io]") {
-  const auto dir = std::filesystem::temp_directory_path() / "attn_atomic_test";
-  std::filesystem::remove_all(dir);
-  io::ensure_directory(dir.string());
-  const std::string path = (dir / "f.txt").string();
-  io::write_file_atomic(path, "first");
-  io::write_file_atomic(path, "second");
-  CHECK(io::read_file(path) == "second");
-  {
-    io::StagedFiles staged;
-    staged.add((dir / "g.txt").string(), "never committed");
-  }
-  CHECK_FALSE(std::filesystem::exists(dir / "g.txt"));
-  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
-  CHECK_THROWS_WITH(io::read_file((dir / "missing").string()), Catch::Contains("missing: cannot open"));
-  // A symlink (like /dev/stdout -> /proc/self/fd/1) is written through, never replaced.
-  std::filesystem::create_symlink(path, dir / "link.txt");
-  io::write_file_atomic((dir / "link.txt").string(), "third");
-  CHECK(std::filesystem::is_symlink(dir / "link.txt"));
-  CHECK(io::read_file(path) == "third");
-  std::filesystem::remove_all(dir);
-}

@@ -187,7 +187,7 @@ TEST_CASE("QueryKeyAttention: bad names and sizes are clear errors", "[nn][qk]")
 
 // ---- LuongOutput ----
 
-TEST_CASE("LuongOutput: h~ = tanh(W_c [c; q])", "[nn][luong]") {
+TEST_CASE("LuongOutput: h~ = tanh(W_c [c, q])", "[nn][luong]") {
   torch::manual_seed(6);
   LuongOutput out(4, 3, 5);
   const Tensor c = torch::randn({2, 4}), q = torch::randn({2, 3});
@@ -307,36 +307,4 @@ TEST_CASE("LuongOutput and ScaledDotProductAttention: gradients", "[nn][grad]") 
   const Tensor mask = lengths_mask({5, 2}, 5).unsqueeze(1);
   check_gradients([&] { auto [o, w] = sdpa.forward(qq, k, v, mask); return probe_sum(o, 2) + probe_sum(w, 3); },
                   {qq, k, v});
-}
-
-// ---- The BiLSTM building block ----
-
-TEST_CASE("BiLSTM forward_lengths equals torch::nn::LSTM on packed sequences", "[nn][lstm]") {
-  torch::manual_seed(4);
-  torch::jit::Module m = script::bilstm(3, 5, 0.0);
-  m.eval();
-  torch::nn::LSTM reference(torch::nn::LSTMOptions(3, 5).bidirectional(true).batch_first(true));
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& p : reference->named_parameters()) p.value().copy_(m.attr(p.key()).toTensor());
-  }
-  const Tensor x = torch::randn({3, 6, 3});
-  const Tensor lengths = torch::tensor({6, 2, 4}, torch::kInt64);
-  const Tensor ours = m.get_method("forward_lengths")({x, lengths}).toTensor();
-  namespace rnn = torch::nn::utils::rnn;
-  const auto packed = rnn::pack_padded_sequence(x, lengths, /*batch_first=*/true, /*enforce_sorted=*/false);
-  const Tensor expected = std::get<0>(rnn::pad_packed_sequence(std::get<0>(reference->forward_with_packed_input(packed)), true));
-  for (int b = 0; b < 3; ++b) {
-    const auto n = lengths[b].item<std::int64_t>();
-    CHECK(torch::allclose(ours[b].slice(0, 0, n), expected[b].slice(0, 0, n), 1e-5, 1e-6));
-  }
-  // Unpadded rows: the same as the plain bidirectional forward.
-  CHECK(torch::allclose(ours[0], m.forward({x.slice(0, 0, 1)}).toTensor()[0], 1e-5, 1e-6));
-  // Pre-padding (row 1's 2 real steps at the end): forward_masked gives the same real-step outputs.
-  Tensor pre = torch::zeros_like(x);
-  pre[1].slice(0, 4, 6).copy_(x[1].slice(0, 0, 2));
-  const Tensor mask = torch::tensor({0, 0, 0, 0, 1, 1}, torch::kInt64).unsqueeze(0) != 0;
-  const Tensor masked = m.get_method("forward_masked")({pre[1].unsqueeze(0), mask}).toTensor();
-  CHECK(torch::allclose(masked[0].slice(0, 4, 6), expected[1].slice(0, 0, 2), 1e-5, 1e-6));
-  CHECK(masked[0].slice(0, 0, 4).abs().sum().item<float>() == 0.0f);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/data/messy_comments.csv: Jigsaw-layout rows with the text that breaks naive Keras
+"""Writes tests/fixtures/messy_comments.csv: Jigsaw-layout rows with the text that breaks naive Keras
 ports (CRLF and lone CR inside quoted fields, İ, final sigma, ẞ, emoji, apostrophes, curly quotes,
 empty and whitespace-only comments) plus filler rows whose word counts tie at the num_words=50 cut.
 Deterministic; rerun it only to change the fixture. Uses the csv module so quoting is RFC 4180."""
@@ -68,4 +68,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/messy_comments.csv")
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/messy_comments.csv")

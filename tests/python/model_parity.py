@@ -79,8 +79,8 @@ pred, metrics = os.path.join(DIR, "pred.csv"), os.path.join(DIR, "metrics.json")
 subprocess.run([ATTN, "evaluate", "--model", os.path.join(RUN, "model.pt"), "--csv", test_csv, "--labels-csv", labels_csv,
                 "--predictions", pred, "--metrics", metrics], check=True, capture_output=True)
 m = json.load(open(metrics))
-check(m["rows_scored"] == 200 and m["rows_skipped"] == 100, "evaluate skips the -1 rows")
-check(0.0 <= m["mean_roc_auc"] <= 1.0 and m["log_loss"] > 0, "evaluate reports AUC and log loss")
+check(m["rows"] == 200 and m["rows_skipped"] == 100, "evaluate skips the -1 rows")
+check(0.0 <= m["mean_auc"] <= 1.0 and m["loss"] > 0 and set(m["auc"]) == set(labels), "evaluate reports AUC per label and loss")
 pred_rows = list(csv.reader(open(pred, newline="")))
 check(pred_rows[0] == ["id"] + labels and len(pred_rows) == 301, "predictions in sample_submission layout")
 
@@ -142,6 +142,36 @@ for e in attn_json(os.path.join(DIR, "transformer"), "ice cream sucks", "you are
     check((attention[0] - torch.tensor(e["attention"])).abs().max().item() <= 1e-6, f"transformer pooling of {e['text']!r}")
     check(all((layers[l][0, h].flatten() - torch.tensor(e["self_attention"][l][h])).abs().max().item() <= 1e-6
               for l in range(len(layers)) for h in range(layers[l].shape[1])), f"self-attention of {e['text']!r}")
+
+# ---- One scoring path: evaluate on exactly a run's validation rows reproduces its last val_ metrics ----
+
+def validation_rows_csv(run, source_csv):
+    """The rows a run held out (the last val_split of its CSV, as Keras' validation_split), as a CSV."""
+    config = json.load(open(os.path.join(DIR, run, "config.json")))
+    rows = list(csv.reader(open(source_csv, newline="", encoding="utf-8")))
+    header, body = rows[0], rows[1:]
+    n_val = int(len(body) * config["training"]["val_split"])
+    path = os.path.join(DIR, run + "-validation.csv")
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(body[len(body) - n_val:])
+    return path, n_val
+
+
+for run, source, keys in [("run", "toxic.csv", ["loss", "accuracy", "mean_auc"]),
+                          ("transformer", "toxic.csv", ["loss", "accuracy", "mean_auc"]),
+                          ("features", "features.csv", ["loss", "accuracy", "mean_auc"]),
+                          ("dates", "dates.csv", ["loss", "accuracy", "exact_match", "char_accuracy"])]:
+    path, n_val = validation_rows_csv(run, os.path.join(DIR, source))
+    out = os.path.join(DIR, run + "-validation.json")
+    subprocess.run([ATTN, "evaluate", "--model", os.path.join(DIR, run), "--csv", path, "--metrics", out], check=True,
+                   capture_output=True)
+    got = json.load(open(out))
+    last = [json.loads(line) for line in open(os.path.join(DIR, run, "metrics.jsonl"))][-1]
+    check(got["rows"] == n_val == last["val_rows"], f"{run}: evaluate scores the {n_val} validation rows")
+    for k in keys:
+        check(abs(got[k] - last["val_" + k]) <= 1e-6, f"{run}: evaluate's {k} {got[k]} equals the last val_{k} {last['val_' + k]}")
 
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -7,6 +7,7 @@
 #include <future>
 
 #include "attn/io/atomic_file.h"
+#include "attn/text/unicode.h"
 
 namespace attn::data {
 namespace {
@@ -160,6 +161,135 @@ std::string summary(const Prepared& p) {
                 lengths["max"].get<long long>(), lengths["empty_rows"].get<long long>());
   s += buf;
   return s;
+}
+
+}  // namespace attn::data
+
+namespace attn::data {
+
+std::string tokenize(const TokenizeRequest& r, const std::function<std::vector<std::string>()>& stdin_lines) {
+  const auto tokenizer = text::Tokenizer::from_json(io::read_file(r.tokenizer), r.tokenizer);
+  std::vector<std::string> texts;
+  if (!r.csv.empty()) {
+    text::TextCsvOptions o;
+    o.text_column = r.text_column;
+    o.label_columns.clear();
+    o.id_column.clear();
+    text::read_text_csv_blocks(r.csv, o, 4096, [&](text::TextBlock&& b) {
+      texts.insert(texts.end(), std::make_move_iterator(b.texts.begin()), std::make_move_iterator(b.texts.end()));
+    });
+  } else {
+    texts = stdin_lines();  // only the '\n' is stripped: a '\r' stays part of the text, as in Keras
+    for (std::size_t n = 0; n < texts.size(); ++n) {
+      const std::size_t bad = text::find_invalid_utf8(texts[n]);
+      if (bad != std::string::npos)
+        throw std::runtime_error("stdin:" + std::to_string(n + 1) + ": invalid UTF-8 at byte offset " + std::to_string(bad));
+    }
+  }
+  const std::vector<text::Sequence> seqs = tokenizer.texts_to_sequences(texts, r.threads);
+  std::string out;
+  const auto print_row = [&out](const std::int32_t* ids, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i) out += ' ';
+      out += std::to_string(ids[i]);
+    }
+    out += '\n';
+  };
+  if (r.pad.maxlen) {
+    const text::PaddedSequences p = text::pad_sequences(seqs, r.pad);
+    for (std::int64_t row = 0; row < p.rows; ++row) print_row(p.ids.data() + row * p.cols, static_cast<std::size_t>(p.cols));
+  } else {
+    for (const auto& seq : seqs) print_row(seq.data(), seq.size());
+  }
+  return out;
+}
+
+namespace {
+const char* kTokenizerGroup = "Tokenizer (Keras Tokenizer arguments)";
+const char* kPaddingGroup = "Padding (Keras pad_sequences arguments)";
+}  // namespace
+
+std::vector<InputSpec> tokenizer_inputs() {
+  using K = InputSpec::Kind;
+  return {
+      {"num-words", "Keep word indices below N, i.e. the N-1 most frequent words; 0 = all", "20000", K::kValue, kTokenizerGroup},
+      {"oov-token", "Word given index 1 and used for unknown / cut words (default: none, they are dropped)", "", K::kValue,
+       kTokenizerGroup},
+      {"no-lower", "Do not lowercase (Keras lower=False)", "", K::kFlag, kTokenizerGroup},
+      {"char-level", "Every character is a token (Keras char_level=True)", "", K::kFlag, kTokenizerGroup},
+      {"filters", "Characters replaced by the separator (default: Keras' ASCII punctuation except ', TAB, LF)", "",
+       K::kValue, kTokenizerGroup},
+      {"split", "Separator string (default: one space)", "", K::kValue, kTokenizerGroup},
+  };
+}
+
+text::TokenizerOptions tokenizer_options(const Inputs& in) {
+  text::TokenizerOptions o;
+  const std::int64_t n = in.integer("num-words");
+  if (n < 0) throw std::invalid_argument("--num-words must be >= 0, got " + std::to_string(n));
+  o.num_words = n;
+  if (in.given("oov-token")) o.oov_token = in.text("oov-token");
+  o.lower = !in.flag("no-lower");
+  o.char_level = in.flag("char-level");
+  if (in.given("filters")) o.filters = in.text("filters");
+  if (in.given("split")) o.split = in.text("split");
+  if (o.split.empty()) throw std::invalid_argument("--split must not be empty");
+  return o;
+}
+
+std::vector<InputSpec> padding_inputs(const std::string& default_maxlen) {
+  using K = InputSpec::Kind;
+  return {
+      {"maxlen", default_maxlen.empty() ? "Pad / truncate every row to N ids (default: no padding)" : "Pad / truncate every row to N ids",
+       default_maxlen, K::kValue, kPaddingGroup},
+      {"padding", "Where padding goes: pre (left) or post (right)", "pre", K::kValue, kPaddingGroup},
+      {"truncating", "Which end long rows lose: pre (keep the end) or post (keep the start)", "pre", K::kValue, kPaddingGroup},
+  };
+}
+
+text::PadOptions padding_options(const Inputs& in) {
+  text::PadOptions o;
+  if (in.get("maxlen")) {
+    const std::int64_t n = in.integer("maxlen");
+    if (n < 1) throw std::invalid_argument("--maxlen must be >= 1, got " + std::to_string(n));
+    o.maxlen = n;
+  }
+  o.padding = text::parse_side(in.text("padding"), "--padding");
+  o.truncating = text::parse_side(in.text("truncating"), "--truncating");
+  return o;
+}
+
+std::vector<InputSpec> prepare_inputs() {
+  std::vector<InputSpec> specs = {
+      {"csv", "CSV file with a header row (Kaggle layout)", ""},
+      {"text-column", "Column holding the text", "comment_text"},
+      {"labels", "Comma-separated 0/1 label columns ('' for none)", "toxic,severe_toxic,obscene,threat,insult,identity_hate"},
+      {"id-column", "Column holding row ids (row numbers are used when the default is absent)", "id"},
+      {"tokenizer", "Apply this fitted tokenizer.json instead of fitting one (label columns become optional)", ""},
+  };
+  for (auto& list : {tokenizer_inputs(), padding_inputs("200")}) specs.insert(specs.end(), list.begin(), list.end());
+  return specs;
+}
+
+PrepareOptions prepare_options(const Inputs& in, int threads) {
+  PrepareOptions o;
+  o.csv = in.text("csv");
+  o.threads = threads;
+  o.pad = padding_options(in);
+  const auto tokenizer_set = tokenizer_inputs();
+  if (in.given("tokenizer")) {
+    for (const InputSpec& s : tokenizer_set)
+      if (in.given(s.name))
+        throw std::invalid_argument("tokenizer settings come from --tokenizer; drop --" + s.name);
+    o.apply_tokenizer = in.text("tokenizer");
+  }
+  o.tokenizer = tokenizer_options(in);  // validated even when unused
+  o.columns.text_column = in.text("text-column");
+  o.columns.label_columns = in.list("labels");
+  o.columns.labels_optional = !o.apply_tokenizer.empty() && !in.given("labels");
+  o.columns.id_column = in.text("id-column");
+  o.columns.id_required = in.given("id-column");
+  return o;
 }
 
 }  // namespace attn::data

@@ -1,6 +1,8 @@
 #include "attn/data/synthetic.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <sstream>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -12,6 +14,9 @@
 #include <unicode/smpdtfmt.h>
 #include <unicode/timezone.h>
 #include <unicode/unistr.h>
+
+#include "attn/data/inputs.h"
+#include "attn/data/toxic_corpus.h"
 
 #include "attn/text/csv.h"
 
@@ -169,6 +174,42 @@ void write_date_corpus(std::ostream& out, const DateCorpusOptions& o) {
     std::snprintf(iso, sizeof iso, "%04d-%02d-%02d", y, m, d);
     out << text::csv_quote(human) << ',' << iso << '\n';
   }
+}
+
+std::string generate(const GenerateRequest& r) {
+  if (r.rows < 1) throw std::invalid_argument("--rows must be >= 1");
+  std::ostringstream csv;
+  if (r.kind == "toxic") {
+    ToxicCorpusOptions o;
+    o.rows = r.rows;
+    o.seed = r.seed;
+    write_toxic_corpus(csv, o);
+  } else if (r.kind == "features") {
+    FeatureCorpusOptions o;
+    o.rows = r.rows;
+    o.seed = r.seed;
+    o.dims = r.dims;
+    o.bayes_accuracy = r.accuracy;
+    o.informative.clear();
+    for (const std::string& s : split_list(r.informative)) {
+      char* end = nullptr;
+      const long long v = std::strtoll(s.c_str(), &end, 10);
+      if (s.empty() || *end != '\0' || v < 0) throw std::invalid_argument("--informative: '" + s + "' is not a feature index");
+      o.informative.push_back(v);
+    }
+    write_feature_corpus(csv, o);
+  } else if (r.kind == "dates") {
+    DateCorpusOptions o;
+    o.rows = r.rows;
+    o.seed = r.seed;
+    o.locales = split_list(r.locales);
+    o.from_year = r.from_year;
+    o.to_year = r.to_year;
+    write_date_corpus(csv, o);
+  } else {
+    throw std::invalid_argument("unknown data set kind '" + r.kind + "' (kinds: toxic, features, dates)");
+  }
+  return csv.str();
 }
 
 }  // namespace attn::data

@@ -46,8 +46,17 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     write_all(path, content, /*remove_on_failure=*/false);
     return;
   }
+  write_atomic(path, [&](const std::string& tmp) { write_all(tmp, content); });
+}
+
+void write_atomic(const std::string& path, const std::function<void(const std::string& temporary)>& write) {
   const std::string tmp = temporary_name(path);
-  write_all(tmp, content);
+  try {
+    write(tmp);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
   rename_into_place(tmp, path);
 }
 

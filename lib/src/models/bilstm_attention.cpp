@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include "attn/nn/attention.h"
+#include "attn/nn/layers.h"
+#include "attn/nn/recurrent.h"
 
 namespace attn::models {
 namespace {
@@ -32,10 +34,10 @@ def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
 torch::jit::Module build(const nlohmann::json& c) {
   const std::int64_t num_words = c.at("num_words"), embed = c.at("embed_dim"), units = c.at("lstm_units"),
                      labels = c.at("labels");
-  TORCH_CHECK(num_words > 1 && embed > 0 && units > 0 && labels > 0, "bilstm-attention: sizes must be positive");
+  nn::require_config(num_words > 1 && embed > 0 && units > 0 && labels > 0, "bilstm-attention: sizes must be positive");
   for (const char* k : {"spatial_dropout", "lstm_dropout", "recurrent_dropout"}) {
     const double p = c.at(k);
-    TORCH_CHECK(p >= 0 && p < 1, "bilstm-attention: ", k, " must be in [0, 1), got ", p);
+    nn::require_config(p >= 0 && p < 1, c10::str("bilstm-attention: ", k, " must be in [0, 1), got ", p));
   }
   auto m = nn::script::new_module("BiLSTMAttention");
   {
@@ -51,20 +53,26 @@ torch::jit::Module build(const nlohmann::json& c) {
   return m;
 }
 
-std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
+std::vector<LayerRow> layers(const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("embed_dim").get<std::int64_t>());
   const std::string h = std::to_string(2 * c.at("lstm_units").get<std::int64_t>());
   const std::string labels = std::to_string(c.at("labels").get<std::int64_t>());
   return {
-      {"input", "Input (word ids)", "(None, T)", 0},
-      {"embedding", "Embedding", "(None, T, " + d + ")", count_parameters(m, "embedding")},
-      {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", 0},
-      {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", count_parameters(m, "lstm.")},
-      {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", count_parameters(m, "attention.mlp.")},
-      {"attention.context", "Dense (v^T u)", "(None, T, 1)", count_parameters(m, "attention.context.")},
-      {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", 0},
-      {"dense", "Dense sigmoid", "(None, " + labels + ")", count_parameters(m, "dense.")},
+      {"input", "Input (word ids)", "(None, T)", ""},
+      {"embedding", "Embedding", "(None, T, " + d + ")", "embedding"},
+      {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", ""},
+      {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", "lstm"},
+      {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", "attention.mlp"},
+      {"attention.context", "Dense (v^T u)", "(None, T, 1)", "attention.context"},
+      {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", ""},
+      {"dense", "Dense sigmoid", "(None, " + labels + ")", "dense"},
   };
+}
+
+/// The data fixes the labels, and the embedding needs a row for every id the tokenizer emits.
+void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) {
+  fit_exact(c, given, "labels", data.labels);
+  fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
 }
 
 }  // namespace
@@ -72,7 +80,7 @@ std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& 
 ModelEntry bilstm_attention_entry() {
   return ModelEntry{
       "bilstm-attention",
-      TaskKind::kTextClassification,
+      ModelKind::kTextClassifier,
       "Seed 000: Embedding -> SpatialDropout1D -> BiLSTM -> word attention (Yang et al.) -> Dense sigmoid, "
       "multi-label text classification (Kaggle Jigsaw)",
       {
@@ -86,7 +94,10 @@ ModelEntry bilstm_attention_entry() {
            "DropConnect on the LSTM's hidden-to-hidden weights, standing in for Keras' recurrent_dropout "
            "(LibTorch's fused LSTM has no per-step recurrent dropout)"},
       },
+      // The seed's model.fit(X_t, y, validation_split=.2, epochs=3, batch_size=512) with Adam's defaults.
+      TrainingDefaults{3, 512, 1e-3, 0.2},
       build,
+      fit,
       layers,
   };
 }

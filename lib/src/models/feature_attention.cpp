@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "attn/nn/attention.h"
+#include "attn/nn/layers.h"
 
 namespace attn::models {
 namespace {
@@ -37,7 +38,7 @@ std::vector<std::int64_t> hidden_sizes(const nlohmann::json& c) {
 
 torch::jit::Module build(const nlohmann::json& c) {
   const std::int64_t d = c.at("features");
-  TORCH_CHECK(d > 0, "feature-attention: features must be positive");
+  nn::require_config(d > 0, "feature-attention: features must be positive");
   const std::vector<std::int64_t> hidden = hidden_sizes(c);
   auto m = nn::script::new_module("FeatureAttentionClassifier");
   m.register_module("attention", nn::FeatureAttention(d).module());
@@ -51,19 +52,25 @@ torch::jit::Module build(const nlohmann::json& c) {
   return m;
 }
 
-std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
+std::vector<LayerRow> layers(const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("features").get<std::int64_t>());
   std::vector<LayerRow> rows = {
-      {"input", "Input (features)", "(None, " + d + ")", 0},
-      {"attention", "Dense softmax (attention vector)", "(None, " + d + ")", count_parameters(m, "attention.")},
-      {"weighted", "Multiply (alpha * x)", "(None, " + d + ")", 0},
+      {"input", "Input (features)", "(None, " + d + ")", ""},
+      {"attention", "Dense softmax (attention vector)", "(None, " + d + ")", "attention"},
+      {"weighted", "Multiply (alpha * x)", "(None, " + d + ")", ""},
   };
   const std::vector<std::int64_t> hidden = hidden_sizes(c);
   for (std::size_t i = 0; i < hidden.size(); ++i)
     rows.push_back({"hidden" + std::to_string(i), "Dense relu", "(None, " + std::to_string(hidden[i]) + ")",
-                    count_parameters(m, "hidden" + std::to_string(i) + ".")});
-  rows.push_back({"output", "Dense sigmoid", "(None, 1)", count_parameters(m, "output.")});
+                    "hidden" + std::to_string(i)});
+  rows.push_back({"output", "Dense sigmoid", "(None, 1)", "output"});
   return rows;
+}
+
+/// The data fixes the number of features; the output is one 0/1 label.
+void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) {
+  fit_exact(c, given, "features", data.features);
+  if (data.labels != 1) throw std::runtime_error("feature-attention predicts one 0/1 label, the data has " + std::to_string(data.labels));
 }
 
 }  // namespace
@@ -71,14 +78,17 @@ std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& 
 ModelEntry feature_attention_entry() {
   return ModelEntry{
       "feature-attention",
-      TaskKind::kFeatureClassification,
+      ModelKind::kFeatureClassifier,
       "Seed 001: softmax attention over the input features (alpha (.) x) -> optional hidden layers -> Dense "
       "sigmoid, binary classification of numeric rows",
       {
           {"features", 10, "input features D (set from the CSV's feature columns)"},
           {"hidden", nlohmann::json::array(), "sizes of ReLU hidden layers after the attention, e.g. [32] (none: the seed's model)"},
       },
+      // The seed's model.fit(X, y, epochs=16, batch_size=128, validation_split=0.3) with Adam's defaults.
+      TrainingDefaults{16, 128, 1e-3, 0.3},
       build,
+      fit,
       layers,
   };
 }

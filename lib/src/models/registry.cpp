@@ -1,7 +1,10 @@
 #include "attn/models/registry.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
+#include "attn/io/atomic_file.h"
 #include "attn/models/bilstm_attention.h"
 #include "attn/models/feature_attention.h"
 #include "attn/models/seq2seq_attention.h"
@@ -18,22 +21,6 @@ const std::vector<ModelEntry>& models() {
       transformer_classifier_entry(),  // seed 003: multi-head self-attention encoder
   };
   return kModels;
-}
-
-const char* task_name(TaskKind kind) {
-  switch (kind) {
-    case TaskKind::kTextClassification: return "text-classification";
-    case TaskKind::kFeatureClassification: return "feature-classification";
-    case TaskKind::kSequenceToSequence: return "seq2seq";
-  }
-  return "?";
-}
-
-std::int64_t count_parameters(const torch::jit::Module& model, const std::string& prefix) {
-  std::int64_t n = 0;
-  for (const auto& p : model.named_parameters(true))
-    if (p.name.rfind(prefix, 0) == 0) n += p.value.numel();
-  return n;
 }
 
 const ModelEntry& find_model(const std::string& name) {
@@ -74,10 +61,35 @@ nlohmann::json resolve_config(const ModelEntry& entry, const nlohmann::json& ove
   return config;
 }
 
+nlohmann::json fit_config(const ModelEntry& entry, const nlohmann::json& overrides, const DataSizes& data) {
+  nlohmann::json config = resolve_config(entry, overrides);
+  entry.fit(config, overrides.is_object() ? overrides : nlohmann::json::object(), data);
+  return config;
+}
+
+void fit_exact(nlohmann::json& config, const nlohmann::json& given, const std::string& key, std::int64_t value) {
+  if (!given.contains(key)) {
+    config[key] = value;
+  } else if (config.at(key) != value) {
+    throw std::runtime_error("config key '" + key + "' must be the data's " + std::to_string(value) + ", got " +
+                             config.at(key).dump());
+  }
+}
+
+void fit_at_least(nlohmann::json& config, const nlohmann::json& given, const std::string& key, std::int64_t minimum,
+                  std::int64_t preferred) {
+  if (!given.contains(key)) {
+    config[key] = std::max(minimum, preferred);
+  } else if (config.at(key).get<std::int64_t>() < minimum) {
+    throw std::runtime_error("config key '" + key + "' must be at least the data's " + std::to_string(minimum) + ", got " +
+                             config.at(key).dump());
+  }
+}
+
 nlohmann::json parse_assignment(const std::string& assignment) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw std::invalid_argument("expected key=value, got '" + assignment + "'");
+    throw std::invalid_argument("--set: expected key=value, got '" + assignment + "'");
   const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   nlohmann::json value;
   try {
@@ -86,6 +98,57 @@ nlohmann::json parse_assignment(const std::string& assignment) {
     value = text;
   }
   return nlohmann::json{{key, value}};
+}
+
+nlohmann::json read_overrides(const std::string& config_file, const std::vector<std::string>& assignments) {
+  nlohmann::json overrides = nlohmann::json::object();
+  if (!config_file.empty()) {
+    try {
+      overrides = nlohmann::json::parse(io::read_file(config_file));
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(config_file + ": not valid JSON: " + e.what());
+    }
+    if (!overrides.is_object()) throw std::runtime_error(config_file + ": expected a JSON object of model config keys");
+  }
+  for (const std::string& a : assignments) overrides.update(parse_assignment(a));
+  return overrides;
+}
+
+LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module, const nlohmann::json& config) {
+  LayerTable t;
+  for (const LayerRow& row : entry.layers(config)) t.rows.push_back({row, 0});
+  for (const auto& p : module.named_parameters(/*recurse=*/true)) {
+    t.total += p.value.numel();
+    int owners = 0;
+    for (LayerCount& r : t.rows) {
+      const std::string& prefix = r.row.parameters;
+      if (prefix.empty() || (p.name != prefix && p.name.rfind(prefix + ".", 0) != 0)) continue;
+      r.count += p.value.numel();
+      ++owners;
+    }
+    if (owners == 0) t.unassigned.push_back(p.name);
+    if (owners > 1) t.ambiguous.push_back(p.name);
+  }
+  return t;
+}
+
+std::string format_layer_table(const ModelEntry& entry, const LayerTable& table) {
+  const auto with_commas = [](std::int64_t n) {
+    std::string s = std::to_string(n);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+  };
+  char line[256];
+  std::string out = "Model: " + entry.name + "\n";
+  std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", "Layer", "Type", "Output shape", "Param #");
+  out += line + std::string(87, '=') + "\n";
+  for (const LayerCount& r : table.rows) {
+    std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", r.row.name.c_str(), r.row.type.c_str(),
+                  r.row.output_shape.c_str(), with_commas(r.count).c_str());
+    out += line;
+  }
+  out += std::string(87, '=') + "\nTotal params: " + with_commas(table.total) + "\nTrainable params: " + with_commas(table.total) + "\n";
+  return out;
 }
 
 }  // namespace attn::models

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "attn/nn/attention.h"
+#include "attn/nn/layers.h"
 #include "attn/nn/transformer.h"
 
 namespace attn::models {
@@ -47,10 +48,9 @@ torch::jit::Module build(const nlohmann::json& c) {
   const std::int64_t num_words = c.at("num_words"), labels = c.at("labels"), d = c.at("d_model"), heads = c.at("heads"),
                      layers = c.at("layers"), ff = c.at("feedforward"), max_length = c.at("max_length");
   const double dropout = c.at("dropout");
-  TORCH_CHECK(num_words > 1 && labels > 0 && d > 0 && heads > 0 && layers > 0 && ff > 0 && max_length > 0,
-              "transformer-classifier: sizes must be positive");
-  TORCH_CHECK(d % heads == 0, "transformer-classifier: d_model (", d, ") must be a multiple of heads (", heads, ")");
-  TORCH_CHECK(dropout >= 0 && dropout < 1, "transformer-classifier: dropout must be in [0, 1)");
+  nn::require_config(num_words > 1 && labels > 0 && d > 0 && heads > 0 && layers > 0 && ff > 0 && max_length > 0, "transformer-classifier: sizes must be positive");
+  nn::require_config(d % heads == 0, c10::str("transformer-classifier: d_model (", d, ") must be a multiple of heads (", heads, ")"));
+  nn::require_config(dropout >= 0 && dropout < 1, "transformer-classifier: dropout must be in [0, 1)");
   auto m = nn::script::new_module("TransformerClassifier");
   {
     torch::NoGradGuard no_grad;
@@ -70,22 +70,28 @@ torch::jit::Module build(const nlohmann::json& c) {
   return m;
 }
 
-std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& c) {
+std::vector<LayerRow> layers(const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("d_model").get<std::int64_t>());
   const std::string heads = std::to_string(c.at("heads").get<std::int64_t>());
   std::vector<LayerRow> rows = {
-      {"input", "Input (word ids)", "(None, T)", 0},
-      {"embedding", "Embedding x sqrt(d_model)", "(None, T, " + d + ")", count_parameters(m, "embedding")},
-      {"position", "sinusoidal positional encoding", "(None, T, " + d + ")", 0},
+      {"input", "Input (word ids)", "(None, T)", ""},
+      {"embedding", "Embedding x sqrt(d_model)", "(None, T, " + d + ")", "embedding"},
+      {"position", "sinusoidal positional encoding", "(None, T, " + d + ")", ""},
   };
   for (std::int64_t i = 0; i < c.at("layers").get<std::int64_t>(); ++i) {
     const std::string name = "layer" + std::to_string(i);
-    rows.push_back({name, "TransformerEncoderLayer (" + heads + " heads)", "(None, T, " + d + ")", count_parameters(m, name + ".")});
+    rows.push_back({name, "TransformerEncoderLayer (" + heads + " heads)", "(None, T, " + d + ")", name});
   }
-  rows.push_back({"attention", "word attention pooling", "(None, " + d + ")", count_parameters(m, "attention.")});
-  rows.push_back({"dense", "Dense sigmoid", "(None, " + std::to_string(c.at("labels").get<std::int64_t>()) + ")",
-                  count_parameters(m, "dense.")});
+  rows.push_back({"attention", "word attention pooling", "(None, " + d + ")", "attention"});
+  rows.push_back({"dense", "Dense sigmoid", "(None, " + std::to_string(c.at("labels").get<std::int64_t>()) + ")", "dense"});
   return rows;
+}
+
+/// As bilstm-attention, and the positional table must cover the longest text.
+void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) {
+  fit_exact(c, given, "labels", data.labels);
+  fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
+  fit_at_least(c, given, "max_length", data.input_length, std::max<std::int64_t>(512, data.input_length));
 }
 
 }  // namespace
@@ -93,7 +99,7 @@ std::vector<LayerRow> layers(const torch::jit::Module& m, const nlohmann::json& 
 ModelEntry transformer_classifier_entry() {
   return ModelEntry{
       "transformer-classifier",
-      TaskKind::kTextClassification,
+      ModelKind::kTextClassifier,
       "Seed 003: token + positional embedding -> Transformer encoder layers (multi-head self-attention) -> "
       "word-attention pooling -> Dense sigmoid, for the same CSVs as bilstm-attention",
       {
@@ -106,7 +112,11 @@ ModelEntry transformer_classifier_entry() {
           {"dropout", 0.1, "dropout on embeddings, attention weights and sublayer outputs"},
           {"max_length", 512, "longest text in tokens (rows of the positional table; at least the data's maxlen)"},
       },
+      // The main job's recipe (seed 003 trains nothing): 3 epochs, Adam 1e-3, the last 20% held out;
+      // batch 64, since self-attention learns less per step than the BiLSTM at the seed's 512.
+      TrainingDefaults{3, 64, 1e-3, 0.2},
       build,
+      fit,
       layers,
   };
 }

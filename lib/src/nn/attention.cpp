@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include "attn/nn/layers.h"
+
 namespace attn::nn {
 
 // ---- Word attention (Yang et al. 2016) ------------------------------------------------------
@@ -25,7 +27,7 @@ def forward(self, h: Tensor, mask: Optional[Tensor] = None) -> Tuple[Tensor, Ten
 
 WordAttention::WordAttention(const WordAttentionOptions& options)
     : ScriptModule(script::new_module("WordAttention")) {
-  TORCH_CHECK(options.dim() > 0, "WordAttention: dim must be positive, got ", options.dim());
+  require_config(options.dim() > 0, c10::str("WordAttention: dim must be positive, got ", options.dim()));
   module_.register_module("mlp", script::linear(options.dim(), options.dim()));
   module_.register_module("context", script::linear(options.dim(), 1));
   module_.register_attribute("combine", c10::BoolType::get(), options.combine());
@@ -42,7 +44,7 @@ def forward(self, x: Tensor, mask: Optional[Tensor] = None) -> Tuple[Tensor, Ten
 )";
 
 FeatureAttention::FeatureAttention(std::int64_t features) : ScriptModule(script::new_module("FeatureAttention")) {
-  TORCH_CHECK(features > 0, "FeatureAttention: features must be positive, got ", features);
+  require_config(features > 0, c10::str("FeatureAttention: features must be positive, got ", features));
   module_.register_module("attention", script::linear(features, features));
   script::define(module_, kFeatureAttention, "FeatureAttention", true);
 }
@@ -129,7 +131,7 @@ def forward(self, query: Tensor, keys: Tensor, mask: Optional[Tensor] = None) ->
 
 QueryKeyAttention::QueryKeyAttention(const QueryKeyAttentionOptions& o)
     : ScriptModule(script::new_module(info(o.score()).class_name)) {
-  TORCH_CHECK(o.query_dim() > 0 && o.key_dim() > 0, "QueryKeyAttention: dimensions must be positive");
+  require_config(o.query_dim() > 0 && o.key_dim() > 0, "QueryKeyAttention: dimensions must be positive");
   module_.register_attribute("score_name", c10::StringType::get(), std::string(info(o.score()).name));
   switch (o.score()) {
     case Score::kAdditive: {
@@ -144,14 +146,13 @@ QueryKeyAttention::QueryKeyAttention(const QueryKeyAttentionOptions& o)
       break;
     case Score::kDot:
     case Score::kScaledDot:
-      TORCH_CHECK(o.query_dim() == o.key_dim(), "QueryKeyAttention(", info(o.score()).name,
-                  "): query_dim and key_dim must be equal, got ", o.query_dim(), " and ", o.key_dim());
+      require_config(o.query_dim() == o.key_dim(), c10::str("QueryKeyAttention(", info(o.score()).name, "): query_dim and key_dim must be equal, got ", o.query_dim(), " and ", o.key_dim()));
       module_.register_attribute("sqrt_d", c10::FloatType::get(), std::sqrt(static_cast<double>(o.key_dim())));
       break;
     case Score::kCosine:
       break;
     case Score::kLocation:
-      TORCH_CHECK(o.max_length() > 0, "QueryKeyAttention(location): max_length must be positive");
+      require_config(o.max_length() > 0, "QueryKeyAttention(location): max_length must be positive");
       module_.register_module("location", script::linear(o.query_dim(), o.max_length(), false));
       module_.register_attribute("max_length", c10::IntType::get(), o.max_length());
       break;
@@ -211,7 +212,7 @@ def forward(self, query: Tensor, key: Tensor, value: Tensor, key_mask: Optional[
 namespace script {
 
 torch::jit::Module scaled_dot_product_attention(double dropout) {
-  TORCH_CHECK(dropout >= 0 && dropout < 1, "ScaledDotProductAttention: dropout must be in [0, 1), got ", dropout);
+  require_config(dropout >= 0 && dropout < 1, c10::str("ScaledDotProductAttention: dropout must be in [0, 1), got ", dropout));
   auto m = new_module("ScaledDotProductAttention");
   m.register_attribute("dropout", c10::FloatType::get(), dropout);
   define(m, kScaledDotProduct, "ScaledDotProductAttention", true);
@@ -219,9 +220,7 @@ torch::jit::Module scaled_dot_product_attention(double dropout) {
 }
 
 torch::jit::Module multi_head_attention(const MultiHeadAttentionOptions& o) {
-  TORCH_CHECK(o.embed_dim() > 0 && o.num_heads() > 0 && o.embed_dim() % o.num_heads() == 0,
-              "MultiHeadAttention: embed_dim (", o.embed_dim(), ") must be a positive multiple of num_heads (",
-              o.num_heads(), ")");
+  require_config(o.embed_dim() > 0 && o.num_heads() > 0 && o.embed_dim() % o.num_heads() == 0, c10::str("MultiHeadAttention: embed_dim (", o.embed_dim(), ") must be a positive multiple of num_heads (", o.num_heads(), ")"));
   auto m = new_module("MultiHeadAttention");
   for (const char* name : {"q_proj", "k_proj", "v_proj", "out_proj"})
     m.register_module(name, linear(o.embed_dim(), o.embed_dim()));

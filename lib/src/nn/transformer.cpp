@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "attn/nn/layers.h"
+
 namespace attn::nn {
 
 static const char* kPositionalEncoding = R"(
@@ -63,7 +65,7 @@ def forward(self, x: Tensor, memory: Tensor, x_mask: Optional[Tensor] = None,
 namespace script {
 
 torch::jit::Module positional_encoding(std::int64_t dim, std::int64_t max_length) {
-  TORCH_CHECK(dim > 0 && max_length > 0, "PositionalEncoding: dim and max_length must be positive");
+  require_config(dim > 0 && max_length > 0, "PositionalEncoding: dim and max_length must be positive");
   auto m = new_module("PositionalEncoding");
   torch::Tensor pe = torch::zeros({max_length, dim});
   const torch::Tensor pos = torch::arange(max_length, torch::kFloat64).unsqueeze(1);
@@ -81,7 +83,7 @@ torch::jit::Module positional_encoding(std::int64_t dim, std::int64_t max_length
 namespace {
 
 torch::jit::Module layer_base(const char* name, const TransformerLayerOptions& o, int norms) {
-  TORCH_CHECK(o.dropout() >= 0 && o.dropout() < 1, name, ": dropout must be in [0, 1)");
+  require_config(o.dropout() >= 0 && o.dropout() < 1, c10::str(name, ": dropout must be in [0, 1)"));
   auto m = new_module(name);
   const MultiHeadAttentionOptions mha = MultiHeadAttentionOptions(o.d_model(), o.nhead()).dropout(o.dropout());
   m.register_module("self_attn", multi_head_attention(mha));

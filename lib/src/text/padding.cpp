@@ -5,6 +5,8 @@
 #include <string>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 namespace attn::text {
 
 Side parse_side(std::string_view value, std::string_view what) {
@@ -14,6 +16,13 @@ Side parse_side(std::string_view value, std::string_view what) {
 }
 
 const char* side_name(Side side) { return side == Side::kPre ? "pre" : "post"; }
+
+void to_json(nlohmann::json& j, Side side) { j = side_name(side); }
+
+void from_json(const nlohmann::json& j, Side& side) {
+  if (!j.is_string()) throw std::invalid_argument("expected \"pre\" or \"post\", got " + j.dump());
+  side = parse_side(j.get<std::string>(), "a padding side");
+}
 
 namespace {
 

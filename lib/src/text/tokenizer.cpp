@@ -239,7 +239,7 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 [[noreturn]] void bad(const std::string& source, const std::string& key, const std::string& what) {
-  throw std::invalid_argument(source + ": " + key + ": " + what);
+  throw std::runtime_error(source + ": " + key + ": " + what);
 }
 
 const ojson& member(const ojson& obj, const char* key, const std::string& source, const std::string& where) {
@@ -330,7 +330,7 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source)
   try {
     doc = ojson::parse(json);
   } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(source + ": not valid JSON: " + e.what());
+    throw std::runtime_error(source + ": not valid JSON: " + e.what());
   }
   if (!doc.is_object()) bad(source, "(top level)", "expected an object");
   if (doc.contains("class_name") && doc["class_name"] != "Tokenizer")

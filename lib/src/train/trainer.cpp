@@ -2,123 +2,141 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
-#include <torch/csrc/jit/python/update_graph_executor_opt.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/torch.h>
 
-#include "attn/train/batching.h"
+#include "attn/io/atomic_file.h"
 
 namespace attn::train {
+
+void validate(const TrainOptions& o) {
+  if (o.epochs < 1) throw std::invalid_argument("--epochs must be >= 1, got " + std::to_string(o.epochs));
+  if (o.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1, got " + std::to_string(o.batch_size));
+  if (!(o.lr > 0)) throw std::invalid_argument("--lr must be > 0, got " + std::to_string(o.lr));
+  if (!(o.val_split >= 0 && o.val_split < 1)) throw std::invalid_argument("--val-split must be in [0, 1), got " + std::to_string(o.val_split));
+  if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1, got " + std::to_string(o.threads));
+}
 
 nlohmann::ordered_json to_json(const EpochRecord& r) {
   nlohmann::ordered_json j;
   j["epoch"] = r.epoch;
   j["loss"] = r.loss;
-  j["acc"] = r.accuracy;
+  j["accuracy"] = r.accuracy;
   for (const auto& [key, value] : r.validation.items()) j["val_" + key] = value;
   j["train_rows"] = r.train_rows;
-  j["val_rows"] = r.val_rows;
   j["train_tokens"] = r.train_tokens;
   j["seconds"] = r.seconds;
   j["rows_per_second"] = r.rows_per_second;
   return j;
 }
 
+namespace {
+
+/// checkpoint.pt's "state": where training stands.
+struct CheckpointState {
+  std::string format = "attn.checkpoint/1";
+  std::vector<std::string> parameters;  ///< names, in the order of the param_N tensors
+  int epoch = 0;                        ///< epochs done
+  std::int64_t next_batch = 0, rows_done = 0, tokens_done = 0;
+  double loss_sum = 0, acc_sum = 0, seconds = 0;  ///< the epoch's running sums so far
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckpointState, format, parameters, epoch, next_batch, rows_done, tokens_done, loss_sum, acc_sum,
+                                   seconds)
+
+}  // namespace
+
 struct Trainer::Impl {
+  // TorchScript's executor swaps in an optimised graph after a module's first runs, which can
+  // change the last bits of a result: a resumed run (a fresh module) would drift from an
+  // uninterrupted one. Unoptimised while training, every step runs the same graph.
+  torch::jit::GraphOptimizerEnabledGuard unoptimized{false};
   torch::jit::Module model;
-  const Task& task;
+  const tasks::Dataset& data;
   TrainOptions options;
   std::vector<torch::Tensor> params;
-  std::vector<std::string> param_names;
   std::unique_ptr<torch::optim::Adam> optimizer;
   std::vector<std::int64_t> train_rows, val_rows;
-  // Position: the next batch of epoch `epoch` (0-based), with the epoch's running sums so far.
-  int epoch = 0;
-  std::int64_t next_batch = 0, rows_done = 0, tokens_done = 0;
-  double loss_sum = 0, acc_sum = 0, seconds = 0;
+  CheckpointState state;  // the position: the next batch of epoch state.epoch (0-based), with the running sums
 
-  Impl(torch::jit::Module m, const Task& t, const TrainOptions& o) : model(std::move(m)), task(t), options(o) {
-    // TorchScript's executor swaps in an optimised graph after a module's first runs, which can
-    // change the last bits of a result: a resumed run (a fresh module) would drift from an
-    // uninterrupted one. Unoptimised, every step runs the same graph (process-wide setting).
-    torch::jit::setGraphExecutorOptimize(false);
-    if (o.val_split < 0 || o.val_split >= 1) throw std::invalid_argument("val_split must be in [0, 1)");
-    if (o.epochs < 1) throw std::invalid_argument("epochs must be >= 1");
+  Impl(torch::jit::Module m, const tasks::Dataset& d, const TrainOptions& o) : model(std::move(m)), data(d), options(o) {
+    train::validate(o);
     for (const auto& p : model.named_parameters(true)) {
       params.push_back(p.value);
-      param_names.push_back(p.name);
+      state.parameters.push_back(p.name);
     }
-    optimizer = std::make_unique<torch::optim::Adam>(
-        params, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
-    const auto n = task.rows();
+    optimizer = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
+    const auto n = data.rows();
     const auto n_val = static_cast<std::int64_t>(std::floor(static_cast<double>(n) * o.val_split));  // Keras' split
     for (std::int64_t r = 0; r < n - n_val; ++r) train_rows.push_back(r);
     for (std::int64_t r = n - n_val; r < n; ++r) val_rows.push_back(r);
-    if (train_rows.empty()) throw std::invalid_argument("no training rows left after the validation split");
+    if (train_rows.empty()) throw std::runtime_error("no training rows left after the validation split (" + std::to_string(n) + " rows)");
   }
 
   std::vector<std::vector<std::int64_t>> epoch_batches(int e) const {
-    return make_batches(train_rows, task.lengths(), options.batch_size, options.bucket, true,
-                        options.seed * 1000003ULL + static_cast<std::uint64_t>(e));
+    const tasks::BatchPlan plan{options.batch_size, options.bucket ? tasks::BatchPlan::Grouping::kByLength : tasks::BatchPlan::Grouping::kAsGiven,
+                                options.seed * 1000003ULL + static_cast<std::uint64_t>(e)};
+    return tasks::make_batches(train_rows, data.lengths(), plan);
   }
 
-  nlohmann::ordered_json validate() { return task.evaluate(model, val_rows, options.batch_size); }
+  nlohmann::ordered_json validate() {
+    return data.evaluate(model, val_rows, {options.batch_size, tasks::EvaluateOptions::Detail::kMetrics}).metrics;
+  }
 };
 
-Trainer::Trainer(torch::jit::Module model, const Task& task, const TrainOptions& options)
-    : impl_(std::make_unique<Impl>(std::move(model), task, options)) {}
+Trainer::Trainer(torch::jit::Module model, const tasks::Dataset& data, const TrainOptions& options)
+    : impl_(std::make_unique<Impl>(std::move(model), data, options)) {}
 Trainer::~Trainer() = default;
 
-int Trainer::epochs_done() const { return impl_->epoch; }
+int Trainer::epochs_done() const { return impl_->state.epoch; }
 torch::jit::Module& Trainer::model() { return impl_->model; }
 nlohmann::ordered_json Trainer::validate() { return impl_->validate(); }
 
 bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
                   const std::function<void(const EpochRecord&)>& on_epoch) {
   Impl& s = *impl_;
-  while (s.epoch < s.options.epochs) {
-    const auto batches = s.epoch_batches(s.epoch);
+  CheckpointState& p = s.state;
+  const tasks::Width width = s.options.bucket ? tasks::Width::kLongestRow : tasks::Width::kData;
+  while (p.epoch < s.options.epochs) {
+    const auto batches = s.epoch_batches(p.epoch);
     s.model.train();
-    for (; s.next_batch < static_cast<std::int64_t>(batches.size()); ++s.next_batch) {
+    for (; p.next_batch < static_cast<std::int64_t>(batches.size()); ++p.next_batch) {
       const auto t0 = std::chrono::steady_clock::now();
-      const auto& rows = batches[static_cast<std::size_t>(s.next_batch)];
+      const auto& rows = batches[static_cast<std::size_t>(p.next_batch)];
       // Dropout masks from (seed, epoch, batch): a resumed run draws exactly the same ones.
-      torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(s.epoch) * 100003ULL +
-                         static_cast<std::uint64_t>(s.next_batch));
-      const Batch batch = s.task.batch(rows, s.options.bucket);
-      const auto [loss, accuracy] = s.task.loss(s.model, batch);
+      torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(p.epoch) * 100003ULL + static_cast<std::uint64_t>(p.next_batch));
+      const tasks::Batch batch = s.data.batch(rows, width);
+      const tasks::Loss loss = s.data.loss(s.model, batch);
       s.optimizer->zero_grad();
-      loss.backward();
+      loss.value.backward();
       s.optimizer->step();
       const auto n = static_cast<double>(rows.size());
-      s.loss_sum += loss.item<double>() * n;
-      s.acc_sum += accuracy * n;
-      s.rows_done += static_cast<std::int64_t>(rows.size());
-      s.tokens_done += batch.tokens;
-      s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      p.loss_sum += loss.value.item<double>() * n;
+      p.acc_sum += loss.accuracy * n;
+      p.rows_done += static_cast<std::int64_t>(rows.size());
+      p.tokens_done += batch.tokens;
+      p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (on_progress)
-        on_progress(Progress{s.epoch + 1, s.options.epochs, s.rows_done, static_cast<std::int64_t>(s.train_rows.size()),
-                             s.seconds, s.loss_sum / static_cast<double>(s.rows_done), s.acc_sum / static_cast<double>(s.rows_done)});
+        on_progress(Progress{p.epoch + 1, s.options.epochs, p.rows_done, static_cast<std::int64_t>(s.train_rows.size()), p.seconds,
+                             p.loss_sum / static_cast<double>(p.rows_done), p.acc_sum / static_cast<double>(p.rows_done)});
       if (stop.load()) {
-        ++s.next_batch;
+        ++p.next_batch;
         return false;
       }
     }
     EpochRecord rec;
-    rec.epoch = s.epoch + 1;
-    rec.loss = s.loss_sum / static_cast<double>(s.rows_done);
-    rec.accuracy = s.acc_sum / static_cast<double>(s.rows_done);
-    rec.seconds = s.seconds;
-    rec.rows_per_second = static_cast<double>(s.rows_done) / s.seconds;
-    rec.train_rows = s.rows_done;
-    rec.train_tokens = s.tokens_done;
+    rec.epoch = p.epoch + 1;
+    rec.loss = p.loss_sum / static_cast<double>(p.rows_done);
+    rec.accuracy = p.acc_sum / static_cast<double>(p.rows_done);
+    rec.seconds = p.seconds;
+    rec.rows_per_second = static_cast<double>(p.rows_done) / p.seconds;
+    rec.train_rows = p.rows_done;
+    rec.train_tokens = p.tokens_done;
     rec.validation = s.validate();
-    rec.val_rows = static_cast<std::int64_t>(s.val_rows.size());
-    ++s.epoch;  // done: a checkpoint written by on_epoch starts the next epoch
-    s.next_batch = s.rows_done = s.tokens_done = 0;
-    s.loss_sum = s.acc_sum = s.seconds = 0;
+    ++p.epoch;  // done: a checkpoint written by on_epoch starts the next epoch
+    p.next_batch = p.rows_done = p.tokens_done = 0;
+    p.loss_sum = p.acc_sum = p.seconds = 0;
     if (on_epoch) on_epoch(rec);
   }
   return true;
@@ -131,13 +149,8 @@ void Trainer::save_checkpoint(const std::string& path) const {
   torch::serialize::OutputArchive optim;
   s.optimizer->save(optim);
   archive.write("optimizer", optim);
-  const nlohmann::json state = {{"format", "attn.checkpoint/1"}, {"parameters", s.param_names}, {"epoch", s.epoch},
-                                {"next_batch", s.next_batch}, {"rows_done", s.rows_done}, {"tokens_done", s.tokens_done},
-                                {"loss_sum", s.loss_sum}, {"acc_sum", s.acc_sum}, {"seconds", s.seconds}};
-  archive.write("state", c10::IValue(state.dump()));
-  const std::string tmp = path + ".tmp";
-  archive.save_to(tmp);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot write checkpoint");
+  archive.write("state", c10::IValue(nlohmann::json(s.state).dump()));
+  io::write_atomic(path, [&](const std::string& tmp) { archive.save_to(tmp); });
 }
 
 void Trainer::load_checkpoint(const std::string& path) {
@@ -151,27 +164,26 @@ void Trainer::load_checkpoint(const std::string& path) {
   c10::IValue state_value;
   if (!archive.try_read("state", state_value) || !state_value.isString())
     throw std::runtime_error(path + ": key 'state' missing: not an attn checkpoint");
-  const nlohmann::json state = nlohmann::json::parse(state_value.toStringRef());
-  if (state.value("parameters", std::vector<std::string>{}) != s.param_names)
+  CheckpointState state;
+  try {
+    state = nlohmann::json::parse(state_value.toStringRef()).get<CheckpointState>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": key 'state': " + e.what());
+  }
+  if (state.parameters != s.state.parameters)
     throw std::runtime_error(path + ": key 'parameters': the checkpoint's parameters do not match this model");
   torch::NoGradGuard no_grad;
   for (std::size_t i = 0; i < s.params.size(); ++i) {
     torch::Tensor t;
     archive.read("param_" + std::to_string(i), t);
     if (!t.sizes().equals(s.params[i].sizes()))
-      throw std::runtime_error(path + ": parameter '" + s.param_names[i] + "' has another shape");
+      throw std::runtime_error(path + ": parameter '" + state.parameters[i] + "' has another shape");
     s.params[i].copy_(t);
   }
   torch::serialize::InputArchive optim;
   archive.read("optimizer", optim);
   s.optimizer->load(optim);
-  s.epoch = state.at("epoch");
-  s.next_batch = state.at("next_batch");
-  s.rows_done = state.at("rows_done");
-  s.tokens_done = state.at("tokens_done");
-  s.loss_sum = state.at("loss_sum");
-  s.acc_sum = state.at("acc_sum");
-  s.seconds = state.at("seconds");
+  s.state = state;
 }
 
 }  // namespace attn::train

@@ -1,10 +1,13 @@
 #pragma once
 /// The `attn prepare` pipeline as a library call: a CSV becomes Keras-exact padded word indices
 /// with labels and ids, a fitted (or applied) tokenizer, and a report. `attn train --csv` runs it too.
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "attn/data/inputs.h"
 #include "attn/io/prepared_data.h"
 #include "attn/text/dataset.h"
 #include "attn/text/tokenizer.h"
@@ -40,5 +43,30 @@ void write_prepared_dir(const Prepared& prepared, const std::string& dir);
 
 /// The five-line summary `attn prepare` prints.
 std::string summary(const Prepared& prepared);
+
+/// `attn tokenize`: texts to word indices with a fitted tokenizer.
+struct TokenizeRequest {
+  std::string tokenizer;                ///< tokenizer.json (attn's or Keras')
+  std::string csv;                      ///< read the texts from this CSV's `text_column`; empty: from stdin lines
+  std::string text_column = "comment_text";
+  text::PadOptions pad;                 ///< padded when pad.maxlen is set
+  int threads = 1;
+};
+/// One line of space-separated ids per text. Stdin lines with invalid UTF-8 are an error naming the line.
+std::string tokenize(const TokenizeRequest& request, const std::function<std::vector<std::string>()>& stdin_lines);
+
+// ---- The command-line inputs of the pipeline (attn prepare, attn train --csv, attn tokenize) ----
+
+/// Keras Tokenizer settings: --num-words, --oov-token, --no-lower, --char-level, --filters, --split.
+std::vector<InputSpec> tokenizer_inputs();
+text::TokenizerOptions tokenizer_options(const Inputs& inputs);
+/// pad_sequences settings: --maxlen (default `default_maxlen`; empty: no padding unless given),
+/// --padding, --truncating.
+std::vector<InputSpec> padding_inputs(const std::string& default_maxlen);
+text::PadOptions padding_options(const Inputs& inputs);
+/// Everything that turns a CSV into prepared data: --csv, --text-column, --labels, --id-column,
+/// --tokenizer, the tokenizer inputs and the padding inputs (maxlen 200).
+std::vector<InputSpec> prepare_inputs();
+PrepareOptions prepare_options(const Inputs& inputs, int threads);
 
 }  // namespace attn::data

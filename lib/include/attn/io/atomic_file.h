@@ -1,6 +1,7 @@
 #pragma once
 /// Writing files so a reader never sees half of one: content goes to a temporary file in the same
 /// directory, which is renamed over the target only when complete.
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -8,7 +9,12 @@
 
 namespace attn::io {
 
-/// Writes `content` to `path` atomically; throws std::runtime_error naming the path on failure.
+/// The one way attn writes a file: `write` receives a temporary path beside `path` and writes the
+/// whole file there; only when it returns is the temporary renamed over `path`. If `write` throws,
+/// the temporary is removed and `path` keeps its previous content.
+void write_atomic(const std::string& path, const std::function<void(const std::string& temporary)>& write);
+
+/// Writes `content` to `path` atomically (write_atomic); throws std::runtime_error naming the path on failure.
 /// A path that exists and is not a regular file (a symlink such as /dev/stdout, a pipe, a device)
 /// is written in place.
 void write_file_atomic(const std::string& path, std::string_view content);

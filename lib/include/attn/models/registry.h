@@ -1,14 +1,18 @@
 #pragma once
-/// The model registry: one explicit list (models() in registry.cpp) of every model attn can build,
-/// each with a description, its configuration keys (default and one-line doc) and a factory.
-/// Apps build and rebuild models only through it; a model's name and full configuration travel
-/// inside every saved model, so loading needs nothing else.
+/// The model registry: one explicit list (models() in registry.cpp) of every model attn can build.
+/// An entry says what kind of model it is (kinds.h), its configuration keys with defaults, the
+/// training recipe of the seed it comes from, how it builds, how its config fits a data set, and
+/// its layer table. A model's keys are spelled in its own file only. Apps build and rebuild models
+/// through the registry; a model's name and full configuration travel inside every saved model.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/script.h>
+
+#include "attn/models/kinds.h"
 
 namespace attn::models {
 
@@ -18,33 +22,45 @@ struct ConfigKey {
   std::string doc;
 };
 
-/// A row of `attn summary`'s Keras-like table.
-struct LayerRow {
-  std::string name, type, output_shape;
-  std::int64_t params = 0;
+/// What a data set fixes in a model (0: the data has no such size).
+struct DataSizes {
+  std::int64_t vocabulary = 0;         ///< input ids are below this (embedding rows)
+  std::int64_t labels = 0;             ///< outputs of a classifier
+  std::int64_t features = 0;           ///< inputs of a feature classifier
+  std::int64_t target_vocabulary = 0;  ///< seq2seq: output ids are below this (padding, characters, end, start)
+  std::int64_t input_length = 0;       ///< the longest input, in tokens or characters
+  std::int64_t output_length = 0;      ///< seq2seq: the longest target, in characters
 };
 
-/// What a model learns from, which fixes how its data is read, batched, scored and explained.
-enum class TaskKind {
-  kTextClassification,     ///< text -> labels (Keras tokenizer + padding): logits(ids [B, T])
-  kFeatureClassification,  ///< numeric features -> one 0/1 label: logits(x [B, D])
-  kSequenceToSequence,     ///< character string -> character string: logits(src [B, S], target_in [B, T])
+/// The training recipe a model gets when `attn train` is given no training flags: the seed's.
+struct TrainingDefaults {
+  int epochs = 3;
+  std::int64_t batch_size = 512;
+  double lr = 1e-3;
+  double val_split = 0.2;
 };
-const char* task_name(TaskKind kind);
+
+/// A row of `attn summary`'s Keras-like table. `parameters` is the dotted prefix of the layer's
+/// parameters ("lstm" holds lstm.*; empty: none); every parameter belongs to exactly one row.
+struct LayerRow {
+  std::string name, type, output_shape, parameters;
+};
 
 struct ModelEntry {
   std::string name;
-  TaskKind task;
+  ModelKind kind;
   std::string description;
   std::vector<ConfigKey> keys;
-  /// Builds a fresh (randomly initialised) TorchScript model from a complete configuration.
+  TrainingDefaults training;
+  /// Builds a fresh (randomly initialised) TorchScript model from a complete configuration; bad
+  /// values throw std::invalid_argument naming the key.
   std::function<torch::jit::Module(const nlohmann::json& config)> build;
-  /// The layer table of a built model (for `attn summary`).
-  std::function<std::vector<LayerRow>(const torch::jit::Module& model, const nlohmann::json& config)> layers;
+  /// Fits `config` (resolved) to the data: sets the keys the data fixes unless `given` (what the user
+  /// set) names them, using fit_exact / fit_at_least.
+  std::function<void(nlohmann::json& config, const nlohmann::json& given, const DataSizes& data)> fit;
+  /// The layer table of a model with this configuration.
+  std::function<std::vector<LayerRow>(const nlohmann::json& config)> layers;
 };
-
-/// Parameters of `model` whose dotted name starts with `prefix` (for the layer tables).
-std::int64_t count_parameters(const torch::jit::Module& model, const std::string& prefix);
 
 /// Every registered model, in a fixed order.
 const std::vector<ModelEntry>& models();
@@ -53,7 +69,36 @@ const ModelEntry& find_model(const std::string& name);
 /// Defaults of `entry`, then `overrides` on top. Unknown keys and values of the wrong JSON type
 /// throw std::invalid_argument naming the key.
 nlohmann::json resolve_config(const ModelEntry& entry, const nlohmann::json& overrides);
+/// The complete configuration of `entry` for a data set: defaults, `overrides`, then the sizes the
+/// data fixes (entry.fit). A size the user set that the data contradicts throws
+/// std::runtime_error naming the key.
+nlohmann::json fit_config(const ModelEntry& entry, const nlohmann::json& overrides, const DataSizes& data);
+
+/// For entry.fit: `key` must be `value` (a count the data fixes, e.g. labels).
+void fit_exact(nlohmann::json& config, const nlohmann::json& given, const std::string& key, std::int64_t value);
+/// For entry.fit: `key` becomes `preferred` unless given; a given value must be at least `minimum`
+/// (a limit the data must fit in, e.g. embedding rows or the longest text).
+void fit_at_least(nlohmann::json& config, const nlohmann::json& given, const std::string& key, std::int64_t minimum,
+                  std::int64_t preferred);
+
 /// Parses a `--set key=value` string into {key: value} (value as JSON if it parses, else a string).
 nlohmann::json parse_assignment(const std::string& assignment);
+/// Model config overrides: the JSON object in `config_file` (if not empty), then each `--set` assignment.
+nlohmann::json read_overrides(const std::string& config_file, const std::vector<std::string>& assignments);
+
+/// A layer table with the parameter count of each row.
+struct LayerCount {
+  LayerRow row;
+  std::int64_t count = 0;
+};
+struct LayerTable {
+  std::vector<LayerCount> rows;
+  std::int64_t total = 0;                 ///< every parameter of the module
+  std::vector<std::string> unassigned;    ///< parameters in no row
+  std::vector<std::string> ambiguous;     ///< parameters in more than one row
+};
+LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module, const nlohmann::json& config);
+/// `attn summary`: the table as text, Keras-style.
+std::string format_layer_table(const ModelEntry& entry, const LayerTable& table);
 
 }  // namespace attn::models

@@ -18,6 +18,24 @@ using torch::Tensor;
 /// An optional tensor argument (a mask): {} or a tensor.
 using OptionalTensor = c10::optional<Tensor>;
 
+/// Evaluation mode for the guard's lifetime: dropout off and no gradients. The module's previous
+/// mode comes back when the guard goes, also when an exception leaves the scope.
+class EvalModeGuard {
+ public:
+  explicit EvalModeGuard(torch::jit::Module& module) : module_(module), was_training_(module.is_training()) { module_.eval(); }
+  ~EvalModeGuard() { module_.train(was_training_); }
+  EvalModeGuard(const EvalModeGuard&) = delete;
+  EvalModeGuard& operator=(const EvalModeGuard&) = delete;
+
+ private:
+  torch::jit::Module& module_;
+  bool was_training_;
+  at::NoGradGuard no_grad_;
+};
+
+/// A configuration check: throws std::invalid_argument(message) unless `ok`.
+void require_config(bool ok, const std::string& message);
+
 class ScriptModule {
  public:
   /// The underlying TorchScript module (for saving, parameters, or calling methods by name).
@@ -56,22 +74,6 @@ void add_parameter(torch::jit::Module& m, const std::string& name, Tensor value)
 /// Compiles `source` (TorchScript: def forward(self, ...)) into `m`; errors name `what`.
 /// `masked_softmax` adds the library's one masking rule as the method self.masked_softmax.
 void define(torch::jit::Module& m, const std::string& source, const std::string& what, bool masked_softmax = false);
-
-/// Linear layer y = x W^T + b (PyTorch's parameter names and initialisation).
-torch::jit::Module linear(std::int64_t in_features, std::int64_t out_features, bool bias = true);
-/// Layer normalisation over the last dimension (weight 1, bias 0).
-torch::jit::Module layer_norm(std::int64_t dim, double eps = 1e-5);
-/// Bidirectional one-layer LSTM, batch-first, on LibTorch's fused kernel: forward(x [B, T, I])
-/// -> [B, T, 2 * hidden]. Parameters as torch.nn.LSTM names them (weight_ih_l0, weight_hh_l0,
-/// bias_ih_l0, bias_hh_l0 and the *_reverse ones). `recurrent_dropout` is DropConnect on the
-/// hidden-to-hidden weights while training (Merity et al. 2017's weight drop), the fused kernel's
-/// stand-in for Keras' per-step recurrent dropout.
-/// forward_lengths(x, lengths [B]) is the same for post-padded rows of different lengths: each
-/// direction reads only a row's real steps before its padding, so results do not depend on how a
-/// row was batched (what pack_padded_sequence does, without its slow CPU path).
-/// forward_masked(x, mask [B, T]) does the same for padding anywhere (pre-padded rows included),
-/// with zeros at the padded steps.
-torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout);
 
 }  // namespace script
 }  // namespace attn::nn

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "attn/text/tokenizer.h"
 
 namespace attn::text {
@@ -15,6 +17,9 @@ enum class Side { kPre, kPost };
 /// Parses "pre" / "post"; throws std::invalid_argument naming `what` otherwise.
 Side parse_side(std::string_view value, std::string_view what);
 const char* side_name(Side side);
+/// JSON as "pre" / "post" (nlohmann's hooks, for typed configs); another value throws std::invalid_argument.
+void to_json(nlohmann::json& j, Side side);
+void from_json(const nlohmann::json& j, Side& side);
 
 struct PadOptions {
   /// Width of every row; unset: the longest sequence. Must be >= 1 when set.

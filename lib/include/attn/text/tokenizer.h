@@ -117,7 +117,7 @@ class Tokenizer {
   /// is written in first-seen order.
   std::string to_json() const;
 
-  /// Keras' `tokenizer_from_json`. Errors (std::invalid_argument) name `source` and the key.
+  /// Keras' `tokenizer_from_json`. Errors (std::runtime_error: a bad file) name `source` and the key.
   static Tokenizer from_json(std::string_view json, const std::string& source = "tokenizer.json");
 
   // ---- The fitted tables, as Keras exposes them ----

@@ -1,10 +1,9 @@
 #pragma once
-/// A training run directory, start to finish: config.json (registry name, task, full model config,
-/// training and data settings), the task's files (tokenizer.json; target_tokenizer.json for
-/// seq2seq), the data (data/: prepared when a text model is trained from a CSV, a copy of the CSV
-/// for the other models), metrics.jsonl (a
-/// record per epoch), checkpoint.pt (after every epoch and on interruption, atomically) and
-/// model.pt (the model with config.json and the task's files embedded).
+/// A training run directory, start to finish: config.json (RunConfig), the task's files
+/// (tokenizer.json; target_tokenizer.json for seq2seq), the data (data/: prepared data when a text
+/// model is trained from a CSV, a copy of the CSV for the other models), metrics.jsonl (a record per
+/// epoch), checkpoint.pt (after every epoch and on interruption, atomically) and model.pt (the model
+/// with config.json and the task's files embedded).
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -13,33 +12,60 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attn/train/task.h"
+#include "attn/data/inputs.h"
 #include "attn/train/trainer.h"
 
 namespace attn::train {
 
-struct RunOptions {
-  std::string out_dir;
-  std::string model;               ///< registry name
-  nlohmann::json model_overrides;  ///< on top of the registry defaults (config file, then --set)
-  TrainOptions train;
-  int threads = 1;
-  DataSource data;
+/// config.json: what was trained, on what, how. Embedded in model.pt.
+struct RunConfig {
+  std::string format = "attn.run/1";
+  std::string model;          ///< registry name
+  std::string task;           ///< the task's name
+  nlohmann::json model_config;  ///< complete: defaults, overrides, and the sizes the data fixes
+  TrainOptions training;
+  nlohmann::json data;        ///< the task's data config
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, format, model, task, model_config, training, data)
+
+/// Training settings given on the command line; the rest come from the model's registry entry.
+struct TrainingFlags {
+  std::optional<int> epochs;
+  std::optional<std::int64_t> batch_size;
+  std::optional<double> val_split, lr;
+  std::optional<std::uint64_t> seed;
+  std::optional<bool> bucket;
+  std::optional<int> threads;
+};
+
+struct TrainRequest {
+  std::string model = "bilstm-attention";  ///< registry name
+  nlohmann::json model_overrides = nlohmann::json::object();  ///< on top of the registry defaults (--config, then --set)
+  TrainingFlags training;
+  std::string out_dir;
+  data::Inputs data;  ///< the task's train inputs (--csv, --text-column, ...)
+};
+
+/// What `--dump-config` prints: the model, its config (before the data fixes its sizes) and the
+/// effective training settings. Bad names, keys and values throw std::invalid_argument.
+nlohmann::ordered_json planned_config(const TrainRequest& request);
 
 class TrainingRun {
  public:
-  /// Loads (and for a text CSV prepares) the data, builds the model from the registry, writes
-  /// config.json and the task's files. Errors: std::invalid_argument for bad settings, std::runtime_error for files.
-  static TrainingRun start(const RunOptions& options);
-  /// Reopens RUN_DIR at its last checkpoint; `epochs` (if set) changes the total epoch count.
-  static TrainingRun resume(const std::string& run_dir, std::optional<int> epochs);
+  /// Reads (and for a text CSV prepares) the data, builds the model from the registry, writes
+  /// config.json and the task's files. std::invalid_argument for bad settings, std::runtime_error
+  /// for files.
+  static TrainingRun start(const TrainRequest& request);
+  /// Reopens RUN_DIR at its last checkpoint with the run's settings; `flags` may change the
+  /// total epoch count only.
+  static TrainingRun resume(const std::string& run_dir, const TrainingFlags& flags);
   TrainingRun(TrainingRun&&) noexcept;
   ~TrainingRun();
 
-  /// The effective configuration (what config.json holds).
-  const nlohmann::json& config() const;
+  const RunConfig& config() const;
   int epochs_done() const;
+  /// "training MODEL on N rows (FROM), E epochs, batch B, ... -> DIR"
+  std::string describe() const;
 
   /// Trains to the end, writing metrics.jsonl, checkpoint.pt and model.pt after every epoch.
   /// When `stop` turns true, writes the checkpoint and returns false (resume continues exactly).
@@ -52,7 +78,10 @@ class TrainingRun {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The registry's model built from a full config.json (model name + model_config).
-torch::jit::Module build_model(const nlohmann::json& config);
+/// A progress bar line for a terminal (starts with '\r'; ends with '\n' at the epoch's end).
+std::string format_progress(const Progress& p);
+/// "epoch 2/3  loss ..  accuracy ..  val_loss .. ...", then a line per object metric (per-label
+/// AUC, per-feature attention).
+std::string format_epoch(const EpochRecord& e, int epochs);
 
 }  // namespace attn::train

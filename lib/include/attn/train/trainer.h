@@ -1,18 +1,18 @@
 #pragma once
-/// Training a registered model on its task's data (see task.h): Adam on the task's loss, the last
+/// Training a registered model on a task's data (tasks/task.h): Adam on the task's loss, the last
 /// val_split of the rows held out as Keras' validation_split does, length-bucketed batches,
-/// per-epoch metrics, checkpoints that resume exactly. Deterministic for a given seed and thread
-/// count.
+/// per-epoch validation through the task's evaluate(), checkpoints that resume exactly.
+/// Deterministic for a given seed and thread count.
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/script.h>
 
-#include "attn/train/task.h"
+#include "attn/tasks/task.h"
 
 namespace attn::train {
 
@@ -26,7 +26,13 @@ struct TrainOptions {
   std::uint64_t seed = 0;
   /// Length-bucketed batches (each trimmed to its longest row); false pads every batch to maxlen.
   bool bucket = true;
+  /// LibTorch's intra-op threads (the same threads, the same bits).
+  int threads = 1;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, epochs, batch_size, val_split, lr, seed, bucket, threads)
+
+/// Throws std::invalid_argument naming the flag of a value out of range.
+void validate(const TrainOptions& options);
 
 /// Where an epoch is, for a progress bar.
 struct Progress {
@@ -39,16 +45,17 @@ struct EpochRecord {
   int epoch = 0;
   double loss = 0, accuracy = 0;  ///< training, averaged over the epoch's rows
   double seconds = 0, rows_per_second = 0;
-  std::int64_t train_rows = 0, val_rows = 0, train_tokens = 0;  ///< tokens in the (trimmed) batches, padding included
-  nlohmann::ordered_json validation;               ///< Task::evaluate of the validation rows
+  std::int64_t train_rows = 0, train_tokens = 0;  ///< tokens in the (trimmed) batches, padding included
+  nlohmann::ordered_json validation;              ///< the task's metrics of the validation rows
 };
-/// One metrics.jsonl record: epoch, loss, acc, then the validation metrics prefixed "val_".
+/// One metrics.jsonl record: epoch, loss, accuracy, the validation metrics prefixed "val_", then
+/// train_rows, train_tokens, seconds, rows_per_second.
 nlohmann::ordered_json to_json(const EpochRecord& r);
 
 class Trainer {
  public:
-  /// `model` must have the `logits` method `task` calls. `task` must outlive the trainer.
-  Trainer(torch::jit::Module model, const Task& task, const TrainOptions& options);
+  /// `data` must outlive the trainer.
+  Trainer(torch::jit::Module model, const tasks::Dataset& data, const TrainOptions& options);
   ~Trainer();
 
   /// Trains the remaining epochs. `stop` is checked after every batch: when it turns true, run()
@@ -56,7 +63,7 @@ class Trainer {
   bool run(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
            const std::function<void(const EpochRecord&)>& on_epoch);
 
-  /// Validation metrics of the current model (Task::evaluate of the validation rows).
+  /// Validation metrics of the current model (the task's evaluate() of the validation rows).
   nlohmann::ordered_json validate();
   int epochs_done() const;
   torch::jit::Module& model();

@@ -25,7 +25,7 @@ std::string temp_csv(const std::string& name, const std::string& content) {
 
 }  // namespace
 
-TEST_CASE("read_feature_csv: all non-label columns or the chosen ones; errors name line and column", "[data][tables]") {
+TEST_CASE("read_feature_csv: all non-label columns or the chosen ones, errors name line and column", "[data][tables]") {
   const std::string path = temp_csv("ok", "id,a,b,label,c\nr1,1.5,-2,1,3e-1\nr2, 0 ,4,0,5\n");
   const data::FeatureTable t = data::read_feature_csv(path, {}, "label");
   CHECK(t.feature_names == std::vector<std::string>{"a", "b", "c"});

@@ -118,7 +118,7 @@ TEST_CASE("bad input files fail with file, line and column (exit 1) and write no
   const auto d = scratch("bad");
   const std::string out = (d / "out").string();
   struct Case {
-    std::string csv, expect, extra;
+    std::string csv, expect, extra = "";
   };
   const std::vector<Case> cases = {
       {kHeader + "1,fine,0,0,0,0,0,0\n2,\"never closed,0,0,0,0,0,0\n", "bad.csv:3: column 2 (comment_text): unterminated"},
@@ -367,4 +367,60 @@ TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli]
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("xx_YY"));
   CHECK_FALSE(fs::exists(d / "x.csv"));
+}
+
+TEST_CASE("every command of the list runs, and --help lists them all", "[cli]") {
+  const auto help = attn("--help");
+  for (const char* cmd : {"prepare", "tokenize", "train", "explain", "evaluate", "export", "summary", "models", "datagen"}) {
+    INFO(cmd);
+    CHECK_THAT(help.out, Catch::Contains(std::string("  ") + cmd));
+    CHECK(attn(std::string(cmd) + " --help").code == 0);
+  }
+}
+
+TEST_CASE("train: the model's own training defaults, shown by --dump-config, flags override them", "[cli][train]") {
+  auto r = attn("train --model feature-attention --dump-config");
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("training").at("epochs") == 16);
+  CHECK(j.at("training").at("batch_size") == 128);
+  CHECK(j.at("training").at("val_split") == 0.3);
+  CHECK(j.at("task") == "feature-classification");
+  r = attn("train --model seq2seq-attention --epochs 2 --set score=dot --dump-config");
+  REQUIRE(r.code == 0);
+  j = nlohmann::json::parse(r.out);
+  CHECK(j.at("training").at("epochs") == 2);
+  CHECK(j.at("model_config").at("score") == "dot");
+  CHECK_THAT(attn("models").out, Catch::Contains("training defaults: --epochs 16 --batch-size 128"));
+}
+
+TEST_CASE("an input of another task is a usage error naming the model", "[cli][train]") {
+  const auto d = scratch("other_task");
+  auto r = attn("train --csv " + kFixture + " --feature-columns a,b --out " + (d / "x").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--feature-columns does not apply to bilstm-attention (a text-classification model)"));
+  CHECK_FALSE(fs::exists(d / "x"));
+  r = attn("explain --model " + kRun + " --rows 1 hi");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--rows does not apply to bilstm-attention"));
+  r = attn("evaluate --model " + kTiny + "/features --csv " + kTiny + "/features.csv --labels-csv x.csv");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--labels-csv does not apply to feature-attention"));
+  r = attn("train --resume " + kRun + " --lr 0.1");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("only --epochs may change"));
+}
+
+TEST_CASE("evaluate reports the metric vocabulary every surface shares", "[cli][evaluate]") {
+  const auto d = scratch("vocabulary");
+  REQUIRE(attn("evaluate --model " + kRun + " --csv " + kTiny + "/toxic.csv --metrics " + (d / "m.json").string()).code == 0);
+  const auto m = nlohmann::json::parse(read_text(d / "m.json"));
+  for (const char* key : {"loss", "accuracy", "auc", "mean_auc", "rows", "rows_skipped"}) CHECK(m.contains(key));
+  CHECK(m.at("auc").is_object());
+  CHECK(m.at("mean_auc").is_number());
+  std::ifstream metrics(fs::path(kRun) / "metrics.jsonl");
+  std::string line;
+  std::getline(metrics, line);
+  const auto epoch = nlohmann::json::parse(line);
+  for (const char* key : {"loss", "accuracy", "val_loss", "val_accuracy", "val_auc", "val_mean_auc", "val_rows"}) CHECK(epoch.contains(key));
 }

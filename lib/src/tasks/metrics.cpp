@@ -1,11 +1,13 @@
-#include "attn/train/metrics.h"
+#include "attn/tasks/metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-namespace attn::train {
+#include "attn/text/unicode.h"
+
+namespace attn::tasks {
 
 double roc_auc(const std::vector<float>& scores, const std::vector<float>& labels) {
   const std::size_t n = scores.size();
@@ -30,14 +32,17 @@ double roc_auc(const std::vector<float>& scores, const std::vector<float>& label
   return (rank_sum - positives * (positives + 1) / 2.0) / (positives * negatives);
 }
 
-Evaluation evaluate(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels,
-                    const std::vector<bool>& keep) {
-  Evaluation e;
+BinaryMetrics binary_metrics(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels,
+                             const std::vector<bool>& keep) {
+  BinaryMetrics e;
   const std::size_t rows = n_labels ? probs.size() / n_labels : 0;
   std::vector<std::vector<float>> col_scores(n_labels), col_labels(n_labels);
   double loss = 0, correct = 0;
   for (std::size_t r = 0; r < rows; ++r) {
-    if (!keep.empty() && !keep[r]) continue;
+    if (!keep.empty() && !keep[r]) {
+      ++e.rows_skipped;
+      continue;
+    }
     ++e.rows;
     for (std::size_t k = 0; k < n_labels; ++k) {
       const float p = probs[r * n_labels + k], y = labels[r * n_labels + k];
@@ -64,4 +69,46 @@ Evaluation evaluate(const std::vector<float>& probs, const std::vector<float>& l
   return e;
 }
 
-}  // namespace attn::train
+nlohmann::ordered_json number_or_null(double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); }
+
+nlohmann::ordered_json to_json(const BinaryMetrics& m, const std::vector<std::string>& label_names) {
+  nlohmann::ordered_json auc = nlohmann::ordered_json::object();
+  for (std::size_t k = 0; k < label_names.size() && k < m.auc.size(); ++k) auc[label_names[k]] = number_or_null(m.auc[k]);
+  nlohmann::ordered_json j;
+  j["loss"] = m.loss;
+  j["accuracy"] = m.accuracy;
+  j["auc"] = auc;
+  j["mean_auc"] = number_or_null(m.mean_auc);
+  j["rows"] = m.rows;
+  j["rows_skipped"] = m.rows_skipped;
+  return j;
+}
+
+namespace {
+std::vector<std::string> code_points(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = std::max<std::size_t>(1, text::utf8_sequence_length(static_cast<unsigned char>(s[i])));
+    out.push_back(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+}  // namespace
+
+StringAccuracy string_accuracy(const std::vector<std::string>& predicted, const std::vector<std::string>& targets) {
+  StringAccuracy a;
+  if (predicted.empty()) return a;
+  double exact = 0, right = 0, total = 0;
+  for (std::size_t i = 0; i < predicted.size(); ++i) {
+    exact += predicted[i] == targets[i] ? 1 : 0;
+    const auto p = code_points(predicted[i]), t = code_points(targets[i]);
+    for (std::size_t k = 0; k < std::min(p.size(), t.size()); ++k) right += p[k] == t[k] ? 1 : 0;
+    total += static_cast<double>(std::max(p.size(), t.size()));
+  }
+  a.exact_match = exact / static_cast<double>(predicted.size());
+  a.char_accuracy = total > 0 ? right / total : 1.0;
+  return a;
+}
+
+}  // namespace attn::tasks

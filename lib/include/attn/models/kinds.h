@@ -1,0 +1,68 @@
+#pragma once
+/// What kind of model an entry of the registry is: a fact about its TorchScript interface, which
+/// fixes the task that trains and uses it (lib/src/tasks/). One typed facade per kind is the only
+/// place that calls a model's methods by name.
+///
+///   text classifier     forward(ids [B, T] int64, 0 = padding) -> (probabilities [B, L], attention [B, T]);
+///                       logits(ids) -> (logits [B, L], attention);
+///                       optionally self_attention(ids) -> per layer [B, heads, T, T]
+///   feature classifier  forward(x [B, D] float) -> (probability [B, 1], attention [B, D]); logits(x)
+///   seq2seq             logits(src [B, S], target_in [B, T]) -> (logits [B, T, V], attention [B, T, S]);
+///                       translate(src, max_length) -> (ids [B, T'], attention [B, T', S]);
+///                       attributes start_id, end_id, max_output_length
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/script.h>
+
+namespace attn::models {
+
+enum class ModelKind { kTextClassifier, kFeatureClassifier, kSeq2Seq };
+
+/// Throws std::runtime_error naming `what` (a file) when `module` lacks a method or attribute of `kind`.
+void require_interface(ModelKind kind, const torch::jit::Module& module, const std::string& what);
+
+/// A method's two outputs: scores (probabilities, logits or ids) and the attention weights.
+struct Scored {
+  torch::Tensor scores, attention;
+};
+
+class TextClassifier {
+ public:
+  explicit TextClassifier(torch::jit::Module module) : module_(std::move(module)) {}
+  Scored forward(const torch::Tensor& ids);
+  Scored logits(const torch::Tensor& ids);
+  bool has_self_attention() const;
+  std::vector<torch::Tensor> self_attention(const torch::Tensor& ids);
+
+ private:
+  torch::jit::Module module_;
+};
+
+class FeatureClassifier {
+ public:
+  explicit FeatureClassifier(torch::jit::Module module) : module_(std::move(module)) {}
+  Scored forward(const torch::Tensor& x);
+  Scored logits(const torch::Tensor& x);
+
+ private:
+  torch::jit::Module module_;
+};
+
+class Seq2SeqModel {
+ public:
+  explicit Seq2SeqModel(torch::jit::Module module) : module_(std::move(module)) {}
+  /// Teacher forcing: target_in = start id, y_1 .. y_{T-1}.
+  Scored logits(const torch::Tensor& source, const torch::Tensor& target_in);
+  /// Greedy decoding: ids [B, T'] (the end id, then 0), attention [B, T', S].
+  Scored translate(const torch::Tensor& source, std::int64_t max_length);
+  std::int64_t start_id() const;
+  std::int64_t end_id() const;
+  std::int64_t max_output_length() const;
+
+ private:
+  torch::jit::Module module_;
+};
+
+}  // namespace attn::models

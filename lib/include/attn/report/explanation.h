@@ -1,0 +1,75 @@
+#pragma once
+/// Explanations as data, and their renderings: JSON (what `attn explain --json` prints and the
+/// server returns), text for a terminal, one HTML page for several, SVG pictures. Three shapes
+/// cover attn's models:
+///   TextExplanation       weights over a text's words (seed 000's get_word_importances, completed)
+///   FeatureExplanation    weights over a row's features (seed 001's attention vector)
+///   AlignmentExplanation  an output x input attention matrix (seed 002's alignment plot)
+/// The tasks fill them (lib/src/tasks/); nothing here knows a model.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attn::report {
+
+/// A word as written in the text, the tokenizer's tokens of it, and the attention they received.
+struct WordWeight {
+  std::string word;                 ///< a chunk of the text between spaces, tabs, newlines
+  std::vector<std::string> tokens;  ///< the tokenizer's tokens of it (lowercased, filtered)
+  double weight = 0;                ///< attention summed over its kept tokens
+  /// "kept"; "oov" (kept as the OOV index); "dropped" (unknown, beyond num_words or beyond maxlen:
+  /// see reason); "filtered" (nothing left after filtering, e.g. punctuation).
+  std::string status;
+  std::string reason;
+};
+
+struct TextExplanation {
+  std::string text;
+  std::vector<std::string> label_names;
+  std::vector<float> probabilities;  ///< per label
+  std::vector<WordWeight> words;     ///< every word of the text, in order
+  std::vector<std::int64_t> ids;     ///< the model's input: Keras' texts_to_sequences, cut to maxlen, unpadded
+  std::vector<float> attention;      ///< per id; the kept words' weights sum to 1
+  /// Transformer classifiers: per layer, per head, [ids x ids] row-major (query rows, key columns).
+  std::vector<std::vector<std::vector<float>>> self_attention;
+};
+
+struct FeatureExplanation {
+  std::vector<std::string> feature_names;
+  std::string label_name;
+  std::vector<float> values;
+  float probability = 0;         ///< of label 1
+  std::vector<float> attention;  ///< per feature, sums to 1
+};
+
+struct AlignmentExplanation {
+  std::string source, output;
+  std::vector<std::string> source_tokens;  ///< input characters as the model saw them (lowercased)
+  std::vector<std::string> output_tokens;  ///< output characters
+  std::vector<float> attention;            ///< [output_tokens x source_tokens] row-major; each row sums to 1
+};
+
+nlohmann::ordered_json to_json(const TextExplanation& e);
+nlohmann::ordered_json to_json(const FeatureExplanation& e);
+nlohmann::ordered_json to_json(const AlignmentExplanation& e);
+
+/// Terminal text: probabilities and one line per word with a bar; a row's features with bars; the
+/// output and a character heatmap.
+std::string to_text(const TextExplanation& e);
+std::string to_text(const FeatureExplanation& e);
+std::string to_text(const AlignmentExplanation& e);
+
+/// One self-contained HTML page for several explanations.
+std::string to_html(const std::vector<TextExplanation>& all);
+std::string to_html(const std::vector<FeatureExplanation>& all);
+std::string to_html(const std::vector<AlignmentExplanation>& all);
+
+/// SVG pictures: none for texts (their page is the picture); one bar chart for feature rows (the
+/// mean weight per feature when there are several); one heatmap per alignment.
+std::vector<std::string> to_svg(const std::vector<TextExplanation>& all);
+std::vector<std::string> to_svg(const std::vector<FeatureExplanation>& all);
+std::vector<std::string> to_svg(const std::vector<AlignmentExplanation>& all);
+
+}  // namespace attn::report

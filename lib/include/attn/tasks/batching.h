@@ -1,0 +1,49 @@
+#pragma once
+/// Cutting rows into batches. Bucketing puts rows of similar length together, so a batch needs
+/// little or no padding and an epoch costs what its real tokens cost, not rows x maxlen.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "attn/text/padding.h"
+
+namespace attn::tasks {
+
+struct BatchPlan {
+  enum class Grouping {
+    kByLength,  ///< rows sorted by length (ties in random order when shuffled), then cut
+    kAsGiven,   ///< rows in their (shuffled) order, then cut
+  };
+  std::int64_t batch_size = 512;
+  Grouping grouping = Grouping::kByLength;
+  /// Training: the rows, and then the batches, are shuffled with this seed (same seed, same
+  /// batches). None keeps the given order (scoring).
+  std::optional<std::uint64_t> shuffle_seed;
+};
+
+/// Batches of plan.batch_size (the last may be smaller) over `rows`; lengths[r] is row r's length.
+std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
+                                                    const BatchPlan& plan);
+
+/// Scoring in length-bucketed batches: calls `score(batch, positions)` for each batch of rows, where
+/// positions[i] is the index of batch[i] in `rows`, so results land in the order of `rows`.
+void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
+                     const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score);
+
+/// How wide a batch of padded rows is.
+enum class Width {
+  kLongestRow,  ///< as its longest row (length-bucketed training and scoring)
+  kData,        ///< as the data (every row padded to maxlen)
+};
+
+/// The ids of `rows` of `x` as an int64 batch [rows, width] (width at least 1). Real tokens sit at
+/// the end for pre padding, at the start for post padding.
+torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, Width width, text::Side padding);
+
+/// 0, 1, ..., n - 1.
+std::vector<std::int64_t> all_rows(std::int64_t n);
+
+}  // namespace attn::tasks

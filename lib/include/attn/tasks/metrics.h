@@ -1,0 +1,44 @@
+#pragma once
+/// The metrics of attn's tasks, computed once for every surface (validation epochs, metrics.jsonl,
+/// `attn evaluate`, the server): the names are listed in task.h and the README.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attn::tasks {
+
+/// Area under the ROC curve (the Kaggle Jigsaw metric) of `scores` against 0/1 `labels`, with tied
+/// scores given their average rank. NaN when only one class is present.
+double roc_auc(const std::vector<float>& scores, const std::vector<float>& labels);
+
+/// Classifier metrics over probabilities and 0/1 labels, both row-major [rows, labels].
+struct BinaryMetrics {
+  std::int64_t rows = 0;          ///< rows scored
+  std::int64_t rows_skipped = 0;  ///< rows without labels (Kaggle's -1 rows)
+  double loss = 0;      ///< mean binary cross-entropy over rows and labels (p clipped to [1e-7, 1 - 1e-7])
+  double accuracy = 0;  ///< mean over rows and labels of (p > 0.5) == y (Keras' binary accuracy)
+  std::vector<double> auc;  ///< per label; NaN where undefined
+  double mean_auc = 0;      ///< mean of the defined per-label AUCs (NaN if none)
+};
+
+/// Rows with keep[row] == false are skipped (keep empty: all rows).
+BinaryMetrics binary_metrics(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels,
+                             const std::vector<bool>& keep = {});
+
+/// {"loss", "accuracy", "auc": {label: AUC or null}, "mean_auc" (or null), "rows", "rows_skipped"}.
+nlohmann::ordered_json to_json(const BinaryMetrics& m, const std::vector<std::string>& label_names);
+
+/// Exact match and character accuracy of predicted strings against targets: a character is right
+/// when the prediction has the same code point at the same position; the denominator is the
+/// longer of the two strings, so missing and extra characters both count as errors.
+struct StringAccuracy {
+  double exact_match = 0, char_accuracy = 0;
+};
+StringAccuracy string_accuracy(const std::vector<std::string>& predicted, const std::vector<std::string>& targets);
+
+/// A number, or null for NaN (JSON has no NaN).
+nlohmann::ordered_json number_or_null(double v);
+
+}  // namespace attn::tasks

@@ -1,0 +1,196 @@
+#pragma once
+/// Tasks: everything attn knows about one kind of model's data, one file per task.
+///
+///   text classification     (text_classification.cpp) Keras-tokenised padded word ids, multi-label BCE
+///   feature classification  (feature_classification.cpp) numeric rows, one 0/1 label, BCE
+///   seq2seq                 (seq2seq.cpp) character ids both sides, cross-entropy with teacher forcing,
+///                           greedy decoding
+///
+/// A task declares the command-line inputs it reads (Command), its data config (config.json's
+/// "data" block, a typed struct in its file), reads its data (a CSV, prepared data, a run's copy),
+/// batches it, computes the loss, and evaluates and explains with a trained model. The table in
+/// task.cpp maps a model's kind (models::ModelKind) to its task: a new task is one file and one row.
+///
+/// Metrics: one vocabulary for every surface (validation epochs, metrics.jsonl with "val_" in front,
+/// `attn evaluate --metrics`). Every task reports
+///   loss          number  the task's training loss: binary cross-entropy (classifiers), mean
+///                         cross-entropy per target character (seq2seq, teacher-forced)
+///   accuracy      number  binary accuracy over rows and labels (p > 0.5); seq2seq: next-character
+///                         accuracy under teacher forcing
+///   rows          number  rows scored;  rows_skipped  number  rows left out (Kaggle's -1 labels)
+/// classifiers (text and feature) add
+///   auc           object  ROC AUC per label, {label: number or null}
+///   mean_auc      number  mean of the defined per-label AUCs (null if none)
+/// feature classification adds  mean_attention  object  {feature: mean weight}
+/// seq2seq adds  exact_match, char_accuracy  numbers  of the greedy outputs against the targets
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/script.h>
+
+#include "attn/data/inputs.h"
+#include "attn/models/registry.h"
+#include "attn/models/saved_model.h"
+#include "attn/report/explanation.h"
+#include "attn/tasks/batching.h"
+
+namespace attn::tasks {
+
+/// The commands whose inputs a task declares.
+enum class Command { kTrain, kExplain, kEvaluate };
+
+/// One batch: the arguments of the model's `logits` method, and the targets.
+struct Batch {
+  std::vector<c10::IValue> inputs;
+  torch::Tensor targets;
+  std::int64_t tokens = 0;  ///< input positions in the batch, padding included
+};
+
+struct Loss {
+  torch::Tensor value;  ///< a scalar with gradients
+  double accuracy = 0;  ///< of the batch, in the task's accuracy metric
+};
+
+struct EvaluateOptions {
+  /// kMetrics: the metrics only (validation); kFull: also the predictions and the pictures.
+  enum class Detail { kMetrics, kFull };
+  std::int64_t batch_size = 512;
+  Detail detail = Detail::kMetrics;
+};
+
+struct Evaluation {
+  nlohmann::ordered_json metrics;  ///< see above; {} when the rows have no labels or targets
+  std::string predictions_csv;     ///< with Detail::kFull: a header, then one line per row
+  std::vector<std::string> svg;    ///< with Detail::kFull: pictures (feature models: mean attention per feature)
+};
+
+/// Rows of a task's data: the model's inputs and, for training or a labelled CSV, the targets.
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  virtual std::int64_t rows() const = 0;
+  /// Each row's length, what batches are bucketed by (all 1 for fixed-size rows).
+  virtual const std::vector<std::int64_t>& lengths() const = 0;
+  virtual Batch batch(const std::vector<std::int64_t>& rows, Width width) const = 0;
+  /// Training loss of a batch (the model in training mode).
+  virtual Loss loss(torch::jit::Module& model, const Batch& batch) const = 0;
+  /// Metrics (and predictions) of `rows`, in evaluation mode without gradients, in length-bucketed
+  /// batches: what validation reports, and what `attn evaluate` reports for a CSV.
+  virtual Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows,
+                              const EvaluateOptions& options) const = 0;
+  /// config.json's "data" block: where the data came from and what the model needs to read more.
+  virtual nlohmann::json data_config() const = 0;
+  /// The model sizes the data fixes (see models::ModelEntry::fit).
+  virtual models::DataSizes sizes() const = 0;
+  /// Files stored in the run directory and embedded in model.pt, e.g. {"tokenizer.json": ...}.
+  virtual std::map<std::string, std::string> files() const = 0;
+};
+
+/// One input to explain: a text (text classifiers, seq2seq) or a row of feature values.
+struct Input {
+  std::string text;
+  std::vector<float> values;
+};
+
+/// Explanations of several inputs, rendered on request.
+class Explanations {
+ public:
+  virtual ~Explanations() = default;
+  virtual std::size_t size() const = 0;
+  /// What `attn explain --json` prints for input i (and what the server returns).
+  virtual nlohmann::ordered_json json(std::size_t i) const = 0;
+  /// What `attn explain` prints for input i.
+  virtual std::string text(std::size_t i) const = 0;
+  /// One self-contained page of all of them.
+  virtual std::string html() const = 0;
+  /// Pictures (SVG); empty when the task draws none.
+  virtual std::vector<std::string> svg() const = 0;
+};
+
+/// Explanations of one of report/'s shapes.
+template <class E>
+class ExplanationList : public Explanations {
+ public:
+  explicit ExplanationList(std::vector<E> items) : items_(std::move(items)) {}
+  std::size_t size() const override { return items_.size(); }
+  nlohmann::ordered_json json(std::size_t i) const override { return report::to_json(items_.at(i)); }
+  std::string text(std::size_t i) const override { return report::to_text(items_.at(i)); }
+  std::string html() const override { return report::to_html(items_); }
+  std::vector<std::string> svg() const override { return report::to_svg(items_); }
+  const std::vector<E>& items() const { return items_; }
+
+ private:
+  std::vector<E> items_;
+};
+
+/// A trained model with what its task needs to use it (its tokenizers, its data config).
+class TrainedModel {
+ public:
+  explicit TrainedModel(models::SavedModel model) : model_(std::move(model)) {}
+  virtual ~TrainedModel() = default;
+  const models::SavedModel& saved() const { return model_; }
+  torch::jit::Module& module() { return model_.module; }
+
+  /// The inputs `attn explain` names: the positional `arguments` (or, when there are none,
+  /// `stdin_lines()`), and the task's explain inputs (`options`, e.g. --csv --rows).
+  virtual std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
+                                         const std::function<std::vector<std::string>()>& stdin_lines) const = 0;
+  virtual std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) = 0;
+  /// The rows of `csv` as the model reads them (its tokenizers, its training columns unless
+  /// `options`, the task's evaluate inputs, say otherwise), with labels or targets when the CSV has them.
+  virtual std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const = 0;
+
+ protected:
+  models::SavedModel model_;
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  /// config.json's "task", e.g. "text-classification".
+  virtual const char* name() const = 0;
+  /// The command-line inputs the task reads for `command` (besides the positional ones).
+  virtual std::vector<data::InputSpec> inputs(Command command) const = 0;
+  /// A new run's training data from its inputs; RUN_DIR/data receives what --resume will read
+  /// (prepared data, or a copy of the CSV).
+  virtual std::unique_ptr<Dataset> open(const data::Inputs& inputs, const std::string& run_dir, int threads) const = 0;
+  /// An existing run's training data, from config.json's "data" block and the run's files.
+  virtual std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int threads) const = 0;
+  /// A model trained on this task, ready to explain and evaluate; errors name its file.
+  virtual std::unique_ptr<TrainedModel> use(models::SavedModel model) const = 0;
+};
+
+/// The task of a kind of model (the table).
+const Task& task_for(models::ModelKind kind);
+/// Every task's inputs for `command`, each name once (an app registers them all).
+std::vector<data::InputSpec> all_inputs(Command command);
+/// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
+std::unique_ptr<TrainedModel> open_model(const std::string& path);
+
+// ---- Shared by the task files ---------------------------------------------------------------
+
+/// The "csv" input every task reads.
+data::InputSpec csv_input(const std::string& help);
+/// explain's "svg" output, for the tasks that draw their explanations.
+data::InputSpec svg_input();
+/// Texts from the positional arguments, or stdin lines when there are none; invalid UTF-8 is an
+/// error naming the text.
+std::vector<Input> text_inputs(const std::vector<std::string>& arguments, const std::function<std::vector<std::string>()>& stdin_lines);
+/// `data` parsed as a task's typed data config; errors name `what` (a file) and the key.
+template <class Config>
+Config parse_data_config(const nlohmann::json& data, const std::string& what) {
+  try {
+    return data.get<Config>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(what + ": config.json's \"data\": " + e.what());
+  }
+}
+/// The run's copy of a CSV (RUN_DIR/data/NAME.csv), written once the CSV has been read without error.
+std::string keep_copy(const std::string& csv, const std::string& run_dir);
+
+}  // namespace attn::tasks

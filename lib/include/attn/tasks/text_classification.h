@@ -1,0 +1,43 @@
+#pragma once
+/// Text classification (bilstm-attention, transformer-classifier): a CSV's text column tokenised
+/// with Keras' Tokenizer and padded with pad_sequences, 0/1 label columns, multi-label binary
+/// cross-entropy; explained per word (seed 000's get_word_importances, completed).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/io/prepared_data.h"
+#include "attn/models/kinds.h"
+#include "attn/tasks/task.h"
+#include "attn/text/tokenizer.h"
+
+namespace attn::tasks {
+
+/// config.json's "data" block of a text classifier.
+struct TextDataConfig {
+  std::string dir;                   ///< the prepared data (data.pt, tokenizer.json, prepare.json)
+  std::int64_t rows = 0;
+  std::int64_t maxlen = 0;           ///< the width the rows were padded or cut to
+  text::Side padding = text::Side::kPre;
+  text::Side truncating = text::Side::kPre;
+  std::vector<std::string> labels;
+  std::string text_column = "comment_text";
+  std::string id_column = "id";
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, text_column,
+                                                id_column)
+
+const Task& text_classification();
+
+/// A text dataset over prepared data in memory (what `attn prepare` produced).
+std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {});
+
+/// Explains one text: its probabilities and every word with its attention weight. The text is
+/// tokenised and cut to config.maxlen as the training data was; words the tokenizer drops and
+/// words beyond maxlen are listed as such.
+report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tokenizer,
+                                     const TextDataConfig& config, const std::string& text);
+
+}  // namespace attn::tasks

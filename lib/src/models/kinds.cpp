@@ -1,0 +1,47 @@
+#include "attn/models/kinds.h"
+
+#include <stdexcept>
+
+namespace attn::models {
+namespace {
+
+Scored scored(const c10::IValue& v) {
+  const auto t = v.toTuple();
+  return {t->elements()[0].toTensor(), t->elements()[1].toTensor()};
+}
+
+}  // namespace
+
+void require_interface(ModelKind kind, const torch::jit::Module& module, const std::string& what) {
+  std::vector<const char*> methods = {"forward", "logits"}, attributes;
+  if (kind == ModelKind::kSeq2Seq) {
+    methods = {"logits", "translate"};
+    attributes = {"start_id", "end_id", "max_output_length"};
+  }
+  for (const char* m : methods)
+    if (!module.find_method(m)) throw std::runtime_error(what + ": the model has no TorchScript method '" + m + "'");
+  for (const char* a : attributes)
+    if (!module.hasattr(a)) throw std::runtime_error(what + ": the model has no attribute '" + std::string(a) + "'");
+}
+
+Scored TextClassifier::forward(const torch::Tensor& ids) { return scored(module_.forward({ids})); }
+Scored TextClassifier::logits(const torch::Tensor& ids) { return scored(module_.get_method("logits")({ids})); }
+bool TextClassifier::has_self_attention() const { return module_.find_method("self_attention").has_value(); }
+std::vector<torch::Tensor> TextClassifier::self_attention(const torch::Tensor& ids) {
+  return module_.get_method("self_attention")({ids}).toTensorVector();
+}
+
+Scored FeatureClassifier::forward(const torch::Tensor& x) { return scored(module_.forward({x})); }
+Scored FeatureClassifier::logits(const torch::Tensor& x) { return scored(module_.get_method("logits")({x})); }
+
+Scored Seq2SeqModel::logits(const torch::Tensor& source, const torch::Tensor& target_in) {
+  return scored(module_.get_method("logits")({source, target_in}));
+}
+Scored Seq2SeqModel::translate(const torch::Tensor& source, std::int64_t max_length) {
+  return scored(module_.get_method("translate")({source, max_length}));
+}
+std::int64_t Seq2SeqModel::start_id() const { return module_.attr("start_id").toInt(); }
+std::int64_t Seq2SeqModel::end_id() const { return module_.attr("end_id").toInt(); }
+std::int64_t Seq2SeqModel::max_output_length() const { return module_.attr("max_output_length").toInt(); }
+
+}  // namespace attn::models

@@ -1,0 +1,67 @@
+#include "attn/tasks/batching.h"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+namespace attn::tasks {
+
+std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
+                                                    const BatchPlan& plan) {
+  if (plan.batch_size < 1) throw std::invalid_argument("batch size must be >= 1");
+  const bool bucket = plan.grouping == BatchPlan::Grouping::kByLength;
+  std::vector<std::int64_t> order = rows;
+  std::mt19937_64 rng(plan.shuffle_seed.value_or(0));
+  if (plan.shuffle_seed) std::shuffle(order.begin(), order.end(), rng);
+  if (bucket)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int64_t a, std::int64_t b) { return lengths[static_cast<std::size_t>(a)] < lengths[static_cast<std::size_t>(b)]; });
+  std::vector<std::vector<std::int64_t>> batches;
+  const auto size = static_cast<std::size_t>(plan.batch_size);
+  for (std::size_t i = 0; i < order.size(); i += size)
+    batches.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(i),
+                         order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), i + size)));
+  if (plan.shuffle_seed && bucket) std::shuffle(batches.begin(), batches.end(), rng);
+  return batches;
+}
+
+void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
+                     const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score) {
+  // Positions by row id: rows may be any subset of the data, in any order (ids are distinct).
+  std::vector<std::size_t> position_of(lengths.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) position_of[static_cast<std::size_t>(rows[i])] = i;
+  for (const auto& batch : make_batches(rows, lengths, BatchPlan{batch_size, BatchPlan::Grouping::kByLength, std::nullopt})) {
+    std::vector<std::size_t> positions;
+    positions.reserve(batch.size());
+    for (std::int64_t r : batch) positions.push_back(position_of[static_cast<std::size_t>(r)]);
+    score(batch, positions);
+  }
+}
+
+torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, Width width_mode, text::Side padding) {
+  std::int64_t width = x.cols;
+  if (width_mode == Width::kLongestRow) {
+    width = 1;
+    for (std::int64_t r : rows) width = std::max(width, x.lengths[static_cast<std::size_t>(r)]);
+    width = std::min(width, x.cols);
+  }
+  torch::Tensor out = torch::zeros({static_cast<std::int64_t>(rows.size()), width}, torch::kInt64);
+  if (x.cols == 0) return out;
+  auto* dst = out.data_ptr<std::int64_t>();
+  const std::int64_t offset = padding == text::Side::kPre ? x.cols - width : 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::int32_t* src = x.ids.data() + rows[i] * x.cols + offset;
+    for (std::int64_t c = 0; c < width; ++c) dst[static_cast<std::int64_t>(i) * width + c] = src[c];
+  }
+  return out;
+}
+
+std::vector<std::int64_t> all_rows(std::int64_t n) {
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(std::max<std::int64_t>(0, n)));
+  for (std::int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = i;
+  return rows;
+}
+
+}  // namespace attn::tasks

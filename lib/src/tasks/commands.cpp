@@ -1,0 +1,102 @@
+#include "attn/tasks/commands.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "attn/io/atomic_file.h"
+#include "attn/models/registry.h"
+#include "attn/models/saved_model.h"
+#include "attn/tasks/task.h"
+
+namespace attn::tasks {
+namespace {
+
+/// PATH for the first of several pictures, then PATH-2.svg, PATH-3.svg ...
+std::string numbered(const std::string& path, std::size_t i) {
+  if (i == 0) return path;
+  const std::size_t dot = path.rfind('.');
+  const std::string n = "-" + std::to_string(i + 1);
+  return dot == std::string::npos || path.find('/', dot) != std::string::npos ? path + n : path.substr(0, dot) + n + path.substr(dot);
+}
+
+/// "bilstm-attention (a text-classification model)", for errors.
+std::string describe(const models::SavedModel& m) {
+  return m.entry->name + " (a " + task_for(m.entry->kind).name() + " model)";
+}
+
+}  // namespace
+
+std::string explain(const ExplainRequest& r, const std::function<std::vector<std::string>()>& stdin_lines) {
+  std::unique_ptr<TrainedModel> model = open_model(r.model);
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe(model->saved()));
+  const std::unique_ptr<Explanations> all = model->explain(model->read_inputs(r.arguments, r.options, stdin_lines));
+  std::string out;
+  for (std::size_t i = 0; i < all->size(); ++i)
+    out += r.format == ExplainRequest::Format::kJson ? all->json(i).dump() + "\n" : all->text(i);
+  if (r.options.given("svg")) {
+    const std::vector<std::string> pictures = all->svg();
+    for (std::size_t i = 0; i < pictures.size(); ++i) io::write_file_atomic(numbered(r.options.text("svg"), i), pictures[i]);
+  }
+  if (!r.html.empty()) io::write_file_atomic(r.html, all->html());
+  return out;
+}
+
+std::string evaluate(const EvaluateRequest& r) {
+  if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
+  std::unique_ptr<TrainedModel> model = open_model(r.model);
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kEvaluate), describe(model->saved()));
+  const std::unique_ptr<Dataset> data = model->open_csv(r.csv, r.options, r.threads);
+  const Evaluation e = data->evaluate(model->module(), all_rows(data->rows()), {r.batch_size, EvaluateOptions::Detail::kFull});
+  if (!r.predictions.empty()) io::write_file_atomic(r.predictions, e.predictions_csv);
+  if (r.options.given("svg") && !e.svg.empty()) io::write_file_atomic(r.options.text("svg"), e.svg.front());
+  std::string out = "scored " + std::to_string(data->rows()) + " rows of " + r.csv + "\n";
+  if (e.metrics.empty()) {
+    if (!r.metrics.empty()) throw std::invalid_argument("--metrics needs labels or targets in the CSV (text models: or --labels-csv)");
+    return out;
+  }
+  nlohmann::ordered_json metrics = {{"csv", r.csv}};
+  for (const auto& [key, value] : e.metrics.items()) metrics[key] = value;
+  if (!r.metrics.empty()) io::write_file_atomic(r.metrics, metrics.dump(2) + "\n");
+  return out + metrics.dump(2) + "\n";
+}
+
+std::string export_model(const std::string& from, const std::string& to) {
+  std::unique_ptr<TrainedModel> model = open_model(from);  // checks that its task can use it
+  models::SavedModel saved = model->saved();
+  models::save_model(to, saved.module, saved.config, saved.files);
+  return "wrote " + to + " (" + saved.entry->name + ")\n";
+}
+
+std::string describe_models() {
+  std::string out;
+  char line[512];
+  for (const models::ModelEntry& m : models::models()) {
+    const models::TrainingDefaults& t = m.training;
+    std::snprintf(line, sizeof line, "%s  (task: %s)\n  %s\n  training defaults: --epochs %d --batch-size %lld --lr %g --val-split %g\n",
+                  m.name.c_str(), task_for(m.kind).name(), m.description.c_str(), t.epochs, static_cast<long long>(t.batch_size), t.lr,
+                  t.val_split);
+    out += line;
+    out += "  config keys (attn train --set KEY=VALUE):\n";
+    for (const models::ConfigKey& k : m.keys) {
+      std::snprintf(line, sizeof line, "    %-18s %-8s %s\n", k.name.c_str(), k.default_value.dump().c_str(), k.doc.c_str());
+      out += line;
+    }
+  }
+  return out;
+}
+
+std::string summarize(const std::string& what, const nlohmann::json& overrides) {
+  nlohmann::json config;
+  if (std::filesystem::exists(what)) {
+    config = models::load_model(what).config;
+  } else {
+    const models::ModelEntry& entry = models::find_model(what);
+    config = {{"model", entry.name}, {"model_config", models::resolve_config(entry, overrides)}};
+  }
+  const models::ModelEntry& entry = models::find_model(config.at("model"));
+  const nlohmann::json model_config = models::resolve_config(entry, config.at("model_config"));
+  return models::format_layer_table(entry, models::layer_table(entry, entry.build(model_config), model_config));
+}
+
+}  // namespace attn::tasks

@@ -1,0 +1,237 @@
+// Feature classification: everything attn knows about feature classifiers' data (see task.h).
+#include "attn/tasks/feature_classification.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "attn/data/tables.h"
+#include "attn/nn/script_module.h"
+#include "attn/report/plots.h"
+#include "attn/tasks/metrics.h"
+
+namespace attn::tasks {
+namespace {
+
+/// Probabilities [rows] and attention [rows, D] of a feature model over rows of `values` [rows, D].
+std::pair<std::vector<float>, std::vector<float>> predict(torch::jit::Module& module, const std::vector<float>& values,
+                                                          std::int64_t features, std::int64_t batch_size) {
+  nn::EvalModeGuard eval(module);
+  models::FeatureClassifier model(module);
+  const std::int64_t n = features > 0 ? static_cast<std::int64_t>(values.size()) / features : 0;
+  const torch::Tensor x = torch::from_blob(const_cast<float*>(values.data()), {n, features}, torch::kFloat32);
+  std::vector<float> probs, attention;
+  for (std::int64_t start = 0; start < n; start += batch_size) {
+    const models::Scored out = model.forward(x.slice(0, start, std::min(n, start + batch_size)));
+    const torch::Tensor p = out.scores.to(torch::kFloat32).contiguous(), a = out.attention.to(torch::kFloat32).contiguous();
+    probs.insert(probs.end(), p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+    attention.insert(attention.end(), a.data_ptr<float>(), a.data_ptr<float>() + a.numel());
+  }
+  return {probs, attention};
+}
+
+class FeatureDataset : public Dataset {
+ public:
+  FeatureDataset(data::FeatureTable table, FeatureDataConfig config) : t_(std::move(table)), config_(std::move(config)) {
+    config_.rows = t_.rows;
+    config_.features = t_.feature_names;
+    if (!t_.label_name.empty()) config_.label = t_.label_name;
+    lengths_.assign(static_cast<std::size_t>(t_.rows), 1);
+    d_ = static_cast<std::int64_t>(t_.feature_names.size());
+    x_ = torch::from_blob(t_.values.data(), {t_.rows, d_}, torch::kFloat32);
+    if (!t_.labels.empty()) y_ = torch::from_blob(t_.labels.data(), {t_.rows, 1}, torch::kFloat32);
+  }
+
+  std::int64_t rows() const override { return t_.rows; }
+  const std::vector<std::int64_t>& lengths() const override { return lengths_; }
+
+  Batch batch(const std::vector<std::int64_t>& rows, Width) const override {
+    const torch::Tensor index = torch::tensor(rows, torch::kInt64);
+    Batch b;
+    b.inputs = {x_.index_select(0, index)};
+    if (y_.defined()) b.targets = y_.index_select(0, index);
+    b.tokens = static_cast<std::int64_t>(rows.size()) * d_;
+    return b;
+  }
+
+  Loss loss(torch::jit::Module& model, const Batch& b) const override {
+    const torch::Tensor logits = models::FeatureClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
+    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets);
+    torch::NoGradGuard no_grad;
+    return {loss, ((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32).mean().item<double>()};
+  }
+
+  Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
+    Evaluation out;
+    if (rows.empty()) return out;
+    std::vector<float> values, y;
+    for (std::int64_t r : rows) {
+      values.insert(values.end(), t_.values.begin() + r * d_, t_.values.begin() + (r + 1) * d_);
+      if (!t_.labels.empty()) y.push_back(t_.labels[static_cast<std::size_t>(r)]);
+    }
+    const auto [probs, attention] = predict(model, values, d_, options.batch_size);
+    std::vector<double> mean(static_cast<std::size_t>(d_), 0.0);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (std::size_t f = 0; f < mean.size(); ++f) mean[f] += attention[i * mean.size() + f] / static_cast<double>(rows.size());
+    if (!y.empty()) {
+      out.metrics = to_json(binary_metrics(probs, y, 1), {config_.label});
+      nlohmann::ordered_json m = nlohmann::ordered_json::object();
+      for (std::size_t f = 0; f < mean.size(); ++f) m[config_.features[f]] = mean[f];
+      out.metrics["mean_attention"] = m;
+    }
+    if (options.detail == EvaluateOptions::Detail::kFull) {
+      out.predictions_csv = "row,probability,prediction\n";
+      char buf[64];
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%lld,%.6f,%d\n", static_cast<long long>(rows[i] + 1), probs[i], probs[i] > 0.5f ? 1 : 0);
+        out.predictions_csv += buf;
+      }
+      out.svg = {report::svg_bar_chart("Mean attention per feature", config_.features, mean)};
+    }
+    return out;
+  }
+
+  nlohmann::json data_config() const override { return config_; }
+  models::DataSizes sizes() const override {
+    models::DataSizes s;
+    s.features = d_;
+    s.labels = 1;
+    return s;
+  }
+  std::map<std::string, std::string> files() const override { return {}; }
+
+ private:
+  data::FeatureTable t_;
+  FeatureDataConfig config_;
+  std::vector<std::int64_t> lengths_;
+  std::int64_t d_ = 0;
+  torch::Tensor x_, y_;
+};
+
+/// "v1,v2,...": one row of `n` finite numbers; a usage error otherwise.
+std::vector<float> parse_row(const std::string& arg, std::size_t n) {
+  const std::vector<std::string> fields = data::split_list(arg);
+  if (fields.size() != n)
+    throw std::invalid_argument("'" + arg + "': expected " + std::to_string(n) + " comma-separated values (" +
+                                std::to_string(fields.size()) + " given)");
+  std::vector<float> row;
+  for (const std::string& f : fields) {
+    char* end = nullptr;
+    const double v = std::strtod(f.c_str(), &end);
+    if (end == f.c_str() || *end != '\0' || !std::isfinite(v)) throw std::invalid_argument("'" + f + "' in '" + arg + "' is not a number");
+    row.push_back(static_cast<float>(v));
+  }
+  return row;
+}
+
+class FeatureModel : public TrainedModel {
+ public:
+  explicit FeatureModel(models::SavedModel saved)
+      : TrainedModel(std::move(saved)), config_(parse_data_config<FeatureDataConfig>(model_.config.at("data"), model_.path)) {
+    if (config_.features.empty()) throw std::runtime_error(model_.path + ": embedded config.json: key 'data.features' is required");
+  }
+
+  std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
+                                 const std::function<std::vector<std::string>()>&) const override {
+    const std::size_t d = config_.features.size();
+    std::vector<Input> inputs;
+    if (options.given("csv")) {
+      if (!arguments.empty()) throw std::invalid_argument("give rows either as arguments or with --csv, not both");
+      const data::FeatureTable t = data::read_feature_csv(options.text("csv"), config_.features, config_.label, true);
+      for (const std::string& r : options.given("rows") ? options.list("rows") : std::vector<std::string>{"1"}) {
+        char* end = nullptr;
+        const long long row = std::strtoll(r.c_str(), &end, 10);
+        if (r.empty() || *end != '\0' || row < 1 || row > t.rows)
+          throw std::invalid_argument("--rows: row " + r + " is not in 1.." + std::to_string(t.rows));
+        inputs.push_back({"", std::vector<float>(t.values.begin() + (row - 1) * static_cast<std::int64_t>(d),
+                                                 t.values.begin() + row * static_cast<std::int64_t>(d))});
+      }
+      return inputs;
+    }
+    if (options.given("rows")) throw std::invalid_argument("--rows needs --csv");
+    for (const std::string& arg : arguments) inputs.push_back({"", parse_row(arg, d)});
+    if (inputs.empty()) throw std::invalid_argument("give rows as VALUE,VALUE,... arguments or --csv FILE [--rows N,...]");
+    return inputs;
+  }
+
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
+    const auto d = static_cast<std::int64_t>(config_.features.size());
+    std::vector<float> values;
+    for (const Input& in : inputs) {
+      if (static_cast<std::int64_t>(in.values.size()) != d)
+        throw std::invalid_argument("a row needs " + std::to_string(d) + " feature values, got " + std::to_string(in.values.size()));
+      values.insert(values.end(), in.values.begin(), in.values.end());
+    }
+    const auto [probs, attention] = predict(module(), values, d, 4096);
+    std::vector<report::FeatureExplanation> all;
+    for (std::size_t r = 0; r < inputs.size(); ++r)
+      all.push_back({config_.features, config_.label, inputs[r].values, probs[r],
+                     std::vector<float>(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
+                                        attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d)});
+    return std::make_unique<ExplanationList<report::FeatureExplanation>>(std::move(all));
+  }
+
+  std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs&, int) const override {
+    FeatureDataConfig config = config_;
+    config.csv = csv;
+    return std::make_unique<FeatureDataset>(data::read_feature_csv(csv, config_.features, config_.label, true), config);
+  }
+
+ private:
+  FeatureDataConfig config_;
+};
+
+class FeatureClassification : public Task {
+ public:
+  const char* name() const override { return "feature-classification"; }
+
+  std::vector<data::InputSpec> inputs(Command command) const override {
+    switch (command) {
+      case Command::kTrain:
+        return {csv_input("CSV with a header row"),
+                {"feature-columns", "Feature models: feature columns (default: every column but the label and id)", ""},
+                {"label-column", "Feature models: the 0/1 label column", "label"}};
+      case Command::kExplain:
+        return {{"csv", "Feature models: read the rows to explain from this CSV", ""},
+                {"rows", "Feature models: 1-based data rows of --csv (default 1)", ""},
+                svg_input()};
+      case Command::kEvaluate:
+        return {csv_input("CSV to score"),
+                {"svg", "Feature models: draw the mean attention per feature (seed 001's chart) here", "", data::InputSpec::Kind::kValue,
+                 "Output"}};
+    }
+    return {};
+  }
+
+  std::unique_ptr<Dataset> open(const data::Inputs& in, const std::string& run_dir, int) const override {
+    const std::string csv = in.text("csv");
+    data::FeatureTable t = data::read_feature_csv(csv, in.given("feature-columns") ? in.list("feature-columns") : std::vector<std::string>{},
+                                                  in.text("label-column"));
+    if (t.rows == 0) throw std::runtime_error(csv + ": no data rows");
+    if (t.labels.empty()) throw std::runtime_error(csv + ": no label column");
+    FeatureDataConfig config;
+    config.csv = keep_copy(csv, run_dir);
+    return std::make_unique<FeatureDataset>(std::move(t), config);
+  }
+
+  std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int) const override {
+    const auto config = parse_data_config<FeatureDataConfig>(data_config, run_dir + "/config.json");
+    return std::make_unique<FeatureDataset>(data::read_feature_csv(config.csv, config.features, config.label), config);
+  }
+
+  std::unique_ptr<TrainedModel> use(models::SavedModel model) const override {
+    return std::make_unique<FeatureModel>(std::move(model));
+  }
+};
+
+}  // namespace
+
+const Task& feature_classification() {
+  static const FeatureClassification task;
+  return task;
+}
+
+}  // namespace attn::tasks

@@ -1,0 +1,297 @@
+// Sequence to sequence: everything attn knows about seq2seq models' data (see task.h).
+#include "attn/tasks/seq2seq.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "attn/data/tables.h"
+#include "attn/io/atomic_file.h"
+#include "attn/nn/script_module.h"
+#include "attn/tasks/metrics.h"
+#include "attn/text/csv.h"
+#include "attn/text/tokenizer.h"
+
+namespace attn::tasks {
+namespace {
+
+namespace fs = std::filesystem;
+namespace F = torch::nn::functional;
+
+text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
+
+/// Characters, case-folded on the source side (dates come in random case), as typed on the target.
+text::TokenizerOptions char_tokenizer(bool source) {
+  text::TokenizerOptions o;
+  o.char_level = true;
+  o.lower = source;
+  if (source) o.oov_token = "<unk>";  // an unseen source character still takes a position
+  return o;
+}
+
+/// Character ids: the source tokenizer's (post-padded), and the target's followed by the end id
+/// (target tokenizer size + 1; the start id is one more).
+struct EncodedPairs {
+  text::PaddedSequences source, target;  ///< target empty without targets
+  std::int32_t end_id = 0, start_id = 0;
+};
+
+EncodedPairs encode(const data::PairTable& pairs, const text::Tokenizer& source, const text::Tokenizer& target, int threads) {
+  EncodedPairs e;
+  text::PadOptions pad;
+  pad.padding = pad.truncating = text::Side::kPost;
+  e.source = text::pad_sequences(source.texts_to_sequences(pairs.sources, threads), pad);
+  e.end_id = target.vocabulary_size() + 1;
+  e.start_id = e.end_id + 1;
+  if (!pairs.targets.empty()) {
+    std::vector<text::Sequence> t = target.texts_to_sequences(pairs.targets, threads);
+    for (auto& seq : t) seq.push_back(e.end_id);
+    e.target = text::pad_sequences(t, pad);
+  }
+  return e;
+}
+
+/// A greedy translation: output ids (up to, not including, the end id) and the attention
+/// [output length, source length] row-major.
+struct Translation {
+  std::vector<std::int32_t> ids;
+  std::vector<float> attention;
+};
+
+std::vector<Translation> translate(torch::jit::Module& module, const text::PaddedSequences& source, const std::vector<std::int64_t>& rows,
+                                   std::int64_t batch_size) {
+  nn::EvalModeGuard eval(module);
+  models::Seq2SeqModel model(module);
+  const std::int64_t end_id = model.end_id(), max_length = model.max_output_length();
+  std::vector<Translation> out(rows.size());
+  for_each_bucket(rows, source.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+    const torch::Tensor src = batch_ids(source, batch, Width::kLongestRow, text::Side::kPost);
+    const models::Scored result = model.translate(src, max_length);
+    const torch::Tensor ids = result.scores.to(torch::kInt64).contiguous(), att = result.attention.to(torch::kFloat32).contiguous();
+    const std::int64_t steps = ids.size(1), width = src.size(1);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      Translation& t = out[at[i]];
+      const std::int64_t length = source.lengths[static_cast<std::size_t>(batch[i])];
+      const std::int64_t* row = ids.data_ptr<std::int64_t>() + static_cast<std::int64_t>(i) * steps;
+      for (std::int64_t step = 0; step < steps && row[step] != end_id && row[step] != 0; ++step) {
+        t.ids.push_back(static_cast<std::int32_t>(row[step]));
+        const float* a = att.data_ptr<float>() + (static_cast<std::int64_t>(i) * steps + step) * width;
+        t.attention.insert(t.attention.end(), a, a + length);
+      }
+    }
+  });
+  return out;
+}
+
+/// The string of output ids (the target tokenizer's characters, concatenated).
+std::string decode(const text::Tokenizer& target, const std::vector<std::int32_t>& ids) {
+  std::string s;
+  for (std::int32_t id : ids)
+    if (auto w = target.index_word(id)) s += *w;
+  return s;
+}
+
+class Seq2SeqDataset : public Dataset {
+ public:
+  Seq2SeqDataset(data::PairTable pairs, text::Tokenizer source, text::Tokenizer target, Seq2SeqDataConfig config, int threads)
+      : pairs_(std::move(pairs)), source_(std::move(source)), target_(std::move(target)), config_(std::move(config)) {
+    enc_ = encode(pairs_, source_, target_, threads);
+    std::int64_t longest_target = 0;
+    for (auto l : enc_.target.lengths) longest_target = std::max(longest_target, l);
+    config_.rows = enc_.source.rows;
+    config_.max_source_length = enc_.source.cols;
+    if (!pairs_.targets.empty()) config_.max_target_length = longest_target - 1;  // without the end id
+  }
+
+  std::int64_t rows() const override { return enc_.source.rows; }
+  const std::vector<std::int64_t>& lengths() const override { return enc_.source.lengths; }
+
+  Batch batch(const std::vector<std::int64_t>& rows, Width width) const override {
+    Batch b;
+    const torch::Tensor src = batch_ids(enc_.source, rows, width, text::Side::kPost);
+    b.inputs = {src};
+    b.tokens = src.numel();
+    if (pairs_.targets.empty()) return b;
+    const torch::Tensor out = batch_ids(enc_.target, rows, width, text::Side::kPost);  // y_1 .. y_n, end
+    torch::Tensor in = torch::full_like(out, enc_.start_id);                             // start, y_1 .. y_n
+    if (out.size(1) > 1) in.slice(1, 1).copy_(out.slice(1, 0, out.size(1) - 1));
+    b.inputs.push_back(in);
+    b.targets = out;
+    return b;
+  }
+
+  Loss loss(torch::jit::Module& model, const Batch& b) const override {
+    const torch::Tensor logits = models::Seq2SeqModel(model).logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
+    const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
+    const torch::Tensor loss = F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0));
+    torch::NoGradGuard no_grad;
+    const torch::Tensor real = y != 0;
+    return {loss, (flat.argmax(-1).eq(y) & real).sum().item<double>() / std::max(1.0, real.sum().item<double>())};
+  }
+
+  Evaluation evaluate(torch::jit::Module& module, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
+    Evaluation out;
+    if (rows.empty()) return out;
+    const std::vector<Translation> translated = translate(module, enc_.source, rows, options.batch_size);
+    std::vector<std::string> predicted;
+    for (const Translation& t : translated) predicted.push_back(decode(target_, t.ids));
+    const bool have_targets = !pairs_.targets.empty();
+    if (have_targets) {
+      // Teacher-forced loss and next-character accuracy, summed over the target characters.
+      nn::EvalModeGuard eval(module);
+      models::Seq2SeqModel model(module);
+      double loss_sum = 0, correct = 0, chars = 0;
+      for (const auto& rows_b : make_batches(rows, enc_.source.lengths, BatchPlan{options.batch_size, BatchPlan::Grouping::kByLength, std::nullopt})) {
+        const Batch b = batch(rows_b, Width::kLongestRow);
+        const torch::Tensor logits = model.logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
+        const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
+        const torch::Tensor real = y != 0;
+        loss_sum += F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kSum)).item<double>();
+        correct += (flat.argmax(-1).eq(y) & real).sum().item<double>();
+        chars += real.sum().item<double>();
+      }
+      std::vector<std::string> targets;
+      for (std::int64_t r : rows) targets.push_back(pairs_.targets[static_cast<std::size_t>(r)]);
+      const StringAccuracy a = string_accuracy(predicted, targets);
+      out.metrics["loss"] = loss_sum / std::max(1.0, chars);
+      out.metrics["accuracy"] = correct / std::max(1.0, chars);
+      out.metrics["exact_match"] = a.exact_match;
+      out.metrics["char_accuracy"] = a.char_accuracy;
+      out.metrics["rows"] = static_cast<std::int64_t>(rows.size());
+      out.metrics["rows_skipped"] = 0;
+    }
+    if (options.detail == EvaluateOptions::Detail::kFull) {
+      std::string& csv = out.predictions_csv;
+      csv = have_targets ? "source,target,prediction\n" : "source,prediction\n";
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto r = static_cast<std::size_t>(rows[i]);
+        csv += text::csv_quote(pairs_.sources[r]) + "," + (have_targets ? text::csv_quote(pairs_.targets[r]) + "," : std::string()) +
+               text::csv_quote(predicted[i]) + "\n";
+      }
+    }
+    return out;
+  }
+
+  nlohmann::json data_config() const override { return config_; }
+
+  models::DataSizes sizes() const override {
+    models::DataSizes s;
+    s.vocabulary = source_.vocabulary_size() + 2;  // padding, the characters (the OOV one included), one spare
+    s.target_vocabulary = enc_.start_id + 1;       // padding, the characters, end, start
+    s.input_length = enc_.source.cols;
+    s.output_length = config_.max_target_length;
+    return s;
+  }
+
+  std::map<std::string, std::string> files() const override {
+    return {{"tokenizer.json", source_.to_json()}, {"target_tokenizer.json", target_.to_json()}};
+  }
+
+ private:
+  data::PairTable pairs_;
+  text::Tokenizer source_, target_;
+  Seq2SeqDataConfig config_;
+  EncodedPairs enc_;
+};
+
+class Seq2SeqTrainedModel : public TrainedModel {
+ public:
+  explicit Seq2SeqTrainedModel(models::SavedModel saved)
+      : TrainedModel(std::move(saved)),
+        config_(parse_data_config<Seq2SeqDataConfig>(model_.config.at("data"), model_.path)),
+        source_(text::Tokenizer::from_json(model_.file("tokenizer.json"), model_.path + ":tokenizer.json")),
+        target_(text::Tokenizer::from_json(model_.file("target_tokenizer.json"), model_.path + ":target_tokenizer.json")) {}
+
+  std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs&,
+                                 const std::function<std::vector<std::string>()>& stdin_lines) const override {
+    return text_inputs(arguments, stdin_lines);
+  }
+
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
+    data::PairTable pairs;
+    for (const Input& in : inputs) pairs.sources.push_back(in.text);
+    const EncodedPairs enc = encode(pairs, source_, target_, 1);
+    const std::vector<Translation> out = translate(module(), enc.source, all_rows(enc.source.rows), 64);
+    std::vector<report::AlignmentExplanation> all;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      report::AlignmentExplanation e;
+      e.source = inputs[i].text;
+      for (std::int64_t c = 0; c < enc.source.lengths[i]; ++c)
+        e.source_tokens.push_back(source_.index_word(enc.source.ids[i * static_cast<std::size_t>(enc.source.cols) + static_cast<std::size_t>(c)]).value_or("?"));
+      for (std::int32_t id : out[i].ids) e.output_tokens.push_back(target_.index_word(id).value_or("?"));
+      e.output = decode(target_, out[i].ids);
+      e.attention = out[i].attention;
+      all.push_back(std::move(e));
+    }
+    return std::make_unique<ExplanationList<report::AlignmentExplanation>>(std::move(all));
+  }
+
+  std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {
+    Seq2SeqDataConfig config = config_;
+    config.csv = csv;
+    config.source_column = options.get("source-column").value_or(config_.source_column);
+    config.target_column = options.get("target-column").value_or(config_.target_column);
+    data::PairTable pairs = data::read_pair_csv(csv, config.source_column, config.target_column, true);
+    return std::make_unique<Seq2SeqDataset>(std::move(pairs), source_, target_, config, threads);
+  }
+
+ private:
+  Seq2SeqDataConfig config_;
+  text::Tokenizer source_, target_;
+};
+
+class Seq2Seq : public Task {
+ public:
+  const char* name() const override { return "seq2seq"; }
+
+  std::vector<data::InputSpec> inputs(Command command) const override {
+    switch (command) {
+      case Command::kTrain:
+        return {csv_input("CSV with a header row"),
+                {"source-column", "Seq2seq models: the input strings", "source"},
+                {"target-column", "Seq2seq models: the output strings", "target"}};
+      case Command::kExplain:
+        return {svg_input()};
+      case Command::kEvaluate:
+        return {csv_input("CSV to score"),
+                {"source-column", "Seq2seq models: the input column (default: the training run's)", ""},
+                {"target-column", "Seq2seq models: the expected-output column (default: the training run's)", ""}};
+    }
+    return {};
+  }
+
+  std::unique_ptr<Dataset> open(const data::Inputs& in, const std::string& run_dir, int threads) const override {
+    const std::string csv = in.text("csv");
+    Seq2SeqDataConfig config;
+    config.source_column = in.text("source-column");
+    config.target_column = in.text("target-column");
+    data::PairTable pairs = data::read_pair_csv(csv, config.source_column, config.target_column);
+    if (pairs.sources.empty()) throw std::runtime_error(csv + ": no data rows");
+    text::Tokenizer source(char_tokenizer(true)), target(char_tokenizer(false));
+    source.fit_on_texts(pairs.sources, threads);
+    target.fit_on_texts(pairs.targets, threads);
+    config.csv = keep_copy(csv, run_dir);
+    return std::make_unique<Seq2SeqDataset>(std::move(pairs), std::move(source), std::move(target), config, threads);
+  }
+
+  std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int threads) const override {
+    const auto config = parse_data_config<Seq2SeqDataConfig>(data_config, run_dir + "/config.json");
+    data::PairTable pairs = data::read_pair_csv(config.csv, config.source_column, config.target_column);
+    return std::make_unique<Seq2SeqDataset>(std::move(pairs), read_tokenizer((fs::path(run_dir) / "tokenizer.json").string()),
+                                            read_tokenizer((fs::path(run_dir) / "target_tokenizer.json").string()), config, threads);
+  }
+
+  std::unique_ptr<TrainedModel> use(models::SavedModel model) const override {
+    return std::make_unique<Seq2SeqTrainedModel>(std::move(model));
+  }
+};
+
+}  // namespace
+
+const Task& seq2seq() {
+  static const Seq2Seq task;
+  return task;
+}
+
+}  // namespace attn::tasks

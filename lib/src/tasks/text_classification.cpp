@@ -1,0 +1,384 @@
+// Text classification: everything attn knows about text classifiers' data (see task.h).
+#include "attn/tasks/text_classification.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <torch/torch.h>
+
+#include "attn/data/prepare.h"
+#include "attn/io/atomic_file.h"
+#include "attn/io/prepared_data_reader.h"
+#include "attn/nn/script_module.h"
+#include "attn/tasks/metrics.h"
+#include "attn/text/csv.h"
+#include "attn/text/dataset.h"
+
+namespace attn::tasks {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
+
+text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
+
+class TextDataset : public Dataset {
+ public:
+  /// `scored` (empty: every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not).
+  TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored = {})
+      : data_(std::move(data)), tokenizer_(std::move(tokenizer)), config_(std::move(config)), scored_(std::move(scored)) {
+    config_.rows = data_.x.rows;
+    config_.maxlen = data_.x.cols;
+    config_.padding = data_.padding;
+    if (!data_.label_names.empty()) {
+      config_.labels = data_.label_names;
+      labels_ = torch::from_blob(data_.labels.data(), {data_.x.rows, static_cast<std::int64_t>(data_.label_names.size())},
+                                 torch::kFloat32);
+    }
+  }
+
+  std::int64_t rows() const override { return data_.x.rows; }
+  const std::vector<std::int64_t>& lengths() const override { return data_.x.lengths; }
+
+  Batch batch(const std::vector<std::int64_t>& rows, Width width) const override {
+    Batch b;
+    const torch::Tensor ids = batch_ids(data_.x, rows, width, data_.padding);
+    b.tokens = ids.numel();
+    b.inputs = {ids};
+    if (labels_.defined()) b.targets = labels_.index_select(0, torch::tensor(rows, torch::kInt64));
+    return b;
+  }
+
+  Loss loss(torch::jit::Module& model, const Batch& b) const override {
+    const torch::Tensor logits = models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
+    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets);
+    torch::NoGradGuard no_grad;  // Keras' binary accuracy: (logit > 0) == target
+    return {loss, ((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32).mean().item<double>()};
+  }
+
+  Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
+    Evaluation out;
+    if (rows.empty()) return out;
+    const std::vector<float> probs = predict(model, rows, options.batch_size);
+    const std::size_t L = rows.empty() ? 0 : probs.size() / rows.size();
+    if (labels_.defined()) {
+      std::vector<float> y;
+      std::vector<bool> keep;
+      y.reserve(rows.size() * L);
+      for (std::int64_t r : rows) {
+        y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L), data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
+        if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
+      }
+      out.metrics = to_json(binary_metrics(probs, y, L, keep), config_.labels);
+    }
+    if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
+      std::string& csv = out.predictions_csv;
+      csv = "id";
+      for (const auto& l : config_.labels) csv += "," + l;
+      csv += "\n";
+      char buf[32];
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        csv += data_.ids.empty() ? std::to_string(rows[i] + 1) : data_.ids[static_cast<std::size_t>(rows[i])];
+        for (std::size_t k = 0; k < L; ++k) {
+          std::snprintf(buf, sizeof buf, ",%.6f", probs[i * L + k]);
+          csv += buf;
+        }
+        csv += "\n";
+      }
+    }
+    return out;
+  }
+
+  nlohmann::json data_config() const override { return config_; }
+
+  models::DataSizes sizes() const override {
+    const auto& to = tokenizer_.options();
+    models::DataSizes s;
+    s.vocabulary = to.num_words && *to.num_words ? *to.num_words : tokenizer_.vocabulary_size() + 2;
+    s.labels = static_cast<std::int64_t>(config_.labels.size());
+    s.input_length = data_.x.cols;
+    return s;
+  }
+
+  std::map<std::string, std::string> files() const override { return {{"tokenizer.json", tokenizer_.to_json()}}; }
+
+ private:
+  /// Probabilities [rows, labels] (row-major, in the order of `rows`), in length-bucketed batches.
+  std::vector<float> predict(torch::jit::Module& module, const std::vector<std::int64_t>& rows, std::int64_t batch_size) const {
+    nn::EvalModeGuard eval(module);
+    models::TextClassifier model(module);
+    std::vector<float> out;
+    std::int64_t labels = 0;
+    for_each_bucket(rows, data_.x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+      const torch::Tensor probs = model.forward(batch_ids(data_.x, batch, Width::kLongestRow, data_.padding)).scores.to(torch::kFloat32).contiguous();
+      if (out.empty()) {
+        labels = probs.size(1);
+        out.assign(rows.size() * static_cast<std::size_t>(labels), 0.0f);
+      }
+      const float* p = probs.data_ptr<float>();
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        std::copy(p + static_cast<std::int64_t>(i) * labels, p + static_cast<std::int64_t>(i + 1) * labels,
+                  out.begin() + static_cast<std::int64_t>(at[i]) * labels);
+    });
+    return out;
+  }
+
+  io::PreparedData data_;
+  text::Tokenizer tokenizer_;
+  TextDataConfig config_;
+  std::vector<bool> scored_;
+  torch::Tensor labels_;
+};
+
+/// The text's chunks between the default separators (space, tab, newline).
+std::vector<std::string> chunks_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+class TextModel : public TrainedModel {
+ public:
+  explicit TextModel(models::SavedModel saved)
+      : TrainedModel(std::move(saved)),
+        config_(parse_data_config<TextDataConfig>(model_.config.at("data"), model_.path)),
+        tokenizer_(text::Tokenizer::from_json(model_.file("tokenizer.json"), model_.path + ":tokenizer.json")) {
+    if (config_.labels.empty() || config_.maxlen < 1)
+      throw std::runtime_error(model_.path + ": embedded config.json: keys 'data.labels' and 'data.maxlen' are required");
+  }
+
+  std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs&,
+                                 const std::function<std::vector<std::string>()>& stdin_lines) const override {
+    return text_inputs(arguments, stdin_lines);
+  }
+
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
+    models::TextClassifier model(module());
+    std::vector<report::TextExplanation> all;
+    for (const Input& in : inputs) all.push_back(explain_text(model, tokenizer_, config_, in.text));
+    return std::make_unique<ExplanationList<report::TextExplanation>>(std::move(all));
+  }
+
+  std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {
+    data::PrepareOptions o;
+    o.csv = csv;
+    o.columns.text_column = options.get("text-column").value_or(config_.text_column);
+    o.columns.id_column = options.get("id-column").value_or(config_.id_column);
+    o.columns.id_required = options.given("id-column") || options.given("labels-csv");
+    o.columns.label_columns = config_.labels;
+    o.columns.labels_optional = true;
+    o.apply_loaded_tokenizer = &tokenizer_;
+    o.pad.maxlen = config_.maxlen;  // tokenised and padded exactly as the training data was
+    o.pad.padding = config_.padding;
+    o.pad.truncating = config_.truncating;
+    o.threads = threads;
+    data::Prepared prepared = data::prepare_csv(o);
+    TextDataConfig config = config_;
+    config.dir.clear();
+    config.text_column = o.columns.text_column;
+    config.id_column = o.columns.id_column;
+    std::vector<bool> scored;
+    if (options.given("labels-csv")) scored = join_kaggle_labels(prepared.data, options.text("labels-csv"), csv);
+    return std::make_unique<TextDataset>(std::move(prepared.data), tokenizer_, std::move(config), std::move(scored));
+  }
+
+ private:
+  /// Labels by id from Kaggle's test_labels.csv layout (-1: not scored); returns which rows are scored.
+  std::vector<bool> join_kaggle_labels(io::PreparedData& data, const std::string& labels_csv, const std::string& csv) const {
+    const std::size_t L = config_.labels.size();
+    const text::LabelTable t = text::read_label_csv(labels_csv, config_.labels, config_.id_column);
+    std::unordered_map<std::string, std::size_t> row_of;
+    for (std::size_t i = 0; i < t.ids.size(); ++i) row_of[t.ids[i]] = i;
+    data.label_names = config_.labels;
+    data.labels.assign(data.ids.size() * L, 0.0f);
+    std::vector<bool> scored(data.ids.size(), false);
+    for (std::size_t i = 0; i < data.ids.size(); ++i) {
+      const auto it = row_of.find(data.ids[i]);
+      if (it == row_of.end()) throw std::runtime_error(labels_csv + ": no labels for id '" + data.ids[i] + "' of " + csv);
+      std::copy(t.labels.begin() + static_cast<std::ptrdiff_t>(it->second * L), t.labels.begin() + static_cast<std::ptrdiff_t>((it->second + 1) * L),
+                data.labels.begin() + static_cast<std::ptrdiff_t>(i * L));
+      scored[i] = t.scored[it->second];
+    }
+    return scored;
+  }
+
+  TextDataConfig config_;
+  text::Tokenizer tokenizer_;
+};
+
+class TextClassification : public Task {
+ public:
+  const char* name() const override { return "text-classification"; }
+
+  std::vector<data::InputSpec> inputs(Command command) const override {
+    switch (command) {
+      case Command::kTrain: {
+        std::vector<data::InputSpec> specs = data::prepare_inputs();
+        specs.insert(specs.begin() + 1, {"data", "Text models: prepared data directory (attn prepare --out DIR) instead of --csv", ""});
+        return specs;
+      }
+      case Command::kExplain:
+        return {};
+      case Command::kEvaluate:
+        return {csv_input("CSV to score"),
+                {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
+                {"id-column", "Text models: the column holding row ids (default: the training run's)", ""},
+                {"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""}};
+    }
+    return {};
+  }
+
+  std::unique_ptr<Dataset> open(const data::Inputs& in, const std::string& run_dir, int threads) const override {
+    TextDataConfig config;
+    std::unique_ptr<TextDataset> dataset;
+    if (in.given("data")) {
+      if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
+      for (const data::InputSpec& s : data::prepare_inputs())
+        if (in.given(s.name))
+          throw std::invalid_argument("--" + s.name + " prepares a --csv; the data in --data was prepared already");
+      config.dir = fs::absolute(in.text("data")).string();
+      read_prepare_report(config);
+      dataset = std::make_unique<TextDataset>(io::read_prepared(file_in(config.dir, "data.pt")),
+                                              read_tokenizer(file_in(config.dir, "tokenizer.json")), config);
+    } else {
+      const data::PrepareOptions o = data::prepare_options(in, threads);
+      config.dir = fs::absolute(fs::path(run_dir) / "data").string();
+      config.truncating = o.pad.truncating;
+      config.text_column = o.columns.text_column;
+      config.id_column = o.columns.id_column;
+      data::Prepared prepared = data::prepare_csv(o);
+      if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
+      data::write_prepared_dir(prepared, config.dir);
+      dataset = std::make_unique<TextDataset>(std::move(prepared.data), std::move(prepared.tokenizer), config);
+    }
+    if (dataset->data_config().at("labels").empty()) throw std::runtime_error(config.dir + ": the data has no label columns");
+    return dataset;
+  }
+
+  std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int) const override {
+    const auto config = parse_data_config<TextDataConfig>(data_config, file_in(run_dir, "config.json"));
+    return std::make_unique<TextDataset>(io::read_prepared(file_in(config.dir, "data.pt")),
+                                         read_tokenizer(file_in(run_dir, "tokenizer.json")), config);
+  }
+
+  std::unique_ptr<TrainedModel> use(models::SavedModel model) const override { return std::make_unique<TextModel>(std::move(model)); }
+
+ private:
+  /// What `attn prepare` recorded in DIR/prepare.json: the columns and the truncation side.
+  static void read_prepare_report(TextDataConfig& config) {
+    const std::string path = file_in(config.dir, "prepare.json");
+    if (!fs::exists(path)) return;
+    try {
+      const auto report = nlohmann::json::parse(io::read_file(path));
+      config.text_column = report.value("text_column", config.text_column);
+      if (report.contains("id_column") && report["id_column"].is_string()) config.id_column = report["id_column"];
+      if (report.contains("padding")) config.truncating = report["padding"].value("truncating", config.truncating);
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(path + ": not valid JSON: " + e.what());
+    }
+  }
+};
+
+}  // namespace
+
+const Task& text_classification() {
+  static const TextClassification task;
+  return task;
+}
+
+std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config) {
+  return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config));
+}
+
+report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
+                                     const std::string& text) {
+  report::TextExplanation e;
+  e.text = text;
+  e.label_names = config.labels;
+  const std::vector<text::Sequence> seq = tok.texts_to_sequences({text});
+  // Cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long text's end).
+  const auto maxlen = static_cast<std::size_t>(config.maxlen);
+  const auto all = seq[0].size();
+  std::size_t cut_front = 0, cut_back = 0;
+  if (maxlen > 0 && all > maxlen) (config.truncating == text::Side::kPre ? cut_front : cut_back) = all - maxlen;
+  e.ids.assign(seq[0].begin() + static_cast<std::ptrdiff_t>(cut_front), seq[0].end() - static_cast<std::ptrdiff_t>(cut_back));
+
+  torch::NoGradGuard no_grad;
+  const torch::Tensor ids = e.ids.empty() ? torch::zeros({1, 1}, torch::kInt64) : torch::tensor(e.ids, torch::kInt64).unsqueeze(0);
+  const models::Scored out = model.forward(ids);
+  const torch::Tensor probs = out.scores.to(torch::kFloat32).contiguous(), att = out.attention.to(torch::kFloat32).contiguous();
+  e.probabilities.assign(probs.data_ptr<float>(), probs.data_ptr<float>() + probs.numel());
+  if (!e.ids.empty()) e.attention.assign(att.data_ptr<float>(), att.data_ptr<float>() + att.numel());
+  if (!e.ids.empty() && model.has_self_attention())
+    for (const torch::Tensor& layer : model.self_attention(ids)) {
+      const torch::Tensor w = layer.to(torch::kFloat32).contiguous();  // [1, heads, T, T]
+      std::vector<std::vector<float>> heads;
+      for (std::int64_t h = 0; h < w.size(1); ++h) {
+        const torch::Tensor head = w[0][h].contiguous();
+        heads.emplace_back(head.data_ptr<float>(), head.data_ptr<float>() + head.numel());
+      }
+      e.self_attention.push_back(std::move(heads));
+    }
+
+  // Words: each chunk's tokens, which (with the default separators) are the text's tokens in order.
+  const auto num_words = tok.options().num_words.value_or(0);
+  const std::vector<std::string> all_tokens = tok.tokenize(text);
+  std::vector<std::vector<std::string>> per_chunk;
+  std::vector<std::string> chunks = chunks_of(text), joined;
+  for (const std::string& c : chunks) {
+    per_chunk.push_back(tok.tokenize(c));
+    joined.insert(joined.end(), per_chunk.back().begin(), per_chunk.back().end());
+  }
+  if (joined != all_tokens) {  // other separators: one word per token
+    chunks = all_tokens;
+    per_chunk.clear();
+    for (const std::string& t : all_tokens) per_chunk.push_back({t});
+  }
+  std::size_t next_id = 0;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    report::WordWeight w;
+    w.word = chunks[i];
+    w.tokens = per_chunk[i];
+    if (w.tokens.empty()) {
+      w.status = "filtered";
+      w.reason = "only filtered characters";
+    }
+    for (const std::string& t : w.tokens) {
+      const auto index = tok.word_index(t);
+      const bool in_range = index && (num_words == 0 || *index < num_words);
+      std::string status = in_range ? "kept" : tok.options().oov_token ? "oov" : "dropped";
+      if (status != "dropped") {
+        if (next_id >= all) throw std::logic_error("explain: tokens and ids do not line up");
+        if (next_id < cut_front || next_id >= all - cut_back) {
+          status = "dropped";
+          w.reason = "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)";
+        } else {
+          w.weight += e.attention[next_id - cut_front];
+        }
+        ++next_id;
+      } else {
+        w.reason = index ? "beyond num_words" : "unknown word";
+      }
+      // A word is kept if any of its tokens is; otherwise it takes its tokens' status.
+      if (w.status.empty() || status == "kept" || (status == "oov" && w.status == "dropped")) w.status = status;
+    }
+    if (w.status == "kept" || w.status == "oov") w.reason.clear();
+    e.words.push_back(std::move(w));
+  }
+  if (next_id != all) throw std::logic_error("explain: tokens and ids do not line up");
+  return e;
+}
+
+}  // namespace attn::tasks

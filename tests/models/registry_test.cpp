@@ -1,0 +1,144 @@
+// The registry: every registered model is covered here without editing a list; config resolution
+// and fitting to the data; layer tables that count every parameter once.
+#include <fstream>
+
+#include "attn/models/kinds.h"
+#include "models_test_util.h"
+
+using namespace attn;
+using namespace models_test;
+
+namespace {
+
+/// A tiny batch for a model of `kind` (with padding where the kind has any), the method's outputs,
+/// and the padded positions' mask (true = real) of the attention's last dimension.
+struct Probe {
+  std::vector<c10::IValue> inputs;
+  torch::Tensor real;  ///< [B, T]: where attention may go
+};
+
+Probe probe_for(models::ModelKind kind, const nlohmann::json& config) {
+  switch (kind) {
+    case models::ModelKind::kTextClassifier: {
+      const torch::Tensor ids = torch::tensor({{0, 0, 5, 7, 9}, {3, 4, 1, 2, 8}}, torch::kInt64);
+      return {{ids}, ids != 0};
+    }
+    case models::ModelKind::kFeatureClassifier: {
+      const torch::Tensor x = torch::randn({3, config.at("features").get<std::int64_t>()});
+      return {{x}, torch::ones_like(x) != 0};
+    }
+    case models::ModelKind::kSeq2Seq: {
+      const torch::Tensor src = torch::tensor({{3, 4, 5, 0, 0}, {6, 7, 8, 9, 2}}, torch::kInt64);
+      return {{src}, src != 0};
+    }
+  }
+  FAIL("a model kind without a probe");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("every registered model: builds from its defaults, masks padding, reloads equal, counts every parameter once",
+          "[models][registry]") {
+  REQUIRE(models::models().size() >= 4);
+  const auto dir = scratch("registry");
+  for (const models::ModelEntry& entry : models::models()) {
+    INFO(entry.name);
+    const nlohmann::json config = models::resolve_config(entry, {});
+    torch::manual_seed(1);
+    torch::jit::Module m = entry.build(config);
+    m.eval();
+    CHECK_NOTHROW(models::require_interface(entry.kind, m, entry.name));
+    const Probe probe = probe_for(entry.kind, config);
+    const auto [scores, attention] = pair_of(m.forward(probe.inputs));
+    // Attention: exactly 0 on padding; each output step's weights sum to 1 over the real positions.
+    const torch::Tensor w = attention.dim() == 3 ? attention : attention.unsqueeze(1);  // [B, steps, T]
+    const torch::Tensor real = probe.real.unsqueeze(1).expand_as(w);
+    CHECK(w.masked_select(torch::logical_not(real)).abs().sum().item<float>() == 0.0f);
+    const torch::Tensor sums = w.sum(-1), produced = sums > 0;
+    CHECK(produced.any().item<bool>());
+    CHECK(torch::allclose(sums.masked_select(produced), torch::ones_like(sums.masked_select(produced)), 1e-5, 1e-6));
+    // Saved and loaded with torch::jit::load: the same outputs.
+    const std::string path = (dir / (entry.name + ".pt")).string();
+    m.save(path);
+    const auto [scores2, attention2] = pair_of(torch::jit::load(path).forward(probe.inputs));
+    CHECK(torch::equal(scores, scores2));
+    CHECK(torch::equal(attention, attention2));
+    // The layer table: every parameter in exactly one row; the rows add up to the total.
+    const models::LayerTable t = models::layer_table(entry, m, config);
+    CHECK(t.unassigned.empty());
+    CHECK(t.ambiguous.empty());
+    std::int64_t sum = 0;
+    for (const auto& r : t.rows) sum += r.count;
+    CHECK(sum == t.total);
+    CHECK(t.total == parameter_count(m));
+    CHECK_THAT(models::format_layer_table(entry, t), Catch::Contains("Total params: "));
+    // A training recipe of its own.
+    CHECK(entry.training.epochs >= 1);
+    CHECK(entry.training.batch_size >= 1);
+    CHECK(entry.training.lr > 0);
+    CHECK((entry.training.val_split >= 0 && entry.training.val_split < 1));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("registry: one list, config defaults and overrides, clear errors", "[models][registry]") {
+  std::vector<std::string> names;
+  for (const auto& m : models::models()) names.push_back(m.name);
+  CHECK(names == std::vector<std::string>{"bilstm-attention", "feature-attention", "seq2seq-attention", "transformer-classifier"});
+  CHECK(models::find_model("feature-attention").kind == models::ModelKind::kFeatureClassifier);
+  CHECK(models::find_model("seq2seq-attention").kind == models::ModelKind::kSeq2Seq);
+  CHECK(models::find_model("transformer-classifier").kind == models::ModelKind::kTextClassifier);
+  CHECK_THROWS_WITH(models::find_model("gpt"), Catch::Contains("unknown model 'gpt'") && Catch::Contains("bilstm-attention"));
+  const auto& entry = models::find_model("bilstm-attention");
+  const auto config = models::resolve_config(entry, {{"lstm_units", 30}});
+  CHECK(config["lstm_units"] == 30);
+  CHECK(config["embed_dim"] == 128);
+  CHECK_THROWS_AS(models::resolve_config(entry, {{"lstm_unit", 30}}), std::invalid_argument);
+  CHECK_THROWS_WITH(models::resolve_config(entry, {{"lstm_unit", 30}}), Catch::Contains("no config key 'lstm_unit'"));
+  CHECK_THROWS_WITH(models::resolve_config(entry, {{"lstm_units", "many"}}), Catch::Contains("expects a value like 60"));
+  CHECK_THROWS_AS(entry.build(models::resolve_config(entry, {{"spatial_dropout", 1.5}})), std::invalid_argument);
+  CHECK(models::parse_assignment("spatial_dropout=0.2") == nlohmann::json{{"spatial_dropout", 0.2}});
+  CHECK(models::parse_assignment("score=general") == nlohmann::json{{"score", "general"}});
+  CHECK_THROWS_AS(models::parse_assignment("novalue"), std::invalid_argument);
+  const auto& s2s = models::find_model("seq2seq-attention");
+  CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"score", "manhattan"}})),
+                    Catch::Contains("unknown attention score 'manhattan'") && Catch::Contains("scaled-dot"));
+  CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"style", "vaswani"}})), Catch::Contains("'style'"));
+}
+
+TEST_CASE("read_overrides: a JSON file, then --set on top, errors name the file", "[models][registry]") {
+  const auto dir = scratch("overrides");
+  const std::string good = (dir / "good.json").string(), bad = (dir / "bad.json").string();
+  std::ofstream(good) << R"({"lstm_units": 30, "embed_dim": 16})";
+  std::ofstream(bad) << "{lstm";
+  CHECK(models::read_overrides(good, {"lstm_units=8"}) == nlohmann::json{{"lstm_units", 8}, {"embed_dim", 16}});
+  CHECK_THROWS_WITH(models::read_overrides(bad, {}), Catch::Contains("bad.json: not valid JSON"));
+  CHECK_THROWS_WITH(models::read_overrides((dir / "none.json").string(), {}), Catch::Contains("none.json"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("fit_config: the data fixes counts exactly and limits from below, user values are checked", "[models][registry]") {
+  models::DataSizes data;
+  data.vocabulary = 5000;
+  data.labels = 3;
+  data.input_length = 700;
+  const auto& bilstm = models::find_model("bilstm-attention");
+  const auto fitted = models::fit_config(bilstm, {{"lstm_units", 8}}, data);
+  CHECK(fitted["num_words"] == 5000);
+  CHECK(fitted["labels"] == 3);
+  CHECK(fitted["lstm_units"] == 8);
+  CHECK(models::fit_config(bilstm, {{"num_words", 8000}}, data)["num_words"] == 8000);  // more rows than needed: fine
+  CHECK_THROWS_WITH(models::fit_config(bilstm, {{"num_words", 100}}, data),
+                    Catch::Contains("config key 'num_words' must be at least the data's 5000, got 100"));
+  CHECK_THROWS_WITH(models::fit_config(bilstm, {{"labels", 6}}, data), Catch::Contains("config key 'labels' must be the data's 3, got 6"));
+  const auto& transformer = models::find_model("transformer-classifier");
+  CHECK(models::fit_config(transformer, {}, data)["max_length"] == 700);
+  data.input_length = 100;
+  CHECK(models::fit_config(transformer, {}, data)["max_length"] == 512);
+  CHECK_THROWS_WITH(models::fit_config(transformer, {{"max_length", 50}}, data), Catch::Contains("'max_length' must be at least"));
+  models::DataSizes features;
+  features.features = 7;
+  features.labels = 1;
+  CHECK(models::fit_config(models::find_model("feature-attention"), {}, features)["features"] == 7);
+}

@@ -1,0 +1,62 @@
+// Rendering explanations: the JSON every surface shares, terminal text, HTML and SVG.
+#include <catch2/catch.hpp>
+
+#include "attn/report/explanation.h"
+#include "attn/report/plots.h"
+
+using namespace attn;
+
+namespace {
+report::TextExplanation sample_text() {
+  report::TextExplanation e;
+  e.text = "ice <cream> sucks zzz";
+  e.label_names = {"toxic", "insult"};
+  e.probabilities = {0.9f, 0.25f};
+  e.words = {{"ice", {"ice"}, 0.25, "kept", ""},
+             {"<cream>", {"cream"}, 0.0, "kept", ""},
+             {"sucks", {"sucks"}, 0.75, "kept", ""},
+             {"zzz", {"zzz"}, 0.0, "dropped", "unknown word"}};
+  e.ids = {4, 9, 2};
+  e.attention = {0.25f, 0.0f, 0.75f};
+  return e;
+}
+}  // namespace
+
+TEST_CASE("text explanations: JSON fields, one line per word, dropped words say why", "[report]") {
+  const auto e = sample_text();
+  const auto j = report::to_json(e);
+  CHECK(j.at("probabilities").at("toxic").get<float>() == 0.9f);
+  CHECK(j.at("words").size() == 4);
+  CHECK(j.at("words")[3].at("reason") == "unknown word");
+  CHECK_FALSE(j.at("words")[0].contains("reason"));
+  CHECK_FALSE(j.contains("self_attention"));
+  const std::string text = report::to_text(e);
+  CHECK_THAT(text, Catch::StartsWith("ice <cream> sucks zzz\n  toxic 0.9000 insult 0.2500\n"));
+  CHECK_THAT(text, Catch::Contains("  sucks                0.7500 ##############################\n"));
+  CHECK_THAT(text, Catch::Contains("  zzz                  dropped (unknown word)\n"));
+  const std::string html = report::to_html({e});
+  CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("&lt;cream&gt;") && Catch::Contains("rgba(220,40,40,1.000)"));
+  CHECK(report::to_svg({e}).empty());
+}
+
+TEST_CASE("feature explanations: bars per feature, one chart, of the mean for several rows", "[report]") {
+  const report::FeatureExplanation a{{"x0", "x1"}, "label", {1.0f, -2.0f}, 0.75f, {0.2f, 0.8f}};
+  const report::FeatureExplanation b{{"x0", "x1"}, "label", {0.0f, 0.0f}, 0.5f, {0.6f, 0.4f}};
+  CHECK_THAT(report::to_text(a), Catch::StartsWith("P(label = 1) = 0.7500\n  x0                   1.0000  weight 0.2000 ########\n"));
+  CHECK(report::to_json(a).dump() ==
+        R"({"probability":0.75,"label":"label","features":[{"feature":"x0","value":1.0,"weight":0.20000000298023224},{"feature":"x1","value":-2.0,"weight":0.800000011920929}]})");
+  const auto svg = report::to_svg({a, b});
+  REQUIRE(svg.size() == 1);
+  CHECK_THAT(svg[0], Catch::Contains("Mean attention per feature (2 rows)") && Catch::Contains("x1: 0.6000"));
+  CHECK_THAT(report::to_svg({a})[0], Catch::Contains("Attention per feature"));
+}
+
+TEST_CASE("alignments: a heatmap per input, characters shown visibly", "[report]") {
+  const report::AlignmentExplanation e{"9 may", "05", {"9", " ", "m"}, {"0", "5"}, {0.0f, 0.1f, 0.9f, 1.0f, 0.0f, 0.0f}};
+  const std::string text = report::to_text(e);
+  CHECK_THAT(text, Catch::StartsWith("9 may -> 05\n    9\xe2\x90\xa3m\n  0  .%\n  5 @  \n"));
+  const auto svg = report::to_svg({e, e});
+  CHECK(svg.size() == 2);
+  CHECK_THAT(svg[0], Catch::StartsWith("<svg") && Catch::Contains("9 may -&gt; 05"));
+  CHECK_THAT(report::to_html({e}), Catch::Contains("<h1>Attention: output x input</h1>"));
+}

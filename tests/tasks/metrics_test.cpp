@@ -1,0 +1,49 @@
+// The metrics every surface shares: hand-computed cases, and the names and types of the vocabulary.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "attn/tasks/metrics.h"
+
+using namespace attn;
+
+TEST_CASE("roc_auc: hand-computed cases, ties, a missing class", "[tasks][metrics]") {
+  CHECK(tasks::roc_auc({0.1f, 0.4f, 0.35f, 0.8f}, {0, 0, 1, 1}) == Approx(0.75));
+  CHECK(tasks::roc_auc({0.5f, 0.5f, 0.9f}, {0, 1, 1}) == Approx(0.75));  // tie counts half
+  CHECK(tasks::roc_auc({0.9f, 0.1f}, {0, 1}) == Approx(0.0));
+  CHECK(std::isnan(tasks::roc_auc({0.2f, 0.3f}, {1, 1})));
+}
+
+TEST_CASE("binary_metrics: log loss, accuracy, skipped rows, mean over defined AUCs", "[tasks][metrics]") {
+  // two labels, three rows; row 2 skipped
+  const std::vector<float> p = {0.9f, 0.2f, 0.3f, 0.6f, 0.5f, 0.5f};
+  const std::vector<float> y = {1, 0, 0, 1, 1, 1};
+  const auto e = tasks::binary_metrics(p, y, 2, {true, true, false});
+  CHECK(e.rows == 2);
+  CHECK(e.rows_skipped == 1);
+  const double expected_loss = -(std::log(0.9) + std::log(0.8) + std::log(0.7) + std::log(0.6)) / 4;
+  CHECK(e.loss == Approx(expected_loss));
+  CHECK(e.accuracy == Approx(1.0));
+  CHECK(e.auc[0] == Approx(1.0));
+  CHECK(e.mean_auc == Approx(1.0));
+}
+
+TEST_CASE("classifier metrics as JSON: per-label AUC always an object (null where undefined), its mean a number", "[tasks][metrics]") {
+  const auto one = tasks::to_json(tasks::binary_metrics({0.2f, 0.8f}, {0, 1}, 1), {"label"});
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : one.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"loss", "accuracy", "auc", "mean_auc", "rows", "rows_skipped"});
+  CHECK(one.at("loss").get<double>() == Approx(-std::log(0.8)));
+  CHECK(one.at("auc") == nlohmann::ordered_json{{"label", 1.0}});
+  CHECK(one.at("rows") == 2);
+  const auto two = tasks::to_json(tasks::binary_metrics({0.2f, 0.8f, 0.4f, 0.1f}, {0, 1, 1, 1}, 2), {"toxic", "threat"});
+  CHECK(two.at("auc").at("threat").is_null());  // only one class present
+  CHECK(two.at("mean_auc") == 1.0);  // the mean of the defined ones
+  CHECK(tasks::to_json(tasks::binary_metrics({0.5f}, {1}, 1), {"y"}).at("mean_auc").is_null());
+}
+
+TEST_CASE("string_accuracy: exact match and character accuracy, missing and extra characters count", "[tasks][metrics]") {
+  const auto a = tasks::string_accuracy({"2000-01-01", "1999-12-3", "días"}, {"2000-01-01", "1999-12-31", "dias"});
+  CHECK(a.exact_match == Approx(1.0 / 3));
+  CHECK(a.char_accuracy == Approx((10.0 + 9 + 3) / (10 + 10 + 4)));
+}

@@ -1,0 +1,121 @@
+// Text classification: explain's word alignment, and one scoring path for validation and evaluate.
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "attn/models/registry.h"
+#include "attn/tasks/text_classification.h"
+#include "tasks_test_util.h"
+
+using namespace attn;
+using namespace tasks_test;
+
+namespace {
+
+models::TextClassifier tiny_classifier(std::int64_t labels) {
+  torch::manual_seed(3);
+  const auto& entry = models::find_model("bilstm-attention");
+  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", labels}, {"embed_dim", 8}, {"lstm_units", 4}}));
+  m.eval();
+  return models::TextClassifier(m);
+}
+
+text::Tokenizer fitted(text::TokenizerOptions o) {
+  text::Tokenizer t(o);
+  t.fit_on_texts({"the cat sat on the mat", "the dog sat", "a cat"});  // the:3 cat:2 sat:2 on mat dog a
+  return t;
+}
+
+const report::WordWeight& word(const report::TextExplanation& e, const std::string& w) {
+  for (const auto& x : e.words)
+    if (x.word == w) return x;
+  FAIL("no word " << w);
+  return e.words.front();
+}
+
+}  // namespace
+
+TEST_CASE("explain_text: every word of the text, in order, with its status, kept weights sum to 1", "[tasks][text][explain]") {
+  models::TextClassifier model = tiny_classifier(2);
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.maxlen = 200;
+  const text::Tokenizer tok = fitted({});
+  const auto e = tasks::explain_text(model, tok, config, "The cat, zebra !!! sat\ton the\nmat");
+  std::vector<std::string> words;
+  for (const auto& w : e.words) words.push_back(w.word);
+  CHECK(words == std::vector<std::string>{"The", "cat,", "zebra", "!!!", "sat", "on", "the", "mat"});
+  CHECK(word(e, "The").tokens == std::vector<std::string>{"the"});
+  CHECK(word(e, "zebra").status == "dropped");
+  CHECK(word(e, "zebra").reason == "unknown word");
+  CHECK(word(e, "!!!").status == "filtered");
+  CHECK(e.ids.size() == 6);
+  CHECK(e.attention.size() == 6);
+  double kept = 0;
+  for (const auto& w : e.words) kept += w.status == "kept" ? w.weight : 0;
+  CHECK(kept == Approx(1.0).epsilon(1e-5));
+  CHECK(e.probabilities.size() == 2);
+  CHECK(word(e, "cat,").weight == Approx(e.attention[1]));
+}
+
+TEST_CASE("explain_text: words beyond num_words, the OOV word, and the maxlen cut as in training", "[tasks][text][explain]") {
+  models::TextClassifier model = tiny_classifier(1);
+  tasks::TextDataConfig config;
+  config.labels = {"bad"};
+  config.maxlen = 3;
+  text::TokenizerOptions limited;
+  limited.num_words = 3;  // keeps "the" (1) and "cat" (2)
+  auto e = tasks::explain_text(model, fitted(limited), config, "dog the cat");
+  CHECK(word(e, "dog").status == "dropped");
+  CHECK(word(e, "dog").reason == "beyond num_words");
+  text::TokenizerOptions oov = limited;
+  oov.oov_token = "<OOV>";
+  e = tasks::explain_text(model, fitted(oov), config, "dog the cat");
+  CHECK(word(e, "dog").status == "oov");  // unknown: the OOV index 1
+  CHECK(word(e, "cat").status == "oov");  // with the OOV token at 1, "the" is 2 and "cat" 3, beyond num_words
+  CHECK(e.ids == std::vector<std::int64_t>{1, 2, 1});
+  // maxlen 3, truncating pre: a long text keeps its last 3 ids; the first words are cut.
+  e = tasks::explain_text(model, fitted({}), config, "the cat sat on the mat");
+  CHECK(e.ids.size() == 3);
+  CHECK(e.words[0].status == "dropped");
+  CHECK_THAT(e.words[0].reason, Catch::Contains("beyond maxlen 3"));
+  CHECK(e.words[5].status == "kept");
+  config.truncating = text::Side::kPost;
+  e = tasks::explain_text(model, fitted({}), config, "the cat sat on the mat");
+  CHECK(e.words[0].status == "kept");
+  CHECK(e.words[5].status == "dropped");
+}
+
+TEST_CASE("evaluate on a run's validation rows reproduces its last validation metrics", "[tasks][text][evaluate]") {
+  const auto dir = scratch("text_eval");
+  const auto rows = text_rows(250);
+  const std::string csv = write_csv(dir / "train.csv", "id,comment_text,bad,rude", rows);
+  const auto last = train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
+                          {{"embed_dim", 8}, {"lstm_units", 4}}, {2, 32, 0.2, 0.01, 3, std::nullopt, std::nullopt});
+  const std::string val = write_csv(dir / "val.csv", "id,comment_text,bad,rude", std::vector<std::string>(rows.end() - 50, rows.end()));
+  const auto model = tasks::open_model((dir / "run").string());
+  data::Inputs none;
+  const auto data = model->open_csv(val, none, 1);
+  const auto e = data->evaluate(model->module(), tasks::all_rows(data->rows()), {7, tasks::EvaluateOptions::Detail::kFull});
+  CHECK(last.at("val_rows") == 50);
+  CHECK(e.metrics.at("rows") == 50);
+  CHECK(std::abs(e.metrics.at("loss").get<double>() - last.at("val_loss").get<double>()) <= 1e-6);
+  CHECK(std::abs(e.metrics.at("mean_auc").get<double>() - last.at("val_mean_auc").get<double>()) <= 1e-6);
+  CHECK(std::abs(e.metrics.at("auc").at("rude").get<double>() - last.at("val_auc").at("rude").get<double>()) <= 1e-6);
+  CHECK_THAT(e.predictions_csv, Catch::StartsWith("id,bad,rude\nr200,"));
+  // Kaggle's layout: labels in test_labels.csv by id, -1 rows not scored.
+  std::vector<std::string> label_rows, texts;
+  for (int i = 200; i < 250; ++i) {
+    const std::string& r = rows[static_cast<std::size_t>(i)];
+    const auto c1 = r.find(','), c2 = r.find(',', c1 + 1);
+    texts.push_back(r.substr(0, c2));
+    label_rows.push_back(r.substr(0, c1) + (i % 5 == 0 ? ",-1,-1" : r.substr(c2)));
+  }
+  data::Inputs kaggle;
+  kaggle.set("labels-csv", write_csv(dir / "test_labels.csv", "id,bad,rude", label_rows), data::Inputs::Origin::kGiven);
+  const auto scored = model->open_csv(write_csv(dir / "test.csv", "id,comment_text", texts), kaggle, 1);
+  const auto k = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {});
+  CHECK(k.metrics.at("rows") == 40);
+  CHECK(k.metrics.at("rows_skipped") == 10);
+  std::filesystem::remove_all(dir);
+}
