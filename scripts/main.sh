@@ -4,7 +4,7 @@
 # sentences toxic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh main
 
 attn=build/bin/attn
 run=runs/toxic

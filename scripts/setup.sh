@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Installs what attn needs from Debian's packages (only what is missing; as root or through sudo),
 # then configures and builds it (Release, Ninja, ccache) in build/. Safe to run again.
+#   setup.sh main   what the main job needs: the library and the attn, attn-train, attn-explain commands
+#   setup.sh        everything: every command, the tests (and what they need) and the benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-all}
 
 packages=(
   g++ cmake ninja-build ccache
   libtorch-dev libopenblas0-openmp   # LibTorch 1.13; without OpenBLAS it falls back to a 15x slower BLAS
-  libcxxopts-dev nlohmann-json3-dev catch2 libicu-dev zlib1g-dev
-  python3 python3-torch python3-keras-preprocessing   # parity tests: Python torch.load and the real Keras
+  libcxxopts-dev nlohmann-json3-dev libicu-dev zlib1g-dev
 )
+if [ "$mode" != main ]; then
+  packages+=(catch2 python3 python3-torch python3-keras-preprocessing)  # tests: Catch2, Python torch.load, the real Keras
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,5 +27,10 @@ if ((${#missing[@]})); then
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build
+if [ "$mode" = main ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF >/dev/null
+  cmake --build build --target attn attn-train attn-explain
+else
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=ON -DATTN_BUILD_BENCH=ON >/dev/null
+  cmake --build build
+fi

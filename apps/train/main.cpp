@@ -72,10 +72,8 @@ int run(int argc, char** argv) {
     run.emplace(train::TrainingRun::start(request));
   }
   const std::string dir = resume.empty() ? r["out"].as<std::string>() : resume;
-  std::printf("%s", run->describe().c_str());
-  std::fflush(stdout);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  std::printf("%s", run->describe().c_str()), std::fflush(stdout);
+  for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);  // stop after the batch, checkpoint, exit 130
   const auto progress = [last = -1.0](const train::Progress& p) mutable {
     if (p.seconds - last < 0.2 && p.rows_done < p.rows_total) return;
     last = p.seconds;

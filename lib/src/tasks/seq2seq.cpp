@@ -19,8 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace F = torch::nn::functional;
 
-text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
-
 /// Characters, case-folded on the source side (dates come in random case), as typed on the target.
 text::TokenizerOptions char_tokenizer(bool source) {
   text::TokenizerOptions o;
@@ -200,8 +198,8 @@ class Seq2SeqTrainedModel : public TrainedModel {
   explicit Seq2SeqTrainedModel(models::SavedModel saved)
       : TrainedModel(std::move(saved)),
         config_(parse_data_config<Seq2SeqDataConfig>(model_.config.at("data"), model_.path)),
-        source_(text::Tokenizer::from_json(model_.file("tokenizer.json"), model_.path + ":tokenizer.json")),
-        target_(text::Tokenizer::from_json(model_.file("target_tokenizer.json"), model_.path + ":target_tokenizer.json")) {}
+        source_(embedded_tokenizer(model_, "tokenizer.json")),
+        target_(embedded_tokenizer(model_, "target_tokenizer.json")) {}
 
   std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs&,
                                  const std::function<std::vector<std::string>()>& stdin_lines) const override {

@@ -66,6 +66,12 @@ std::vector<Input> text_inputs(const std::vector<std::string>& arguments, const 
   return inputs;
 }
 
+text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
+
+text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::string& name) {
+  return text::Tokenizer::from_json(model.file(name), model.path + ":" + name);
+}
+
 std::string keep_copy(const std::string& csv, const std::string& run_dir) {
   namespace fs = std::filesystem;
   const std::string stored = fs::absolute(fs::path(run_dir) / "data" / fs::path(csv).filename()).string();

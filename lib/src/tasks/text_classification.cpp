@@ -23,8 +23,6 @@ namespace fs = std::filesystem;
 
 std::string file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
 
-text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
-
 class TextDataset : public Dataset {
  public:
   /// `scored` (empty: every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not).
@@ -154,7 +152,7 @@ class TextModel : public TrainedModel {
   explicit TextModel(models::SavedModel saved)
       : TrainedModel(std::move(saved)),
         config_(parse_data_config<TextDataConfig>(model_.config.at("data"), model_.path)),
-        tokenizer_(text::Tokenizer::from_json(model_.file("tokenizer.json"), model_.path + ":tokenizer.json")) {
+        tokenizer_(embedded_tokenizer(model_, "tokenizer.json")) {
     if (config_.labels.empty() || config_.maxlen < 1)
       throw std::runtime_error(model_.path + ": embedded config.json: keys 'data.labels' and 'data.maxlen' are required");
   }

@@ -38,6 +38,7 @@
 #include "attn/models/saved_model.h"
 #include "attn/report/explanation.h"
 #include "attn/tasks/batching.h"
+#include "attn/text/tokenizer.h"
 
 namespace attn::tasks {
 
@@ -190,6 +191,9 @@ Config parse_data_config(const nlohmann::json& data, const std::string& what) {
     throw std::runtime_error(what + ": config.json's \"data\": " + e.what());
   }
 }
+/// A tokenizer.json file (Keras' format), or one embedded in a model; errors name the file.
+text::Tokenizer read_tokenizer(const std::string& path);
+text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::string& name);
 /// The run's copy of a CSV (RUN_DIR/data/NAME.csv), written once the CSV has been read without error.
 std::string keep_copy(const std::string& csv, const std::string& run_dir);
 
