@@ -42,6 +42,8 @@ TEST_CASE("features: evaluate on a run's validation rows reproduces its last val
   CHECK(in[1].values == std::vector<float>{0, 0, 0, -1.5f});
   const auto ex = model->explain(in);
   CHECK(ex->json(0).at("features").size() == 4);
+  const auto predicted = model->predict(in, 1);
+  CHECK(predicted[1].at("probability").get<double>() == Approx(ex->json(1).at("probability").get<double>()).margin(1e-6));
   CHECK_THROWS_AS(model->read_inputs({"1,2"}, none, nullptr), std::invalid_argument);
   CHECK_THROWS_WITH(model->read_inputs({"1,2,x,4"}, none, nullptr), Catch::Contains("'x' in '1,2,x,4' is not a number"));
   data::Inputs from_csv;

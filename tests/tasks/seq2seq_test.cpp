@@ -36,9 +36,11 @@ TEST_CASE("seq2seq-attention learns seed 003's toy pairs exactly, with every sco
     std::vector<tasks::Input> inputs;
     for (const auto& p : kPairs) inputs.push_back({p.first, {}});
     const auto out = model->explain(inputs);
+    const auto predicted = model->predict(inputs, 2);
     for (std::size_t i = 0; i < kPairs.size(); ++i) {
       const auto j = out->json(i);
       CHECK(j.at("output") == kPairs[i].second);
+      CHECK(predicted[i].at("output") == kPairs[i].second);
       REQUIRE(j.at("attention").size() == j.at("output_tokens").size() * j.at("source_tokens").size());
     }
   }

@@ -103,6 +103,15 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
   CHECK(std::abs(e.metrics.at("mean_auc").get<double>() - last.at("val_mean_auc").get<double>()) <= 1e-6);
   CHECK(std::abs(e.metrics.at("auc").at("rude").get<double>() - last.at("val_auc").at("rude").get<double>()) <= 1e-6);
   CHECK_THAT(e.predictions_csv, Catch::StartsWith("id,bad,rude\nr200,"));
+  // predict, the cheap path, gives what explain gives, whatever the batch mates and their lengths.
+  const std::vector<tasks::Input> in = {{"thanks good edit stupid", {}}, {"sucks", {}}, {"page fine see talk source good edit", {}}, {"zzz", {}}};
+  const auto predicted = model->predict(in, 2);
+  const auto explained = model->explain(in);
+  REQUIRE(predicted.size() == in.size());
+  for (std::size_t i = 0; i < in.size(); ++i)
+    for (const char* label : {"bad", "rude"})
+      CHECK(std::abs(predicted[i].at("probabilities").at(label).get<double>() -
+                     explained->json(i).at("probabilities").at(label).get<double>()) <= 1e-6);
   // Kaggle's layout: labels in test_labels.csv by id, -1 rows not scored.
   std::vector<std::string> label_rows, texts;
   for (int i = 200; i < 250; ++i) {

@@ -159,19 +159,20 @@ class FeatureModel : public TrainedModel {
 
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
     const auto d = static_cast<std::int64_t>(config_.features.size());
-    std::vector<float> values;
-    for (const Input& in : inputs) {
-      if (static_cast<std::int64_t>(in.values.size()) != d)
-        throw std::invalid_argument("a row needs " + std::to_string(d) + " feature values, got " + std::to_string(in.values.size()));
-      values.insert(values.end(), in.values.begin(), in.values.end());
-    }
-    const auto [probs, attention] = predict(module(), values, d, 4096);
+    const auto [probs, attention] = tasks::predict(module(), values_of(inputs), d, 4096);
     std::vector<report::FeatureExplanation> all;
     for (std::size_t r = 0; r < inputs.size(); ++r)
       all.push_back({config_.features, config_.label, inputs[r].values, probs[r],
                      std::vector<float>(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
                                         attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d)});
     return std::make_unique<ExplanationList<report::FeatureExplanation>>(std::move(all));
+  }
+
+  std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
+    const auto probs = tasks::predict(module(), values_of(inputs), static_cast<std::int64_t>(config_.features.size()), batch_size).first;
+    std::vector<nlohmann::ordered_json> out;
+    for (float p : probs) out.push_back({{"probability", p}, {"label", config_.label}});
+    return out;
   }
 
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs&, int) const override {
@@ -181,6 +182,18 @@ class FeatureModel : public TrainedModel {
   }
 
  private:
+  /// The inputs' rows, row-major; a row of another width is a usage error.
+  std::vector<float> values_of(const std::vector<Input>& inputs) const {
+    const std::size_t d = config_.features.size();
+    std::vector<float> values;
+    for (const Input& in : inputs) {
+      if (in.values.size() != d)
+        throw std::invalid_argument("a row needs " + std::to_string(d) + " feature values, got " + std::to_string(in.values.size()));
+      values.insert(values.end(), in.values.begin(), in.values.end());
+    }
+    return values;
+  }
+
   FeatureDataConfig config_;
 };
 

@@ -207,9 +207,7 @@ class Seq2SeqTrainedModel : public TrainedModel {
   }
 
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
-    data::PairTable pairs;
-    for (const Input& in : inputs) pairs.sources.push_back(in.text);
-    const EncodedPairs enc = encode(pairs, source_, target_, 1);
+    const EncodedPairs enc = encode(sources_of(inputs), source_, target_, 1);
     const std::vector<Translation> out = translate(module(), enc.source, all_rows(enc.source.rows), 64);
     std::vector<report::AlignmentExplanation> all;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -225,6 +223,14 @@ class Seq2SeqTrainedModel : public TrainedModel {
     return std::make_unique<ExplanationList<report::AlignmentExplanation>>(std::move(all));
   }
 
+  std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
+    const EncodedPairs enc = encode(sources_of(inputs), source_, target_, 1);
+    std::vector<nlohmann::ordered_json> out;
+    for (const Translation& t : translate(module(), enc.source, all_rows(enc.source.rows), batch_size))
+      out.push_back({{"output", decode(target_, t.ids)}});
+    return out;
+  }
+
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {
     Seq2SeqDataConfig config = config_;
     config.csv = csv;
@@ -235,6 +241,12 @@ class Seq2SeqTrainedModel : public TrainedModel {
   }
 
  private:
+  static data::PairTable sources_of(const std::vector<Input>& inputs) {
+    data::PairTable pairs;
+    for (const Input& in : inputs) pairs.sources.push_back(in.text);
+    return pairs;
+  }
+
   Seq2SeqDataConfig config_;
   text::Tokenizer source_, target_;
 };

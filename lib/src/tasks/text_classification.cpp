@@ -23,6 +23,28 @@ namespace fs = std::filesystem;
 
 std::string file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
 
+/// Probabilities [rows, labels] (row-major, in the order of `rows`) of padded ids, in
+/// length-bucketed batches.
+std::vector<float> predict(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
+                           const std::vector<std::int64_t>& rows, std::int64_t batch_size) {
+  nn::EvalModeGuard eval(module);
+  models::TextClassifier model(module);
+  std::vector<float> out;
+  std::int64_t labels = 0;
+  for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+    const torch::Tensor probs = model.forward(batch_ids(x, batch, Width::kLongestRow, padding)).scores.to(torch::kFloat32).contiguous();
+    if (out.empty()) {
+      labels = probs.size(1);
+      out.assign(rows.size() * static_cast<std::size_t>(labels), 0.0f);
+    }
+    const float* p = probs.data_ptr<float>();
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      std::copy(p + static_cast<std::int64_t>(i) * labels, p + static_cast<std::int64_t>(i + 1) * labels,
+                out.begin() + static_cast<std::int64_t>(at[i]) * labels);
+  });
+  return out;
+}
+
 class TextDataset : public Dataset {
  public:
   /// `scored` (empty: every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not).
@@ -60,7 +82,7 @@ class TextDataset : public Dataset {
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;
-    const std::vector<float> probs = predict(model, rows, options.batch_size);
+    const std::vector<float> probs = predict(model, data_.x, data_.padding, rows, options.batch_size);
     const std::size_t L = rows.empty() ? 0 : probs.size() / rows.size();
     if (labels_.defined()) {
       std::vector<float> y;
@@ -104,26 +126,6 @@ class TextDataset : public Dataset {
   std::map<std::string, std::string> files() const override { return {{"tokenizer.json", tokenizer_.to_json()}}; }
 
  private:
-  /// Probabilities [rows, labels] (row-major, in the order of `rows`), in length-bucketed batches.
-  std::vector<float> predict(torch::jit::Module& module, const std::vector<std::int64_t>& rows, std::int64_t batch_size) const {
-    nn::EvalModeGuard eval(module);
-    models::TextClassifier model(module);
-    std::vector<float> out;
-    std::int64_t labels = 0;
-    for_each_bucket(rows, data_.x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
-      const torch::Tensor probs = model.forward(batch_ids(data_.x, batch, Width::kLongestRow, data_.padding)).scores.to(torch::kFloat32).contiguous();
-      if (out.empty()) {
-        labels = probs.size(1);
-        out.assign(rows.size() * static_cast<std::size_t>(labels), 0.0f);
-      }
-      const float* p = probs.data_ptr<float>();
-      for (std::size_t i = 0; i < batch.size(); ++i)
-        std::copy(p + static_cast<std::int64_t>(i) * labels, p + static_cast<std::int64_t>(i + 1) * labels,
-                  out.begin() + static_cast<std::int64_t>(at[i]) * labels);
-    });
-    return out;
-  }
-
   io::PreparedData data_;
   text::Tokenizer tokenizer_;
   TextDataConfig config_;
@@ -167,6 +169,25 @@ class TextModel : public TrainedModel {
     std::vector<report::TextExplanation> all;
     for (const Input& in : inputs) all.push_back(explain_text(model, tokenizer_, config_, in.text));
     return std::make_unique<ExplanationList<report::TextExplanation>>(std::move(all));
+  }
+
+  std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
+    std::vector<std::string> texts;
+    for (const Input& in : inputs) texts.push_back(in.text);
+    text::PadOptions pad;
+    pad.maxlen = config_.maxlen;  // as the training data was
+    pad.padding = config_.padding;
+    pad.truncating = config_.truncating;
+    const text::PaddedSequences x = text::pad_sequences(tokenizer_.texts_to_sequences(texts), pad);
+    const std::vector<float> probs = tasks::predict(module(), x, config_.padding, all_rows(x.rows), batch_size);
+    std::vector<nlohmann::ordered_json> out;
+    const std::size_t L = config_.labels.size();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      nlohmann::ordered_json p = nlohmann::ordered_json::object();
+      for (std::size_t k = 0; k < L; ++k) p[config_.labels[k]] = probs[i * L + k];
+      out.push_back({{"probabilities", p}});
+    }
+    return out;
   }
 
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {

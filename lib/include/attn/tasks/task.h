@@ -142,6 +142,9 @@ class TrainedModel {
   virtual std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
                                          const std::function<std::vector<std::string>()>& stdin_lines) const = 0;
   virtual std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) = 0;
+  /// The cheap path: per input, the outputs only ({"probabilities": {label: p}}, {"probability": p},
+  /// {"output": "..."}), in length-bucketed batches; the same as explain gives, whatever the batch.
+  virtual std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) = 0;
   /// The rows of `csv` as the model reads them (its tokenizers, its training columns unless
   /// `options`, the task's evaluate inputs, say otherwise), with labels or targets when the CSV has them.
   virtual std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const = 0;
