@@ -13,7 +13,9 @@ packages=(
   libcxxopts-dev nlohmann-json3-dev libicu-dev zlib1g-dev
 )
 if [ "$mode" != main ]; then
+  packages+=(pkg-config libcpp-httplib-dev)   # attn serve's HTTP library
   packages+=(catch2 python3 python3-torch python3-keras-preprocessing)  # tests: Catch2, Python torch.load, the real Keras
+  packages+=(chromium)                        # the explain page's test, in a real (headless) browser
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -28,9 +30,9 @@ if ((${#missing[@]})); then
 fi
 
 if [ "$mode" = main ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF >/dev/null
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
   cmake --build build --target attn attn-train attn-explain
 else
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=ON -DATTN_BUILD_BENCH=ON >/dev/null
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=ON -DATTN_BUILD_BENCH=ON -DATTN_BUILD_SERVER=ON >/dev/null
   cmake --build build
 fi

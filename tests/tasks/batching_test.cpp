@@ -50,6 +50,12 @@ TEST_CASE("for_each_bucket: buckets by length, and positions put results back in
   });
   CHECK(batches == 2);
   CHECK(placed == rows);
+  // A long row does not make a batch of short ones pay its length.
+  std::vector<std::vector<std::int64_t>> seen;
+  tasks::for_each_bucket({0, 1, 2, 3}, {5, 200, 3, 4}, 64, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>&) {
+    seen.push_back(batch);
+  });
+  CHECK(seen == std::vector<std::vector<std::int64_t>>{{2, 3, 0}, {1}});
 }
 
 TEST_CASE("batch_ids: trimmed to the longest row, real tokens kept at the padded side's opposite end", "[tasks][batching]") {

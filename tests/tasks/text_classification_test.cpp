@@ -58,6 +58,27 @@ TEST_CASE("explain_text: every word of the text, in order, with its status, kept
   CHECK(word(e, "cat,").weight == Approx(e.attention[1]));
 }
 
+TEST_CASE("explain_texts: in batches, each text's result is what it gets alone", "[tasks][text][explain]") {
+  models::TextClassifier model = tiny_classifier(2);
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.maxlen = 200;
+  const text::Tokenizer tok = fitted({});
+  const std::vector<std::string> texts = {"the cat sat on the mat", "zebra", "a dog", "the cat sat on the mat the dog sat"};
+  const auto batched = tasks::explain_texts(model, tok, config, texts, 3);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    INFO(texts[i]);
+    const auto alone = tasks::explain_text(model, tok, config, texts[i]);
+    CHECK(batched[i].ids == alone.ids);
+    REQUIRE(batched[i].attention.size() == alone.attention.size());
+    for (std::size_t k = 0; k < alone.attention.size(); ++k) CHECK(std::abs(batched[i].attention[k] - alone.attention[k]) <= 1e-6);
+    for (std::size_t k = 0; k < 2; ++k) CHECK(std::abs(batched[i].probabilities[k] - alone.probabilities[k]) <= 1e-6);
+    CHECK(batched[i].words.size() == alone.words.size());
+  }
+  CHECK(batched[1].ids.empty());  // no known word: the model's bias, no attention
+  CHECK(batched[1].attention.empty());
+}
+
 TEST_CASE("explain_text: words beyond num_words, the OOV word, and the maxlen cut as in training", "[tasks][text][explain]") {
   models::TextClassifier model = tiny_classifier(1);
   tasks::TextDataConfig config;

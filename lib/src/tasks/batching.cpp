@@ -29,15 +29,33 @@ std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64
 
 void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
                      const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score) {
+  if (batch_size < 1) throw std::invalid_argument("batch size must be >= 1");
   // Positions by row id: rows may be any subset of the data, in any order (ids are distinct).
   std::vector<std::size_t> position_of(lengths.size());
   for (std::size_t i = 0; i < rows.size(); ++i) position_of[static_cast<std::size_t>(rows[i])] = i;
-  for (const auto& batch : make_batches(rows, lengths, BatchPlan{batch_size, BatchPlan::Grouping::kByLength, std::nullopt})) {
-    std::vector<std::size_t> positions;
-    positions.reserve(batch.size());
-    for (std::int64_t r : batch) positions.push_back(position_of[static_cast<std::size_t>(r)]);
-    score(batch, positions);
+  std::vector<std::int64_t> order = rows;
+  const auto length = [&](std::int64_t r) { return lengths[static_cast<std::size_t>(r)]; };
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return length(a) < length(b); });
+  // Rows shortest first; a batch ends when full, or before a row that would make it mostly padding
+  // (its width times its rows more than twice its real tokens, with some slack for short rows): a
+  // few long texts in a small batch do not make every short one pay their length.
+  std::vector<std::int64_t> batch;
+  std::vector<std::size_t> positions;
+  std::int64_t real = 0;
+  const auto flush = [&] {
+    if (!batch.empty()) score(batch, positions);
+    batch.clear();
+    positions.clear();
+    real = 0;
+  };
+  for (std::int64_t r : order) {
+    const std::int64_t n = length(r), count = static_cast<std::int64_t>(batch.size()) + 1;
+    if (static_cast<std::int64_t>(batch.size()) == batch_size || n * count > 2 * (real + n) + 64) flush();
+    batch.push_back(r);
+    positions.push_back(position_of[static_cast<std::size_t>(r)]);
+    real += n;
   }
+  flush();
 }
 
 torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, Width width_mode, text::Side padding) {

@@ -157,9 +157,9 @@ class FeatureModel : public TrainedModel {
     return inputs;
   }
 
-  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     const auto d = static_cast<std::int64_t>(config_.features.size());
-    const auto [probs, attention] = tasks::predict(module(), values_of(inputs), d, 4096);
+    const auto [probs, attention] = tasks::predict(module(), values_of(inputs), d, batch_size);
     std::vector<report::FeatureExplanation> all;
     for (std::size_t r = 0; r < inputs.size(); ++r)
       all.push_back({config_.features, config_.label, inputs[r].values, probs[r],
@@ -167,6 +167,24 @@ class FeatureModel : public TrainedModel {
                                         attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d)});
     return std::make_unique<ExplanationList<report::FeatureExplanation>>(std::move(all));
   }
+
+  nlohmann::ordered_json describe() const override {
+    nlohmann::ordered_json j;
+    j["task"] = feature_classification().name();
+    j["input"] = "rows";
+    j["features"] = config_.features;
+    j["label"] = config_.label;
+    return j;
+  }
+
+  std::vector<std::string> examples() const override {
+    if (!config_.examples.empty()) return config_.examples;
+    std::string zeros = "0";
+    for (std::size_t f = 1; f < config_.features.size(); ++f) zeros += ",0";
+    return {zeros};
+  }
+
+  void check(const std::vector<Input>& inputs) const override { values_of(inputs); }
 
   std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     const auto probs = tasks::predict(module(), values_of(inputs), static_cast<std::int64_t>(config_.features.size()), batch_size).first;
@@ -189,6 +207,8 @@ class FeatureModel : public TrainedModel {
     for (const Input& in : inputs) {
       if (in.values.size() != d)
         throw std::invalid_argument("a row needs " + std::to_string(d) + " feature values, got " + std::to_string(in.values.size()));
+      for (float v : in.values)
+        if (!std::isfinite(v)) throw std::invalid_argument("feature values must be finite numbers");
       values.insert(values.end(), in.values.begin(), in.values.end());
     }
     return values;
@@ -226,6 +246,15 @@ class FeatureClassification : public Task {
     if (t.rows == 0) throw std::runtime_error(csv + ": no data rows");
     if (t.labels.empty()) throw std::runtime_error(csv + ": no label column");
     FeatureDataConfig config;
+    for (std::int64_t r = 0; r < std::min<std::int64_t>(2, t.rows); ++r) {  // the explain page's examples
+      std::string row;
+      for (std::size_t f = 0; f < t.feature_names.size(); ++f) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%.4g", f ? "," : "", t.values[static_cast<std::size_t>(r) * t.feature_names.size() + f]);
+        row += buf;
+      }
+      config.examples.push_back(row);
+    }
     config.csv = keep_copy(csv, run_dir);
     return std::make_unique<FeatureDataset>(std::move(t), config);
   }

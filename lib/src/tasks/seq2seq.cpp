@@ -206,9 +206,9 @@ class Seq2SeqTrainedModel : public TrainedModel {
     return text_inputs(arguments, stdin_lines);
   }
 
-  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     const EncodedPairs enc = encode(sources_of(inputs), source_, target_, 1);
-    const std::vector<Translation> out = translate(module(), enc.source, all_rows(enc.source.rows), 64);
+    const std::vector<Translation> out = translate(module(), enc.source, all_rows(enc.source.rows), batch_size);
     std::vector<report::AlignmentExplanation> all;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       report::AlignmentExplanation e;
@@ -222,6 +222,21 @@ class Seq2SeqTrainedModel : public TrainedModel {
     }
     return std::make_unique<ExplanationList<report::AlignmentExplanation>>(std::move(all));
   }
+
+  nlohmann::ordered_json describe() const override {
+    nlohmann::ordered_json j;
+    j["task"] = seq2seq().name();
+    j["input"] = "texts";
+    j["source_column"] = config_.source_column;
+    j["target_column"] = config_.target_column;
+    return j;
+  }
+
+  std::vector<std::string> examples() const override {
+    return config_.examples.empty() ? std::vector<std::string>{"hello"} : config_.examples;
+  }
+
+  void check(const std::vector<Input>& inputs) const override { check_texts(inputs); }
 
   std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     const EncodedPairs enc = encode(sources_of(inputs), source_, target_, 1);
@@ -281,6 +296,7 @@ class Seq2Seq : public Task {
     text::Tokenizer source(char_tokenizer(true)), target(char_tokenizer(false));
     source.fit_on_texts(pairs.sources, threads);
     target.fit_on_texts(pairs.targets, threads);
+    for (std::size_t r = 0; r < std::min<std::size_t>(3, pairs.sources.size()); ++r) config.examples.push_back(pairs.sources[r]);
     config.csv = keep_copy(csv, run_dir);
     return std::make_unique<Seq2SeqDataset>(std::move(pairs), std::move(source), std::move(target), config, threads);
   }

@@ -66,6 +66,14 @@ std::vector<Input> text_inputs(const std::vector<std::string>& arguments, const 
   return inputs;
 }
 
+void check_texts(const std::vector<Input>& inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].values.empty()) throw std::invalid_argument("input " + std::to_string(i + 1) + ": this model reads texts, not rows of numbers");
+    if (text::find_invalid_utf8(inputs[i].text) != std::string::npos)
+      throw std::invalid_argument("input " + std::to_string(i + 1) + ": invalid UTF-8");
+  }
+}
+
 text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
 
 text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::string& name) {

@@ -23,6 +23,9 @@ namespace fs = std::filesystem;
 
 std::string file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
 
+void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
+                 std::size_t all);
+
 /// Probabilities [rows, labels] (row-major, in the order of `rows`) of padded ids, in
 /// length-bucketed batches.
 std::vector<float> predict(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
@@ -164,12 +167,29 @@ class TextModel : public TrainedModel {
     return text_inputs(arguments, stdin_lines);
   }
 
-  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) override {
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size) override {
+    nn::EvalModeGuard eval(module());
     models::TextClassifier model(module());
-    std::vector<report::TextExplanation> all;
-    for (const Input& in : inputs) all.push_back(explain_text(model, tokenizer_, config_, in.text));
-    return std::make_unique<ExplanationList<report::TextExplanation>>(std::move(all));
+    std::vector<std::string> texts;
+    for (const Input& in : inputs) texts.push_back(in.text);
+    return std::make_unique<ExplanationList<report::TextExplanation>>(explain_texts(model, tokenizer_, config_, texts, batch_size));
   }
+
+  nlohmann::ordered_json describe() const override {
+    nlohmann::ordered_json j;
+    j["task"] = text_classification().name();
+    j["input"] = "texts";
+    j["labels"] = config_.labels;
+    j["maxlen"] = config_.maxlen;
+    j["self_attention"] = models::TextClassifier(model_.module).has_self_attention();
+    return j;
+  }
+
+  std::vector<std::string> examples() const override {
+    return {"ice cream", "ice cream sucks", "Thanks for fixing the citation, good work.", "You are a stupid idiot and your edits are garbage"};
+  }
+
+  void check(const std::vector<Input>& inputs) const override { check_texts(inputs); }
 
   std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     std::vector<std::string> texts;
@@ -321,36 +341,66 @@ std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tok
   return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config));
 }
 
+std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tok,
+                                                  const TextDataConfig& config, const std::vector<std::string>& texts,
+                                                  std::int64_t batch_size) {
+  // The texts' ids, cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long
+  // text's end), run in length-bucketed batches; each row's outputs are read at its real positions.
+  const std::vector<text::Sequence> seqs = tok.texts_to_sequences(texts);
+  text::PadOptions pad;
+  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
+  pad.padding = config.padding;
+  pad.truncating = config.truncating;
+  const text::PaddedSequences x = text::pad_sequences(seqs, pad);
+  std::vector<report::TextExplanation> out(texts.size());
+  torch::NoGradGuard no_grad;
+  for_each_bucket(all_rows(x.rows), x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+    const torch::Tensor ids = batch_ids(x, batch, Width::kLongestRow, config.padding);
+    const models::Scored scored = model.forward(ids);
+    const torch::Tensor probs = scored.scores.to(torch::kFloat32).contiguous(), att = scored.attention.to(torch::kFloat32).contiguous();
+    std::vector<torch::Tensor> layers;
+    if (model.has_self_attention()) layers = model.self_attention(ids);  // each [B, heads, W, W]
+    const std::int64_t width = ids.size(1);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      report::TextExplanation& e = out[at[i]];
+      const auto b = static_cast<std::int64_t>(i);
+      const std::int64_t n = x.lengths[static_cast<std::size_t>(batch[i])];
+      const std::int64_t first = config.padding == text::Side::kPre ? width - n : 0;  // the row's real positions
+      const torch::Tensor row_ids = ids[b].slice(0, first, first + n).contiguous();
+      e.ids.assign(row_ids.data_ptr<std::int64_t>(), row_ids.data_ptr<std::int64_t>() + n);
+      e.probabilities.assign(probs[b].data_ptr<float>(), probs[b].data_ptr<float>() + probs.size(1));
+      const torch::Tensor a = att[b].slice(0, first, first + n).contiguous();
+      e.attention.assign(a.data_ptr<float>(), a.data_ptr<float>() + n);
+      for (const torch::Tensor& layer : layers) {
+        std::vector<std::vector<float>> heads;
+        for (std::int64_t h = 0; h < layer.size(1); ++h) {
+          const torch::Tensor w = layer[b][h].slice(0, first, first + n).slice(1, first, first + n).to(torch::kFloat32).contiguous();
+          heads.emplace_back(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
+        }
+        if (n > 0) e.self_attention.push_back(std::move(heads));
+      }
+    }
+  });
+  for (std::size_t t = 0; t < texts.size(); ++t) align_words(out[t], tok, config, texts[t], seqs[t].size());
+  return out;
+}
+
 report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
                                      const std::string& text) {
-  report::TextExplanation e;
+  return explain_texts(model, tok, config, {text}, 1).front();
+}
+
+namespace {
+
+/// Fills e's words: each word of `text` with its tokens, its status and the attention of its kept
+/// tokens. `all` is the text's token count before the maxlen cut.
+void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
+                 std::size_t all) {
   e.text = text;
   e.label_names = config.labels;
-  const std::vector<text::Sequence> seq = tok.texts_to_sequences({text});
-  // Cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long text's end).
   const auto maxlen = static_cast<std::size_t>(config.maxlen);
-  const auto all = seq[0].size();
   std::size_t cut_front = 0, cut_back = 0;
   if (maxlen > 0 && all > maxlen) (config.truncating == text::Side::kPre ? cut_front : cut_back) = all - maxlen;
-  e.ids.assign(seq[0].begin() + static_cast<std::ptrdiff_t>(cut_front), seq[0].end() - static_cast<std::ptrdiff_t>(cut_back));
-
-  torch::NoGradGuard no_grad;
-  const torch::Tensor ids = e.ids.empty() ? torch::zeros({1, 1}, torch::kInt64) : torch::tensor(e.ids, torch::kInt64).unsqueeze(0);
-  const models::Scored out = model.forward(ids);
-  const torch::Tensor probs = out.scores.to(torch::kFloat32).contiguous(), att = out.attention.to(torch::kFloat32).contiguous();
-  e.probabilities.assign(probs.data_ptr<float>(), probs.data_ptr<float>() + probs.numel());
-  if (!e.ids.empty()) e.attention.assign(att.data_ptr<float>(), att.data_ptr<float>() + att.numel());
-  if (!e.ids.empty() && model.has_self_attention())
-    for (const torch::Tensor& layer : model.self_attention(ids)) {
-      const torch::Tensor w = layer.to(torch::kFloat32).contiguous();  // [1, heads, T, T]
-      std::vector<std::vector<float>> heads;
-      for (std::int64_t h = 0; h < w.size(1); ++h) {
-        const torch::Tensor head = w[0][h].contiguous();
-        heads.emplace_back(head.data_ptr<float>(), head.data_ptr<float>() + head.numel());
-      }
-      e.self_attention.push_back(std::move(heads));
-    }
-
   // Words: each chunk's tokens, which (with the default separators) are the text's tokens in order.
   const auto num_words = tok.options().num_words.value_or(0);
   const std::vector<std::string> all_tokens = tok.tokenize(text);
@@ -397,7 +447,7 @@ report::TextExplanation explain_text(models::TextClassifier& model, const text::
     e.words.push_back(std::move(w));
   }
   if (next_id != all) throw std::logic_error("explain: tokens and ids do not line up");
-  return e;
 }
 
+}  // namespace
 }  // namespace attn::tasks

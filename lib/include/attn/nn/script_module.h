@@ -19,11 +19,16 @@ using torch::Tensor;
 using OptionalTensor = c10::optional<Tensor>;
 
 /// Evaluation mode for the guard's lifetime: dropout off and no gradients. The module's previous
-/// mode comes back when the guard goes, also when an exception leaves the scope.
+/// mode comes back when the guard goes, also when an exception leaves the scope. A module already in
+/// eval mode is not written to, so threads may share one (a server's inference threads).
 class EvalModeGuard {
  public:
-  explicit EvalModeGuard(torch::jit::Module& module) : module_(module), was_training_(module.is_training()) { module_.eval(); }
-  ~EvalModeGuard() { module_.train(was_training_); }
+  explicit EvalModeGuard(torch::jit::Module& module) : module_(module), was_training_(module.is_training()) {
+    if (was_training_) module_.eval();
+  }
+  ~EvalModeGuard() {
+    if (was_training_) module_.train(true);
+  }
   EvalModeGuard(const EvalModeGuard&) = delete;
   EvalModeGuard& operator=(const EvalModeGuard&) = delete;
 

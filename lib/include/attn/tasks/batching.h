@@ -28,7 +28,8 @@ struct BatchPlan {
 std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
                                                     const BatchPlan& plan);
 
-/// Scoring in length-bucketed batches: calls `score(batch, positions)` for each batch of rows, where
+/// Scoring in length-bucketed batches: rows sorted by length, cut into batches of at most
+/// `batch_size` that are at most about half padding; calls `score(batch, positions)` for each, where
 /// positions[i] is the index of batch[i] in `rows`, so results land in the order of `rows`.
 void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
                      const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score);

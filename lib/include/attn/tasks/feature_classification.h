@@ -16,8 +16,9 @@ struct FeatureDataConfig {
   std::int64_t rows = 0;
   std::vector<std::string> features;
   std::string label = "label";
+  std::vector<std::string> examples;  ///< a few training rows as VALUE,VALUE,... (the explain page's examples)
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FeatureDataConfig, csv, rows, features, label)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FeatureDataConfig, csv, rows, features, label, examples)
 
 const Task& feature_classification();
 

@@ -4,6 +4,7 @@
 /// an OOV character, the target as written), cross-entropy with teacher forcing, greedy decoding;
 /// explained by the output x input attention matrix.
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,9 +20,10 @@ struct Seq2SeqDataConfig {
   std::string target_column = "target";
   std::int64_t max_source_length = 0;  ///< characters
   std::int64_t max_target_length = 0;  ///< characters, without the end token
+  std::vector<std::string> examples;   ///< a few training sources (the explain page's examples)
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Seq2SeqDataConfig, csv, rows, source_column, target_column, max_source_length,
-                                                max_target_length)
+                                                max_target_length, examples)
 
 const Task& seq2seq();
 

@@ -141,10 +141,19 @@ class TrainedModel {
   /// `stdin_lines()`), and the task's explain inputs (`options`, e.g. --csv --rows).
   virtual std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
                                          const std::function<std::vector<std::string>()>& stdin_lines) const = 0;
-  virtual std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs) = 0;
+  /// Explanations of `inputs`, run in (length-bucketed) batches of at most `batch_size`.
+  virtual std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size = 64) = 0;
   /// The cheap path: per input, the outputs only ({"probabilities": {label: p}}, {"probability": p},
   /// {"output": "..."}), in length-bucketed batches; the same as explain gives, whatever the batch.
   virtual std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) = 0;
+  /// What a client needs to call it: "task", "input" ("texts" or "rows") and the task's facts
+  /// (labels, features, columns, whether it has self-attention).
+  virtual nlohmann::ordered_json describe() const = 0;
+  /// A few inputs as a user would type them (the explain page's examples; warming a server up).
+  virtual std::vector<std::string> examples() const = 0;
+  /// Throws std::invalid_argument naming what is wrong with an input (a text where a row is wanted,
+  /// a row of the wrong width, invalid UTF-8), before any model runs.
+  virtual void check(const std::vector<Input>& inputs) const = 0;
   /// The rows of `csv` as the model reads them (its tokenizers, its training columns unless
   /// `options`, the task's evaluate inputs, say otherwise), with labels or targets when the CSV has them.
   virtual std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const = 0;
@@ -185,6 +194,8 @@ data::InputSpec svg_input();
 /// Texts from the positional arguments, or stdin lines when there are none; invalid UTF-8 is an
 /// error naming the text.
 std::vector<Input> text_inputs(const std::vector<std::string>& arguments, const std::function<std::vector<std::string>()>& stdin_lines);
+/// For the tasks that read texts: every input is a text of valid UTF-8 (not a row of numbers).
+void check_texts(const std::vector<Input>& inputs);
 /// `data` parsed as a task's typed data config; errors name `what` (a file) and the key.
 template <class Config>
 Config parse_data_config(const nlohmann::json& data, const std::string& what) {

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Load test of `attn serve`: 16 concurrent keep-alive clients (wrk, from Debian) sending single-text
+POST /v1/explain requests of Jigsaw-length comments to 127.0.0.1, for a fixed time: requests/s and
+p50/p99 latency with dynamic batching (--max-batch 64), without it (--max-batch 1), and for the
+obvious Python way (bench/python_serve.py: torch.jit.load + the embedded Keras tokenizer + pad to
+maxlen behind ThreadingHTTPServer, one forward per request). The model is the main job's
+(bilstm-attention at the seed's sizes, defaults), trained one epoch on 20,000 comments with Jigsaw
+train.csv's profile (bench/gen_jigsaw_profile.cpp); the requests are 4,000 other comments of the same
+profile, so their words are the model's and their lengths Jigsaw's (median 36 words, a long tail).
+
+usage: python3 bench/run_serve_bench.py [--seconds 20] [--out bench/results/serve.json]
+Target: >= 10x the Python way's requests/s, a lower p99, no errors.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+from benchlib import ATTN, BIN, RESULTS, ROOT, attn, workdir, write_result
+
+LUA = r"""
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local bodies = {}
+for line in io.lines(os.getenv("BODIES")) do bodies[#bodies + 1] = line end
+local i = 0
+request = function()
+  i = i % #bodies + 1
+  return wrk.format(nil, nil, nil, bodies[i])
+end
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(proc, word):
+    for line in proc.stdout:
+        if word in line:
+            return
+    sys.exit(f"server exited: {proc.wait()}")
+
+
+def to_ms(value, unit):
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def load(port, path, bodies, seconds, work):
+    script = os.path.join(work, "post.lua")
+    with open(script, "w") as f:
+        f.write(LUA)
+    out = subprocess.run(["wrk", "-t2", "-c16", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}{path}"],
+                         capture_output=True, text=True, check=True, env=dict(os.environ, BODIES=bodies)).stdout
+    lat = {p: to_ms(v, u) for p, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)$", out, re.M)}
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = re.search(r"Socket errors: (.*)$", out, re.M)
+    return {"requests": int(re.search(r"(\d+) requests in", out).group(1)),
+            "requests_per_second": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            "p50_ms": lat["50"], "p99_ms": lat["99"], "non_2xx": int(non2xx.group(1)) if non2xx else 0,
+            "socket_errors": errors.group(1) if errors else None}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--out", default=os.path.join(RESULTS, "serve.json"))
+    args = ap.parse_args()
+    if not shutil.which("wrk"):
+        sys.exit("needs wrk (apt-get install wrk)")
+    work = workdir("serve-bench")
+    run, train = os.path.join(work, "toxic"), os.path.join(work, "train.csv")
+    subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), train, "20000", "2018"], check=True, stdout=subprocess.DEVNULL)
+    attn("train", "--csv", train, "--epochs", "1", "--out", run, "--threads", str(args.threads))
+    corpus = os.path.join(work, "corpus.csv")
+    subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, "4000", "7"], check=True, stdout=subprocess.DEVNULL)
+    csv.field_size_limit(1 << 30)
+    texts = [r["comment_text"] for r in csv.DictReader(open(corpus, newline="", encoding="utf-8"))]
+    bodies = os.path.join(work, "bodies.jsonl")
+    with open(bodies, "w") as f:
+        for t in texts:
+            f.write(json.dumps({"texts": [t]}) + "\n")
+    words = sorted(len(t.split()) for t in texts)
+    result = {"benchmark": "16 concurrent clients (wrk -t2 -c16), single-text POST /v1/explain, Jigsaw-length comments",
+              "seconds_per_run": args.seconds, "threads": args.threads, "model": "bilstm-attention, seed sizes (2.67 M parameters), one epoch on 20,000 Jigsaw-profile comments",
+              "comments": {"count": len(texts), "median_words": words[len(words) // 2], "p99_words": words[int(len(words) * 0.99)]},
+              "runs": {}}
+    configs = [("attn_serve_batched", ["--max-batch", "64", "--max-delay-ms", "5"]), ("attn_serve_max_batch_1", ["--max-batch", "1"])]
+    try:
+        for name, extra in configs:
+            port = free_port()
+            proc = subprocess.Popen([ATTN, "serve", "--model", f"toxic={run}", "--port", str(port), "--threads", str(args.threads),
+                                     *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            wait_ready(proc, "ready")
+            print(f"load: {name} ...", file=sys.stderr)
+            result["runs"][name] = load(port, "/v1/explain", bodies, args.seconds, work)
+            metrics = subprocess.run(["curl", "-s", f"http://127.0.0.1:{port}/metrics"], capture_output=True, text=True).stdout
+            count = float(re.search(r"^attn_batch_size_count (\S+)", metrics, re.M).group(1))
+            total = float(re.search(r"^attn_batch_size_sum (\S+)", metrics, re.M).group(1))
+            result["runs"][name]["mean_batch_size"] = total / count if count else None
+            proc.terminate()
+            proc.wait()
+        for name, extra in (("python_threading_http_server", []), ("python_threading_http_server_nodelay", ["--nodelay"])):
+            port = free_port()
+            proc = subprocess.Popen(["/usr/bin/python3", os.path.join(ROOT, "bench", "python_serve.py"), os.path.join(run, "model.pt"),
+                                     str(port), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            wait_ready(proc, "ready")
+            print(f"load: {name} ...", file=sys.stderr)
+            result["runs"][name] = load(port, "/v1/explain", bodies, args.seconds, work)
+            proc.terminate()
+            proc.wait()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    py, ours = result["runs"]["python_threading_http_server"], result["runs"]["attn_serve_batched"]
+    result["speedup_requests_per_second_vs_python"] = ours["requests_per_second"] / py["requests_per_second"]
+    result["speedup_requests_per_second_vs_python_nodelay"] = (
+        ours["requests_per_second"] / result["runs"]["python_threading_http_server_nodelay"]["requests_per_second"])
+    result["speedup_vs_max_batch_1"] = ours["requests_per_second"] / result["runs"]["attn_serve_max_batch_1"]["requests_per_second"]
+    result["targets"] = {"speedup_vs_python": 10, "p99_below_python": ours["p99_ms"] < py["p99_ms"],
+                         "no_errors": all(r["non_2xx"] == 0 and not r["socket_errors"] for r in result["runs"].values())}
+    write_result(args.out, result)
+
+
+if __name__ == "__main__":
+    main()

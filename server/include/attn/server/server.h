@@ -1,0 +1,47 @@
+#pragma once
+/// `attn serve`: trained models over HTTP (cpp-httplib), with dynamic batching (batcher.h), metrics
+/// for Prometheus (metrics.h) and an explain page for the browser (page/explain.html). The server
+/// calls the tasks' predict and explain (lib/include/attn/tasks/task.h) and knows no task itself.
+///
+///   GET  /healthz      200 while the process serves
+///   GET  /readyz       200 once every model is loaded and warmed up, 503 before
+///   GET  /v1/models    per model: name, registry model, task, its inputs, labels or features, config, examples
+///   POST /v1/explain   {"model": NAME, "texts": [...]} or {"rows": [[...], ...]} (+ "self_attention": true)
+///                      -> {"model": NAME, "results": [what `attn explain --json` prints, per input]}
+///   POST /v1/predict   the same body -> {"model": NAME, "results": [outputs only, per input]}
+///   GET  /metrics      Prometheus' text format
+///   GET  /             the explain page (?model=NAME&text=...&text2=... opens explained)
+/// Errors: {"error": {"status": N, "message": "..."}} with 400 (malformed JSON, missing or mistyped
+/// fields, invalid UTF-8, bad inputs), 404 (unknown path or model), 405 (wrong method), 413 (body
+/// too large, too many inputs), 503 (queue full, with Retry-After; models still loading).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attn::server {
+
+struct ServeOptions {
+  std::vector<std::string> models;  ///< NAME=PATH, or PATH (named after the run directory or file)
+  std::string host = "127.0.0.1";
+  int port = 8080;                  ///< 0: any free port
+  std::int64_t max_batch = 64;      ///< inputs per batch
+  int max_delay_ms = 5;             ///< how long a request waits for company
+  std::size_t max_queue = 1024;     ///< inputs that may wait; more: 503
+  std::size_t max_body_bytes = 1 << 20;
+  std::size_t max_texts = 256;      ///< inputs per request; more: 413
+  int connections = 16;             ///< HTTP threads: each open keep-alive connection holds one
+  int workers = 1;                  ///< inference threads (each batch runs on one LibTorch thread)
+};
+
+/// Binds host:port and reports "listening on http://HOST:PORT" through `log`, loads and warms every
+/// model (a bad one stops the server with an error naming it), reports "ready", then serves until
+/// SIGTERM or SIGINT: stops accepting, finishes what is in flight, and returns. Bad options throw
+/// std::invalid_argument; a model or the port that cannot be used, std::runtime_error.
+void serve(const ServeOptions& options, const std::function<void(const std::string&)>& log);
+
+/// "NAME=PATH" or "PATH" as (name, path).
+std::pair<std::string, std::string> parse_model_argument(const std::string& argument);
+
+}  // namespace attn::server

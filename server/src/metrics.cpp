@@ -1,0 +1,71 @@
+#include "attn/server/metrics.h"
+
+#include <cstdio>
+
+namespace attn::server {
+namespace {
+
+std::string number(double v, const char* format = "%.17g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+void Metrics::Histogram::observe(double v) {
+  std::size_t i = 0;
+  while (i < bounds.size() && v > bounds[i]) ++i;
+  ++counts[i];
+  sum += v;
+  ++count;
+}
+
+Metrics::Histogram Metrics::latency_histogram() {
+  const std::vector<double> bounds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  return Histogram{bounds, std::vector<std::uint64_t>(bounds.size() + 1, 0)};
+}
+
+void Metrics::request(const std::string& route, int status, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++requests_[{route, status}];
+  auto it = latency_.find(route);
+  if (it == latency_.end()) it = latency_.emplace(route, latency_histogram()).first;
+  it->second.observe(seconds);
+}
+
+void Metrics::batch(std::size_t inputs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  batch_sizes_.observe(static_cast<double>(inputs));
+}
+
+std::string Metrics::render(std::size_t queue_depth, std::size_t models_loaded) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string out;
+  const auto histogram = [&out](const std::string& name, const std::string& labels, const Histogram& h) {
+    const std::string sep = labels.empty() ? "" : ",";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < h.bounds.size(); ++i) {
+      cumulative += h.counts[i];
+      out += name + "_bucket{" + labels + sep + "le=\"" + number(h.bounds[i], "%g") + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += name + "_bucket{" + labels + sep + "le=\"+Inf\"} " + std::to_string(h.count) + "\n";
+    const std::string braces = labels.empty() ? "" : "{" + labels + "}";
+    out += name + "_sum" + braces + " " + number(h.sum) + "\n" + name + "_count" + braces + " " + std::to_string(h.count) + "\n";
+  };
+  out += "# HELP attn_requests_total HTTP requests by route and status.\n# TYPE attn_requests_total counter\n";
+  for (const auto& [key, n] : requests_)
+    out += "attn_requests_total{route=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"} " + std::to_string(n) + "\n";
+  out += "# HELP attn_request_duration_seconds Time from a request's arrival to its response, by route.\n"
+         "# TYPE attn_request_duration_seconds histogram\n";
+  for (const auto& [route, h] : latency_) histogram("attn_request_duration_seconds", "route=\"" + route + "\"", h);
+  out += "# HELP attn_batch_size Inputs per batch run by the model.\n# TYPE attn_batch_size histogram\n";
+  histogram("attn_batch_size", "", batch_sizes_);
+  out += "# HELP attn_queue_depth Inputs waiting for a batch.\n# TYPE attn_queue_depth gauge\nattn_queue_depth " +
+         std::to_string(queue_depth) + "\n";
+  out += "# HELP attn_models_loaded Models loaded and warmed up.\n# TYPE attn_models_loaded gauge\nattn_models_loaded " +
+         std::to_string(models_loaded) + "\n";
+  return out;
+}
+
+}  // namespace attn::server

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The explain page in a real browser: `attn serve` runs, headless Chromium (Debian's chromium) loads
+/?model=...&text=..., and what the page renders (each word's weight, the probabilities, the seq2seq
+output and heatmap, the feature bars, the self-attention heatmap) equals what the API returns.
+Keeps a screenshot (page.png beside the test's work files). Exit 77 without Chromium.
+
+usage: page_test.py ATTN TINY_RUN_DIR OUT_DIR
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+import urllib.request
+
+ATTN, DIR, OUT = sys.argv[1:4]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if not CHROMIUM:
+    print("SKIP: no chromium (apt-get install chromium; scripts/setup.sh installs it)")
+    sys.exit(77)
+os.makedirs(OUT, exist_ok=True)
+failures, checks = [], 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates",
+                         "--model", f"features={DIR}/features", "--model", f"transformer={DIR}/transformer"],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+port = None
+for line in proc.stdout:
+    m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+    port = int(m.group(1)) if m else port
+    if line.strip().endswith("ready"):
+        break
+base = f"http://127.0.0.1:{port}"
+
+
+def api(model, **body):
+    req = urllib.request.Request(base + "/v1/explain", data=json.dumps({"model": model, **body}).encode(), method="POST")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())["results"]
+
+
+def chromium(url, *extra):
+    profile = tempfile.mkdtemp(prefix="attn-chromium-")
+    try:
+        return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                               f"--user-data-dir={profile}", "--virtual-time-budget=20000", *extra, url],
+                              capture_output=True, text=True, timeout=120).stdout
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def page(**query):
+    return chromium(base + "/?" + urllib.parse.urlencode(query), "--dump-dom")
+
+
+def panel(dom, which):
+    start = dom.find(f'id="result{which}"')
+    end = dom.find('id="result', start + 10) if which == 1 else len(dom)
+    return dom[start:end if end > 0 else len(dom)]
+
+
+try:
+    # Text classifiers, two inputs side by side: every word's weight and every probability as the API gives them.
+    a, b = "ice cream sucks zzzqq !!!", "Thanks for fixing the citation"
+    dom = page(model="toxic", text=a, text2=b)
+    check('data-ready="1"' in dom, "the page finished (data-ready)")
+    for which, text in ((1, a), (2, b)):
+        html = panel(dom, which)
+        expected = api("toxic", texts=[text])[0]
+        words = re.findall(r'data-word="([^"]*)" data-status="([^"]*)" data-weight="([^"]*)"', html)
+        check([w for w, _, _ in words] == [w["word"] for w in expected["words"]], f"panel {which}: every word of {text!r}, in order")
+        check(all(s == w["status"] and float(x) == w["weight"] for (_, s, x), w in zip(words, expected["words"])),
+              f"panel {which}: each word's status and weight equal the API's")
+        probs = dict((l, float(p)) for l, p in re.findall(r'data-label="([^"]*)" data-p="([^"]*)"', html))
+        check(probs == expected["probabilities"], f"panel {which}: the probabilities equal the API's")
+    check("line-through" in dom or 'class="w dropped"' in dom, "dropped words are struck through")
+    check('class="legend"' in dom, "a colour legend")
+    # Seq2seq: the output and the output x input heatmap.
+    expected = api("dates", texts=["may 9, 1998"])[0]
+    dom = page(model="dates", text="may 9, 1998")
+    check(f'data-output="{expected["output"]}"' in dom, "seq2seq: the output as the API gives it")
+    cells = len(re.findall(r'<td data-row="\d+" data-col="\d+"', panel(dom, 1)))
+    check(cells == len(expected["output_tokens"]) * len(expected["source_tokens"]), f"seq2seq: a heatmap cell per output x input ({cells})")
+    # Feature models: a bar per feature with the API's weight.
+    row = "0.5,1.5,-1,0,2,-0.25"
+    expected = api("features", rows=[[float(v) for v in row.split(",")]])[0]
+    bars = re.findall(r'data-feature="([^"]*)" data-weight="([^"]*)"', page(model="features", text=row))
+    check([(f["feature"], f["weight"]) for f in expected["features"]] == [(n, float(w)) for n, w in bars], "features: each bar's weight")
+    # Transformer classifiers: the self-attention heatmap with layer and head selectors.
+    dom = page(model="transformer", text="ice cream sucks")
+    check('data-name="self-attention"' in dom and "layer 1" in dom and "head 1" in dom, "transformer: self-attention with selectors")
+    # A screenshot for people to look at.
+    shot = os.path.join(OUT, "page.png")
+    chromium(base + "/?" + urllib.parse.urlencode({"model": "toxic", "text": a, "text2": b}), f"--screenshot={shot}", "--window-size=1400,900")
+    check(os.path.exists(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n", f"a screenshot: {shot}")
+finally:
+    proc.terminate()
+    proc.wait(timeout=30)
+
+print(f"{checks - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""`attn serve` end to end, over real HTTP on 127.0.0.1: the API gives exactly what `attn explain --json`
+prints, predict agrees with explain, concurrent requests are batched and each result is what the text
+gets alone, every error case answers with its status and a JSON error, the metrics are exposed, and
+SIGTERM finishes the requests in flight before the process exits 0.
+
+usage: serve_test.py ATTN TINY_RUN_DIR
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+ATTN, DIR = sys.argv[1:3]
+failures, checks = [], 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+class Server:
+    """attn serve on a free port, stopped (SIGTERM) on exit."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "2", *args], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit("attn serve exited early:\n" + "".join(self.lines))
+            self.lines.append(line)
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+            if line.strip().endswith("ready"):
+                break
+
+    def request(self, method, path, body=None, raw=None, headers=None):
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.headers, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read().decode()
+
+    def post(self, path, body=None, raw=None):
+        status, headers, text = self.request("POST", path, body, raw)
+        return status, headers, json.loads(text) if text.startswith("{") else text
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        out = self.proc.communicate(timeout=30)[0]
+        return self.proc.returncode, "".join(self.lines) + out
+
+
+def attn_explain(run, *args):
+    out = subprocess.run([ATTN, "explain", "--json", "--model", os.path.join(DIR, run), *args], check=True, capture_output=True,
+                         text=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def close(a, b, tol=1e-6, path="$"):
+    """a and b equal as JSON, numbers within tol."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= tol
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k], tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+    return a == b
+
+
+texts = ["ice cream", "ice cream sucks", "You are a STUPID idiot!!!", "thanks for the edit, see the talk page",
+         "zzz unknown words only", "the the the " * 80]
+srv = Server("--model", f"toxic={DIR}/run", "--model", f"features={DIR}/features", "--model", f"dates={DIR}/dates/model.pt",
+             "--model", f"{DIR}/transformer", "--max-delay-ms", "20")
+try:
+    # ---- health, readiness, the models ----
+    check(srv.request("GET", "/healthz")[0] == 200, "/healthz answers 200")
+    status, _, body = srv.request("GET", "/readyz")
+    check(status == 200 and json.loads(body)["models"] == 4, "/readyz is 200 with 4 models once they are warm")
+    models = {m["name"]: m for m in json.loads(srv.request("GET", "/v1/models")[2])["models"]}
+    check(set(models) == {"toxic", "features", "dates", "transformer"}, "/v1/models lists every model (a PATH is named by its run)")
+    check(models["toxic"]["task"] == "text-classification" and models["toxic"]["labels"][0] == "toxic"
+          and models["toxic"]["input"] == "texts", "/v1/models: task, labels, input of a text model")
+    check(models["features"]["input"] == "rows" and models["features"]["features"][0] == "x0", "/v1/models: a feature model's features")
+    check(models["transformer"]["self_attention"] is True and models["toxic"]["config"]["embed_dim"] == 16,
+          "/v1/models: self-attention and the config")
+
+    # ---- the API gives what attn explain --json prints ----
+    status, _, got = srv.post("/v1/explain", {"model": "toxic", "texts": texts})
+    check(status == 200 and got["model"] == "toxic", "explain answers 200 naming the model")
+    check(close(got["results"], attn_explain("run", *texts)), "/v1/explain results == attn explain --json (text classifier)")
+    status, _, got = srv.post("/v1/explain", {"model": "transformer", "texts": texts[:3], "self_attention": True})
+    check(close(got["results"], attn_explain("transformer", *texts[:3])), "/v1/explain with self_attention == attn explain --json")
+    status, _, got = srv.post("/v1/explain", {"model": "transformer", "texts": texts[:1]})
+    check("self_attention" not in got["results"][0], "self-attention only on request")
+    dates = ["may 9, 1998", "SATURDAY, JANUARY 1, 2000", "9.5.98"]
+    check(close(srv.post("/v1/explain", {"model": "dates", "texts": dates})[2]["results"], attn_explain("dates", *dates)),
+          "/v1/explain == attn explain --json (seq2seq)")
+    rows = [[0.5, 1.5, -1.0, 0.0, 2.0, -0.25], [-1.0, -2.0, -1.5, 0.3, 0.0, 1.0]]
+    check(close(srv.post("/v1/explain", {"model": "features", "rows": rows})[2]["results"],
+                attn_explain("features", "--", *[",".join(map(str, r)) for r in rows])), "/v1/explain == attn explain --json (features)")
+
+    # ---- predict, the cheap path, agrees with explain ----
+    predicted = srv.post("/v1/predict", {"model": "toxic", "texts": texts})[2]["results"]
+    explained = srv.post("/v1/explain", {"model": "toxic", "texts": texts})[2]["results"]
+    check(all(close(p["probabilities"], e["probabilities"]) for p, e in zip(predicted, explained)) and "words" not in predicted[0],
+          "/v1/predict gives explain's probabilities only")
+    check(srv.post("/v1/predict", {"model": "dates", "texts": dates})[2]["results"][0]["output"] == attn_explain("dates", dates[0])[0]["output"],
+          "/v1/predict gives the seq2seq output")
+
+    # ---- concurrency: batched together, each result what its text gets alone ----
+    alone = {t: srv.post("/v1/explain", {"model": "toxic", "texts": [t]})[2]["results"][0] for t in texts}
+    before = srv.request("GET", "/metrics")[2]
+    results, errors = {}, []
+
+    def client(i):
+        t = texts[i % len(texts)]
+        for _ in range(3):
+            status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": [t]})
+            if status != 200:
+                errors.append(status)
+            else:
+                results.setdefault(t, []).append(body["results"][0])
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(16)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    check(not errors, f"48 concurrent requests all answered 200 ({errors})")
+    check(all(close(r, alone[t]) for t, rs in results.items() for r in rs), "each text's result in a batch equals its result alone (1e-6)")
+    after = srv.request("GET", "/metrics")[2]
+    count = lambda text, name: float(re.search(rf"^{name} (\S+)$", text, re.M).group(1))
+    batches = count(after, "attn_batch_size_count") - count(before, "attn_batch_size_count")
+    inputs = count(after, "attn_batch_size_sum") - count(before, "attn_batch_size_sum")
+    check(inputs == 48 and batches < 48, f"concurrent requests ran together: {inputs:.0f} inputs in {batches:.0f} batches")
+
+    # ---- errors: status and a JSON error ----
+    def error(expect, status, body, what):
+        check(status == expect and isinstance(body, dict) and body.get("error", {}).get("status") == expect
+              and body["error"].get("message"), f"{what}: {expect} with a JSON error (got {status} {body})")
+
+    error(400, *srv.post("/v1/explain", raw=b"{not json")[::2], "malformed JSON")
+    error(400, *srv.post("/v1/explain", raw=b'{"model": "toxic", "texts": ["caf\xe9"]}')[::2], "invalid UTF-8")
+    error(400, *srv.post("/v1/explain", {"model": "toxic"})[::2], "missing texts")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "texts": "one"})[::2], "texts not an array")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "texts": [3]})[::2], "a text that is not a string")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "rows": [[1]]})[::2], "rows for a text model")
+    error(400, *srv.post("/v1/explain", {"model": "features", "rows": [[1, 2]]})[::2], "a row of the wrong width")
+    error(400, *srv.post("/v1/explain", {"texts": ["a"]})[::2], "no model when several are served")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "texts": []})[::2], "no inputs")
+    error(400, *srv.post("/v1/explain", [1, 2])[::2], "a body that is not an object")
+    error(404, *srv.post("/v1/explain", {"model": "gpt", "texts": ["a"]})[::2], "unknown model")
+    status, _, text = srv.request("GET", "/no/such/path")
+    error(404, status, json.loads(text), "unknown path")
+    status, headers, text = srv.request("GET", "/v1/explain")
+    error(405, status, json.loads(text), "GET on /v1/explain")
+    check(headers.get("Allow") == "POST", "405 says which method is allowed")
+    status, _, text = srv.request("DELETE", "/healthz")
+    error(405, status, json.loads(text), "DELETE on /healthz")
+    error(413, *srv.post("/v1/explain", {"model": "toxic", "texts": ["a"] * 300})[::2], "more texts than --max-texts 256")
+
+    # ---- the metrics ----
+    metrics = srv.request("GET", "/metrics")[2]
+    for family in ("attn_requests_total", "attn_request_duration_seconds_bucket", "attn_batch_size_bucket", "attn_queue_depth",
+                   "attn_models_loaded 4"):
+        check(family in metrics, f"/metrics has {family}")
+    check('attn_requests_total{route="/v1/explain",status="413"} 1' in metrics, "/metrics counts requests by route and status")
+    check('route="other",status="404"' in metrics, "unknown paths count under one label")
+finally:
+    code, log = srv.stop()
+check(code == 0 and "stopped" in log, f"SIGTERM: exit 0 ({code})")
+
+# ---- a full queue answers 503 with Retry-After; SIGTERM finishes the requests in flight ----
+srv = Server("--model", f"toxic={DIR}/run", "--max-queue", "1", "--max-delay-ms", "1500", "--max-body-bytes", "4096")
+try:
+    status, _, body = srv.post("/v1/predict", raw=json.dumps({"texts": ["x" * 10000]}).encode())
+    check(status == 413 and body["error"]["status"] == 413, f"a body over --max-body-bytes: 413 with a JSON error ({status} {body})")
+    slow = {}
+    th = threading.Thread(target=lambda: slow.update(r=srv.post("/v1/predict", {"texts": ["ice cream sucks"]})))
+    th.start()
+    time.sleep(0.4)  # the first request waits in the queue for company
+    status, headers, body = srv.post("/v1/predict", {"texts": ["another"]})
+    check(status == 503 and body["error"]["status"] == 503 and headers.get("Retry-After") == "1", "a full queue: 503 with Retry-After")
+    srv.proc.send_signal(signal.SIGTERM)  # while the first request is still queued
+    th.join()
+    check(slow["r"][0] == 200 and "probabilities" in slow["r"][2]["results"][0], "SIGTERM: the request in flight is answered")
+    code = srv.proc.wait(timeout=30)
+    check(code == 0, f"SIGTERM: exit 0 after draining ({code})")
+finally:
+    if srv.proc.poll() is None:
+        srv.proc.kill()
+
+# ---- a bad model is refused, named ----
+bad = subprocess.run([ATTN, "serve", "--port", "0", "--model", f"good={DIR}/run", "--model", f"broken={DIR}/toxic.csv"],
+                     capture_output=True, text=True, timeout=60)
+check(bad.returncode == 1 and "broken" in bad.stderr and "toxic.csv" in bad.stderr, f"a bad model.pt stops the server, named: {bad.stderr.strip()}")
+bad = subprocess.run([ATTN, "serve", "--port", "0"], capture_output=True, text=True, timeout=60)
+check(bad.returncode == 2 and "--model" in bad.stderr, "no --model: a usage error")
+
+print(f"{checks - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
