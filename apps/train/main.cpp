@@ -22,11 +22,14 @@ int run(int argc, char** argv) {
       "Train a registered model (attn models) on a CSV or on data from attn prepare, into a run directory with\n"
       "config.json, tokenizer files, metrics.jsonl, checkpoint.pt and model.pt. Each model's task reads its own\n"
       "inputs (text models --text-column and --labels, feature models --feature-columns and --label-column, seq2seq\n"
-      "models --source-column and --target-column). Training flags left out take the model's defaults (attn models).\n\n"
+      "models --source-column and --target-column). Training flags left out take the model's defaults (attn models).\n"
+      "Early stopping, learning-rate schedules, gradient clipping, class weights and pretrained word vectors as in Keras.\n\n"
       "  attn train --csv train.csv --model bilstm-attention --out runs/toxic\n"
       "  attn train --csv features.csv --model feature-attention --out runs/features\n"
       "  attn train --csv dates.csv --model seq2seq-attention --source-column human --target-column machine \\\n"
       "             --set score=general --out runs/dates\n"
+      "  attn train --csv train.csv --embeddings glove.6B.100d.txt.gz --set embed_dim=100 --early-stopping-patience 2 \\\n"
+      "             --monitor val_mean_auc --pos-weight auto --out runs/toxic-glove\n"
       "  attn train --resume runs/toxic            (continue after Ctrl-C, or with more --epochs)");
   const auto inputs = tasks::all_inputs(tasks::Command::kTrain);
   add_inputs(options, inputs);
@@ -35,13 +38,8 @@ int run(int argc, char** argv) {
       ("config", "JSON file of model config keys", cxxopts::value<std::string>())
       ("set", "Model config KEY=VALUE, after --config (repeatable)", cxxopts::value<std::vector<std::string>>())
       ("dump-config", "Print the effective configuration and training settings, and exit");
-  options.add_options("Training")
-      ("epochs", "Epochs (default: the model's)", cxxopts::value<int>())
-      ("batch-size", "Rows per batch (default: the model's)", cxxopts::value<std::int64_t>())
-      ("val-split", "Last fraction of the rows held out for validation (default: the model's)", cxxopts::value<double>())
-      ("lr", "Adam learning rate (default: the model's)", cxxopts::value<double>())
-      ("seed", "Random seed (same seed and threads, same metrics; default 0)", cxxopts::value<std::uint64_t>())
-      ("no-bucket", "Pad every batch to maxlen instead of bucketing rows by length (for comparison)");
+  const auto training = train::training_inputs();
+  add_inputs(options, training);
   options.add_options("Output")
       ("out", "Run directory (created)", cxxopts::value<std::string>())
       ("resume", "Continue the run in this directory from its checkpoint", cxxopts::value<std::string>());
@@ -49,18 +47,15 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  train::TrainingFlags flags{given<int>(r, "epochs"), given<std::int64_t>(r, "batch-size"), given<double>(r, "val-split"),
-                             given<double>(r, "lr"),  given<std::uint64_t>(r, "seed"),     std::nullopt,
-                             given<int>(r, "threads")};
-  if (r.count("no-bucket")) flags.bucket = false;
+  nlohmann::json flags = train::training_overrides(inputs_of(r, training));
   const std::string resume = given<std::string>(r, "resume").value_or("");
   std::optional<train::TrainingRun> run;
   if (!resume.empty()) {
-    if (!inputs_of(r, inputs).given_names().empty() || r.count("out") || r.count("model") || r.count("set"))
-      throw UsageError("--resume continues a run with its own data and model; drop --csv, --data, --out, --model, --set");
+    if (!inputs_of(r, inputs).given_names().empty() || r.count("out") || r.count("model") || r.count("set") || r.count("threads"))
+      throw UsageError("--resume continues a run with its own data, model and threads; drop --csv, --data, --out, --model, --set, --threads");
     run.emplace(train::TrainingRun::resume(resume, flags));
   } else {
-    flags.threads = threads_option(r);
+    flags["threads"] = threads_option(r);
     const train::TrainRequest request{r["model"].as<std::string>(),
                                       models::read_overrides(given<std::string>(r, "config").value_or(""),
                                                              given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{})),

@@ -22,7 +22,7 @@ TEST_CASE("features: evaluate on a run's validation rows reproduces its last val
   std::vector<std::string> rows;
   while (std::getline(lines, line)) rows.push_back(line);
   const auto last = train_run("feature-attention", (dir / "run").string(), {{"csv", write_csv(dir / "f.csv", header, rows)}}, {},
-                          {4, 64, std::nullopt, 0.01, 1, std::nullopt, std::nullopt});
+                          {{"epochs", 4}, {"batch_size", 64}, {"lr", 0.01}, {"seed", 1}});
   const auto model = tasks::open_model((dir / "run").string());
   CHECK(model->saved().config.at("training").at("val_split") == 0.3);  // the seed's recipe, from the registry
   data::Inputs none;

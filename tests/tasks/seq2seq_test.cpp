@@ -31,7 +31,7 @@ TEST_CASE("seq2seq-attention learns seed 003's toy pairs exactly, with every sco
     INFO(style << " / " << score);
     const std::string run = (dir / (score + "-" + style)).string();
     train_run("seq2seq-attention", run, {{"csv", csv}}, {{"score", score}, {"style", style}, {"units", 32}, {"embed_dim", 16}},
-          {30, 12, 0.0, 0.01, std::nullopt, std::nullopt, std::nullopt});
+          {{"epochs", 30}, {"batch_size", 12}, {"val_split", 0.0}, {"lr", 0.01}});
     const auto model = tasks::open_model(run);
     std::vector<tasks::Input> inputs;
     for (const auto& p : kPairs) inputs.push_back({p.first, {}});
@@ -53,7 +53,7 @@ TEST_CASE("seq2seq: evaluate on a run's validation rows reproduces its last vali
   for (int i = 0; i < 200; ++i) rows.push_back(std::to_string(i) + "," + std::to_string(i * 7 % 1000));
   const std::string csv = write_csv(dir / "numbers.csv", "n,m", rows);
   const auto last = train_run("seq2seq-attention", (dir / "run").string(), {{"csv", csv}, {"source-column", "n"}, {"target-column", "m"}},
-                          {{"units", 8}, {"embed_dim", 4}}, {2, 16, 0.25, 0.01, 1, std::nullopt, std::nullopt});
+                          {{"units", 8}, {"embed_dim", 4}}, {{"epochs", 2}, {"batch_size", 16}, {"val_split", 0.25}, {"lr", 0.01}, {"seed", 1}});
   const auto model = tasks::open_model((dir / "run").string());
   data::Inputs none;
   const auto data = model->open_csv(write_csv(dir / "val.csv", "n,m", std::vector<std::string>(rows.end() - 50, rows.end())), none, 1);

@@ -48,14 +48,14 @@ inline std::vector<std::string> text_rows(int count) {
   return rows;
 }
 
-/// Trains `model` on `inputs` (given values) into `dir` with `flags`; returns the last metrics.jsonl record.
+/// Trains `model` on `inputs` (given values) into `dir` with `training` settings; returns the last metrics.jsonl record.
 inline nlohmann::json train_run(const std::string& model, const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs,
-                            const nlohmann::json& overrides, attn::train::TrainingFlags flags) {
+                            const nlohmann::json& overrides, nlohmann::json training) {
   attn::train::TrainRequest r;
   r.model = model;
   r.model_overrides = overrides;
-  flags.threads = flags.threads.value_or(1);
-  r.training = flags;
+  if (!training.contains("threads")) training["threads"] = 1;
+  r.training = training;
   r.out_dir = dir;
   for (const auto& [k, v] : inputs) r.data.set(k, v, attn::data::Inputs::Origin::kGiven);
   for (const auto& s : attn::tasks::task_for(attn::models::find_model(model).kind).inputs(attn::tasks::Command::kTrain))

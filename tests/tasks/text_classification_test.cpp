@@ -112,7 +112,7 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
   const auto rows = text_rows(250);
   const std::string csv = write_csv(dir / "train.csv", "id,comment_text,bad,rude", rows);
   const auto last = train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
-                          {{"embed_dim", 8}, {"lstm_units", 4}}, {2, 32, 0.2, 0.01, 3, std::nullopt, std::nullopt});
+                          {{"embed_dim", 8}, {"lstm_units", 4}}, {{"epochs", 2}, {"batch_size", 32}, {"val_split", 0.2}, {"lr", 0.01}, {"seed", 3}});
   const std::string val = write_csv(dir / "val.csv", "id,comment_text,bad,rude", std::vector<std::string>(rows.end() - 50, rows.end()));
   const auto model = tasks::open_model((dir / "run").string());
   data::Inputs none;

@@ -35,7 +35,7 @@ train::TrainRequest request(const std::string& model, const std::string& out, co
   r.out_dir = out;
   r.data.set("csv", csv, data::Inputs::Origin::kGiven);
   r.data.set("label-column", "label", data::Inputs::Origin::kDefault);
-  r.training.threads = 1;
+  r.training = {{"threads", 1}};
   return r;
 }
 
@@ -50,8 +50,8 @@ TEST_CASE("with no training flags a run takes its model's recipe, flags override
   CHECK(planned.at("training").at("batch_size") == 128);
   CHECK(planned.at("training").at("val_split") == 0.3);
   CHECK(planned.at("task") == "feature-classification");
-  r.training.epochs = 2;
-  r.training.batch_size = 16;
+  r.training["epochs"] = 2;
+  r.training["batch_size"] = 16;
   const train::TrainingRun run = train::TrainingRun::start(r);
   CHECK(run.config().training.epochs == 2);
   CHECK(run.config().training.batch_size == 16);
@@ -68,7 +68,7 @@ TEST_CASE("bad settings are std::invalid_argument before any file is written", "
   const auto dir = scratch("bad");
   const std::string csv = feature_csv(dir, 50);
   train::TrainRequest r = request("feature-attention", (dir / "x").string(), csv);
-  r.training.lr = 0.0;
+  r.training["lr"] = 0.0;
   CHECK_THROWS_WITH(train::TrainingRun::start(r), Catch::Contains("--lr must be > 0"));
   r = request("feature-attention", (dir / "x").string(), csv);
   r.model_overrides = {{"hidden", {0}}};
@@ -84,27 +84,23 @@ TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data f
   const auto dir = scratch("resume");
   const std::string csv = feature_csv(dir, 60);
   train::TrainRequest r = request("feature-attention", (dir / "run").string(), csv);
-  r.training.epochs = 1;
+  r.training["epochs"] = 1;
   {
     train::TrainingRun run = train::TrainingRun::start(r);
     std::atomic<bool> stop{false};
     REQUIRE(run.train(stop, nullptr, nullptr));
   }
-  train::TrainingFlags flags;
-  flags.lr = 0.5;
-  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), flags), Catch::Contains("only --epochs may change"));
-  flags = {};
-  flags.epochs = 2;
+  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), {{"lr", 0.5}}), Catch::Contains("only --epochs may change"));
   {
-    train::TrainingRun run = train::TrainingRun::resume((dir / "run").string(), flags);
+    train::TrainingRun run = train::TrainingRun::resume((dir / "run").string(), {{"epochs", 2}});
     CHECK(run.epochs_done() == 1);
     std::atomic<bool> stop{false};
     REQUIRE(run.train(stop, nullptr, nullptr));
     CHECK(run.epochs_done() == 2);
   }
   feature_csv(dir / "run" / "data", 61);  // the run's copy of its CSV changes
-  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), {}), Catch::Contains("data.rows was 60") && Catch::Contains("changed since"));
+  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("data.rows was 60") && Catch::Contains("changed since"));
   io::write_file_atomic((dir / "run" / "config.json").string(), "{\"model\": 3}");
-  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), {}), Catch::Contains("config.json: not a run configuration"));
+  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("config.json: not a run configuration"));
   fs::remove_all(dir);
 }

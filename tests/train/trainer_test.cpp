@@ -63,7 +63,7 @@ TEST_CASE("Trainer: same seed, same metrics, an interrupted run resumes exactly"
   std::atomic<bool> never{false};
   std::vector<double> losses[2];
   for (int run = 0; run < 2; ++run) {
-    train::Trainer t(tiny_model(), data, tiny_options());
+    train::Trainer t(tiny_model(), data, nullptr, tiny_options());
     REQUIRE(t.run(never, nullptr, [&](const train::EpochRecord& e) {
       losses[run].push_back(e.loss);
       losses[run].push_back(e.validation.at("loss").get<double>());
@@ -78,12 +78,12 @@ TEST_CASE("Trainer: same seed, same metrics, an interrupted run resumes exactly"
   std::atomic<bool> stop{false};
   int batches = 0;
   {
-    train::Trainer t(tiny_model(), data, tiny_options());
+    train::Trainer t(tiny_model(), data, nullptr, tiny_options());
     CHECK_FALSE(t.run(stop, [&](const train::Progress&) { if (++batches == 4) stop = true; }, nullptr));
     t.save_checkpoint(ckpt);
   }
   std::vector<double> resumed;
-  train::Trainer t(tiny_model(), data, tiny_options());
+  train::Trainer t(tiny_model(), data, nullptr, tiny_options());
   t.load_checkpoint(ckpt);
   std::remove(ckpt.c_str());
   REQUIRE(t.run(never, nullptr, [&](const train::EpochRecord& e) {
@@ -98,9 +98,9 @@ TEST_CASE("Trainer: a checkpoint of another model is refused with the path", "[t
   const auto task = tiny_data();
   const tasks::Dataset& data = *task;
   const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt2_" + std::to_string(::getpid()) + ".pt")).string();
-  train::Trainer(tiny_model(), data, tiny_options()).save_checkpoint(ckpt);
+  train::Trainer(tiny_model(), data, nullptr, tiny_options()).save_checkpoint(ckpt);
   const auto& entry = models::find_model("bilstm-attention");
-  train::Trainer other(entry.build(models::resolve_config(entry, {{"embed_dim", 8}, {"lstm_units", 5}})), data, tiny_options());
+  train::Trainer other(entry.build(models::resolve_config(entry, {{"embed_dim", 8}, {"lstm_units", 5}})), data, nullptr, tiny_options());
   CHECK_THROWS_WITH(other.load_checkpoint(ckpt), Catch::Contains(ckpt) && Catch::Contains("shape"));
   CHECK_THROWS_WITH(other.load_checkpoint("/nonexistent/ckpt.pt"), Catch::Contains("/nonexistent/ckpt.pt"));
   std::remove(ckpt.c_str());

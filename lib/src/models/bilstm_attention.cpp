@@ -99,6 +99,7 @@ ModelEntry bilstm_attention_entry() {
       build,
       fit,
       layers,
+      "embedding",
   };
 }
 

@@ -118,6 +118,7 @@ ModelEntry transformer_classifier_entry() {
       build,
       fit,
       layers,
+      "embedding",
   };
 }
 

@@ -57,9 +57,9 @@ class FeatureDataset : public Dataset {
     return b;
   }
 
-  Loss loss(torch::jit::Module& model, const Batch& b) const override {
+  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& pos_weight) const override {
     const torch::Tensor logits = models::FeatureClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
-    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets);
+    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets, {}, pos_weight);
     torch::NoGradGuard no_grad;
     return {loss, ((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32).mean().item<double>()};
   }
@@ -102,6 +102,12 @@ class FeatureDataset : public Dataset {
     return s;
   }
   std::map<std::string, std::string> files() const override { return {}; }
+
+  torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const override {
+    return positive_weights_of(spec, t_.labels, 1, rows);
+  }
+
+  const FeatureDataConfig& config() const { return config_; }
 
  private:
   data::FeatureTable t_;
@@ -224,7 +230,7 @@ class FeatureClassification : public Task {
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return {csv_input("CSV with a header row"),
+        return {csv_input("CSV with a header row"), val_csv_input(),
                 {"feature-columns", "Feature models: feature columns (default: every column but the label and id)", ""},
                 {"label-column", "Feature models: the 0/1 label column", "label"}};
       case Command::kExplain:
@@ -262,6 +268,15 @@ class FeatureClassification : public Task {
   std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int) const override {
     const auto config = parse_data_config<FeatureDataConfig>(data_config, run_dir + "/config.json");
     return std::make_unique<FeatureDataset>(data::read_feature_csv(config.csv, config.features, config.label), config);
+  }
+
+  std::unique_ptr<Dataset> open_validation(const std::string& csv, const Dataset& training, const std::string& run_dir,
+                                           int) const override {
+    FeatureDataConfig config = dynamic_cast<const FeatureDataset&>(training).config();
+    data::FeatureTable t = data::read_feature_csv(csv, config.features, config.label);
+    if (t.rows == 0) throw std::runtime_error(csv + ": no data rows");
+    config.csv = keep_copy(csv, run_dir, "validation.csv");
+    return std::make_unique<FeatureDataset>(std::move(t), config);
   }
 
   std::unique_ptr<TrainedModel> use(models::SavedModel model) const override {

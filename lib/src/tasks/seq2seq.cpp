@@ -119,7 +119,7 @@ class Seq2SeqDataset : public Dataset {
     return b;
   }
 
-  Loss loss(torch::jit::Module& model, const Batch& b) const override {
+  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor&) const override {
     const torch::Tensor logits = models::Seq2SeqModel(model).logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
     const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
     const torch::Tensor loss = F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0));
@@ -185,6 +185,10 @@ class Seq2SeqDataset : public Dataset {
   std::map<std::string, std::string> files() const override {
     return {{"tokenizer.json", source_.to_json()}, {"target_tokenizer.json", target_.to_json()}};
   }
+
+  const Seq2SeqDataConfig& config() const { return config_; }
+  const text::Tokenizer& source_tokenizer() const { return source_; }
+  const text::Tokenizer& target_tokenizer() const { return target_; }
 
  private:
   data::PairTable pairs_;
@@ -273,7 +277,7 @@ class Seq2Seq : public Task {
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return {csv_input("CSV with a header row"),
+        return {csv_input("CSV with a header row"), val_csv_input(),
                 {"source-column", "Seq2seq models: the input strings", "source"},
                 {"target-column", "Seq2seq models: the output strings", "target"}};
       case Command::kExplain:
@@ -306,6 +310,17 @@ class Seq2Seq : public Task {
     data::PairTable pairs = data::read_pair_csv(config.csv, config.source_column, config.target_column);
     return std::make_unique<Seq2SeqDataset>(std::move(pairs), read_tokenizer((fs::path(run_dir) / "tokenizer.json").string()),
                                             read_tokenizer((fs::path(run_dir) / "target_tokenizer.json").string()), config, threads);
+  }
+
+  std::unique_ptr<Dataset> open_validation(const std::string& csv, const Dataset& training, const std::string& run_dir,
+                                           int threads) const override {
+    const auto& train = dynamic_cast<const Seq2SeqDataset&>(training);
+    Seq2SeqDataConfig config = train.config();
+    data::PairTable pairs = data::read_pair_csv(csv, config.source_column, config.target_column);
+    if (pairs.sources.empty()) throw std::runtime_error(csv + ": no data rows");
+    config.csv = keep_copy(csv, run_dir, "validation.csv");
+    config.examples.clear();
+    return std::make_unique<Seq2SeqDataset>(std::move(pairs), train.source_tokenizer(), train.target_tokenizer(), config, threads);
   }
 
   std::unique_ptr<TrainedModel> use(models::SavedModel model) const override {

@@ -1,8 +1,12 @@
 // The table from a model's kind to its task, and what the task files share.
 #include "attn/tasks/task.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+
+#include <torch/torch.h>
 
 #include "attn/io/atomic_file.h"
 #include "attn/tasks/feature_classification.h"
@@ -48,6 +52,39 @@ std::unique_ptr<TrainedModel> open_model(const std::string& path) {
 
 data::InputSpec csv_input(const std::string& help) { return {"csv", help, ""}; }
 
+data::InputSpec val_csv_input() {
+  return {"val-csv", "Validation rows from this CSV (same columns), instead of the last --val-split of --csv", ""};
+}
+
+torch::Tensor Dataset::positive_weights(const std::string& spec, const std::vector<std::int64_t>&) const {
+  if (!spec.empty()) throw std::invalid_argument("--pos-weight is for classifiers (models with 0/1 labels)");
+  return {};
+}
+
+torch::Tensor positive_weights_of(const std::string& spec, const std::vector<float>& labels, std::size_t n_labels,
+                                  const std::vector<std::int64_t>& rows) {
+  if (spec.empty()) return {};
+  std::vector<float> w;
+  if (spec == "auto") {
+    for (std::size_t k = 0; k < n_labels; ++k) {
+      double positives = 0;
+      for (std::int64_t r : rows) positives += labels[static_cast<std::size_t>(r) * n_labels + k];
+      const double negatives = static_cast<double>(rows.size()) - positives;
+      w.push_back(positives > 0 ? static_cast<float>(negatives / positives) : 1.0f);  // a label never positive: unweighted
+    }
+  } else {
+    for (const std::string& v : data::split_list(spec)) {
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(x > 0) || !std::isfinite(x)) throw std::invalid_argument("--pos-weight: '" + v + "' is not a positive number");
+      w.push_back(static_cast<float>(x));
+    }
+    if (w.size() != n_labels)
+      throw std::invalid_argument("--pos-weight: " + std::to_string(w.size()) + " weights for " + std::to_string(n_labels) + " labels");
+  }
+  return torch::tensor(w, torch::kFloat32);
+}
+
 data::InputSpec svg_input() {
   return {"svg",
           "Also draw the attention as SVG: feature models a bar chart (the mean over several rows), seq2seq models one "
@@ -80,9 +117,9 @@ text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::s
   return text::Tokenizer::from_json(model.file(name), model.path + ":" + name);
 }
 
-std::string keep_copy(const std::string& csv, const std::string& run_dir) {
+std::string keep_copy(const std::string& csv, const std::string& run_dir, const std::string& name) {
   namespace fs = std::filesystem;
-  const std::string stored = fs::absolute(fs::path(run_dir) / "data" / fs::path(csv).filename()).string();
+  const std::string stored = fs::absolute(fs::path(run_dir) / "data" / (name.empty() ? fs::path(csv).filename() : fs::path(name))).string();
   io::ensure_directory((fs::path(run_dir) / "data").string());
   io::write_file_atomic(stored, io::read_file(csv));
   return stored;

@@ -75,9 +75,9 @@ class TextDataset : public Dataset {
     return b;
   }
 
-  Loss loss(torch::jit::Module& model, const Batch& b) const override {
+  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& pos_weight) const override {
     const torch::Tensor logits = models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
-    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets);
+    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets, {}, pos_weight);
     torch::NoGradGuard no_grad;  // Keras' binary accuracy: (logit > 0) == target
     return {loss, ((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32).mean().item<double>()};
   }
@@ -127,6 +127,21 @@ class TextDataset : public Dataset {
   }
 
   std::map<std::string, std::string> files() const override { return {{"tokenizer.json", tokenizer_.to_json()}}; }
+
+  torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const override {
+    return positive_weights_of(spec, data_.labels, config_.labels.size(), rows);
+  }
+
+  std::vector<VocabularyWord> vocabulary() const override {
+    std::vector<VocabularyWord> words;
+    const std::int64_t ids = sizes().vocabulary;
+    for (std::int32_t id = 1; id < ids; ++id)
+      if (const auto w = tokenizer_.index_word(id)) words.push_back({id, *w, tokenizer_.word_count(*w)});
+    return words;
+  }
+
+  const text::Tokenizer& tokenizer() const { return tokenizer_; }
+  const TextDataConfig& config() const { return config_; }
 
  private:
   io::PreparedData data_;
@@ -266,6 +281,7 @@ class TextClassification : public Task {
       case Command::kTrain: {
         std::vector<data::InputSpec> specs = data::prepare_inputs();
         specs.insert(specs.begin() + 1, {"data", "Text models: prepared data directory (attn prepare --out DIR) instead of --csv", ""});
+        specs.insert(specs.begin() + 2, val_csv_input());
         return specs;
       }
       case Command::kExplain:
@@ -310,6 +326,26 @@ class TextClassification : public Task {
     const auto config = parse_data_config<TextDataConfig>(data_config, file_in(run_dir, "config.json"));
     return std::make_unique<TextDataset>(io::read_prepared(file_in(config.dir, "data.pt")),
                                          read_tokenizer(file_in(run_dir, "tokenizer.json")), config);
+  }
+
+  std::unique_ptr<Dataset> open_validation(const std::string& csv, const Dataset& training, const std::string& run_dir,
+                                           int threads) const override {
+    const auto& train = dynamic_cast<const TextDataset&>(training);
+    TextDataConfig config = train.config();
+    data::PrepareOptions o;
+    o.csv = csv;
+    o.columns.text_column = config.text_column;
+    o.columns.id_column = config.id_column;
+    o.columns.label_columns = config.labels;
+    o.apply_loaded_tokenizer = &train.tokenizer();  // read as the training rows were
+    o.pad.maxlen = config.maxlen;
+    o.pad.padding = config.padding;
+    o.pad.truncating = config.truncating;
+    o.threads = threads;
+    data::Prepared prepared = data::prepare_csv(o);
+    config.dir = fs::absolute(fs::path(run_dir) / "data" / "validation").string();
+    data::write_prepared_dir(prepared, config.dir);
+    return std::make_unique<TextDataset>(std::move(prepared.data), train.tokenizer(), config);
   }
 
   std::unique_ptr<TrainedModel> use(models::SavedModel model) const override { return std::make_unique<TextModel>(std::move(model)); }

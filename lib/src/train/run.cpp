@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <unordered_set>
 
 #include <torch/torch.h>
 
+#include "attn/data/embeddings.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/threads.h"
 #include "attn/models/registry.h"
@@ -19,17 +21,59 @@ namespace fs = std::filesystem;
 
 namespace {
 
-TrainOptions effective_options(const models::TrainingDefaults& d, const TrainingFlags& f) {
+/// The model's training recipe (its registry entry), then the given overrides.
+TrainOptions effective_options(const models::TrainingDefaults& d, const nlohmann::json& overrides) {
   TrainOptions o;
-  o.epochs = f.epochs.value_or(d.epochs);
-  o.batch_size = f.batch_size.value_or(d.batch_size);
-  o.val_split = f.val_split.value_or(d.val_split);
-  o.lr = f.lr.value_or(d.lr);
-  o.seed = f.seed.value_or(0);
-  o.bucket = f.bucket.value_or(true);
-  o.threads = f.threads.value_or(1);
+  o.epochs = d.epochs;
+  o.batch_size = d.batch_size;
+  o.val_split = d.val_split;
+  o.lr = d.lr;
+  nlohmann::json j = o;
+  for (const auto& [key, value] : overrides.items()) {
+    if (!j.contains(key)) throw std::invalid_argument("no training setting '" + key + "'");
+    j[key] = value;
+  }
+  try {
+    o = j.get<TrainOptions>();
+  } catch (const nlohmann::json::exception&) {
+    std::string given;
+    for (const auto& [key, value] : overrides.items()) given += " " + key + "=" + value.dump();
+    throw std::invalid_argument("a training setting has a value of the wrong kind:" + given);
+  }
   validate(o);
   return o;
+}
+
+/// Starts the word embedding from the vectors in `file` (words without one keep their initial
+/// values); returns what they covered, for config.json.
+nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelEntry& entry, const tasks::Dataset& data,
+                                 const std::string& file) {
+  if (entry.word_embedding.empty()) throw std::invalid_argument("--embeddings: " + entry.name + " has no word embedding");
+  const std::vector<tasks::VocabularyWord> words = data.vocabulary();
+  if (words.empty()) throw std::invalid_argument("--embeddings is for text models (their data has a vocabulary)");
+  std::unordered_set<std::string> wanted;
+  for (const auto& w : words) wanted.insert(w.word);
+  const data::WordVectors vectors = data::read_word_vectors(file, wanted);
+  torch::Tensor table = model.attr(entry.word_embedding).toTensor();
+  if (vectors.dim != table.size(1))
+    throw std::runtime_error(file + ": the vectors have " + std::to_string(vectors.dim) + " dimensions, the model's embedding " +
+                             std::to_string(table.size(1)) + " (--set embed_dim=" + std::to_string(vectors.dim) + " or d_model)");
+  torch::NoGradGuard no_grad;
+  std::int64_t found = 0, tokens = 0, tokens_found = 0;
+  for (const auto& w : words) {
+    tokens += w.count;
+    const auto it = vectors.vectors.find(w.word);
+    if (it == vectors.vectors.end() || w.id >= table.size(0)) continue;
+    table[w.id].copy_(torch::tensor(it->second, torch::kFloat32));
+    ++found;
+    tokens_found += w.count;
+  }
+  return {{"file", fs::absolute(file).string()},
+          {"words", words.size()},
+          {"words_found", found},
+          {"found_as_other_case", vectors.lowercase_matches},
+          {"tokens", tokens},
+          {"tokens_found", tokens_found}};
 }
 
 std::string describe_model(const models::ModelEntry& entry) {
@@ -53,17 +97,22 @@ nlohmann::ordered_json planned_config(const TrainRequest& r) {
 struct TrainingRun::Impl {
   std::string dir;
   RunConfig config;
-  std::unique_ptr<tasks::Dataset> data;
+  std::unique_ptr<tasks::Dataset> data, validation;
   std::unique_ptr<Trainer> trainer;
   nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
 
   std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
 
-  void open_trainer() {
+  /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
+  void open_trainer(bool new_run) {
     io::set_torch_threads(config.training.threads);
     const models::ModelEntry& entry = models::find_model(config.model);
     torch::manual_seed(config.training.seed);  // the initial weights
-    trainer = std::make_unique<Trainer>(entry.build(models::resolve_config(entry, config.model_config)), *data, config.training);
+    torch::jit::Module model = entry.build(models::resolve_config(entry, config.model_config));
+    const TrainOptions& t = config.training;
+    if (new_run && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
+    if (t.freeze_embeddings) model.attr(entry.word_embedding).toTensor().set_requires_grad(false);
+    trainer = std::make_unique<Trainer>(model, *data, validation.get(), t);
   }
 };
 
@@ -86,19 +135,22 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   s->config.training = effective_options(entry.training, r.training);
   io::set_torch_threads(s->config.training.threads);
   io::ensure_directory(r.out_dir);
-  s->data = task.open(r.data, r.out_dir, s->config.training.threads);
+  const int threads = s->config.training.threads;
+  s->data = task.open(r.data, r.out_dir, threads);
+  if (r.data.given("val-csv")) s->validation = task.open_validation(r.data.text("val-csv"), *s->data, r.out_dir, threads);
   // The model's sizes follow the data (vocabularies, labels, features, lengths) unless set explicitly.
   s->config.model_config = models::fit_config(entry, r.model_overrides, s->data->sizes());
   s->config.data = s->data->data_config();
+  if (s->validation) s->config.validation = s->validation->data_config();
+  s->open_trainer(/*new_run=*/true);
   io::write_file_atomic(s->path("config.json"), nlohmann::json(s->config).dump(2) + "\n");
   for (const auto& [name, content] : s->data->files()) io::write_file_atomic(s->path(name.c_str()), content);
-  s->open_trainer();
   return TrainingRun(std::move(s));
 }
 
-TrainingRun TrainingRun::resume(const std::string& run_dir, const TrainingFlags& flags) {
-  if (flags.batch_size || flags.val_split || flags.lr || flags.seed || flags.bucket || flags.threads)
-    throw std::invalid_argument("--resume continues with the run's own settings; only --epochs may change");
+TrainingRun TrainingRun::resume(const std::string& run_dir, const nlohmann::json& training) {
+  for (const auto& [key, value] : training.items())
+    if (key != "epochs") throw std::invalid_argument("--resume continues with the run's own settings; only --epochs may change");
   auto s = std::make_unique<Impl>();
   s->dir = run_dir;
   const std::string cfg = s->path("config.json");
@@ -107,17 +159,22 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, const TrainingFlags&
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(cfg + ": not a run configuration (" + e.what() + ")");
   }
-  if (flags.epochs) s->config.training.epochs = *flags.epochs;
+  if (s->config.model.empty()) throw std::runtime_error(cfg + ": not a run configuration (no \"model\")");
+  if (training.contains("epochs")) {
+    if (!training["epochs"].is_number_integer()) throw std::invalid_argument("--epochs must be a whole number");
+    s->config.training.epochs = training["epochs"];
+  }
   validate(s->config.training);
   const tasks::Task& task = tasks::task_for(models::find_model(s->config.model).kind);
   s->data = task.reopen(s->config.data, run_dir, s->config.training.threads);
+  if (!s->config.validation.is_null()) s->validation = task.reopen(s->config.validation, run_dir, s->config.training.threads);
   // The split and the batches follow the data: a changed file would not resume exactly.
   const nlohmann::json now = s->data->data_config();
   for (const auto& [key, value] : s->config.data.items())
     if (now.contains(key) && now[key] != value)
       throw std::runtime_error(cfg + ": data." + key + " was " + value.dump() + " when the run started, the data now gives " +
                                now[key].dump() + ": it changed since; start a new run");
-  s->open_trainer();
+  s->open_trainer(/*new_run=*/false);  // the checkpoint holds the weights, word vectors included
   s->trainer->load_checkpoint(s->path("checkpoint.pt"));
   if (fs::exists(s->path("metrics.jsonl"))) {
     const std::string text = io::read_file(s->path("metrics.jsonl"));
@@ -149,19 +206,31 @@ std::string TrainingRun::describe() const {
   std::snprintf(line, sizeof line, "training %s on %lld rows, %d epochs, batch %lld, %s batches, lr %g, %d threads -> %s\n",
                 s.config.model.c_str(), static_cast<long long>(s.data->rows()), t.epochs, static_cast<long long>(t.batch_size),
                 fixed ? "shuffled" : t.bucket ? "length-bucketed" : "maxlen-padded", t.lr, t.threads, s.dir.c_str());
-  return line;
+  std::string out = line;
+  if (s.validation) out += "validating on " + std::to_string(s.validation->rows()) + " rows of " + s.config.validation.value("csv", s.config.validation.value("dir", std::string())) + "\n";
+  if (!s.config.embeddings.is_null()) {
+    const auto& e = s.config.embeddings;
+    std::snprintf(line, sizeof line, "embeddings: %lld of %lld words (%.1f%% of the training tokens) from %s%s\n",
+                  e.at("words_found").get<long long>(), e.at("words").get<long long>(),
+                  100.0 * e.at("tokens_found").get<double>() / std::max(1.0, e.at("tokens").get<double>()),
+                  e.at("file").get<std::string>().c_str(), t.freeze_embeddings ? ", frozen" : "");
+    out += line;
+  }
+  return out;
 }
 
 bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
                         const std::function<void(const EpochRecord&)>& on_epoch) {
   Impl& s = *impl_;
+  const bool keep_best = s.config.training.early_stopping_patience > 0;
   const bool finished = s.trainer->run(stop, on_progress, [&](const EpochRecord& rec) {
     s.metrics.push_back(to_json(rec));
     std::string lines;
     for (const auto& m : s.metrics) lines += m.dump() + "\n";
-    s.trainer->save_checkpoint(s.path("checkpoint.pt"));
+    s.trainer->save_checkpoint(s.path("checkpoint.pt"));  // always the last epoch: --resume continues from it
     io::write_file_atomic(s.path("metrics.jsonl"), lines);
-    models::save_model(s.path("model.pt"), s.trainer->model(), nlohmann::json(s.config), s.data->files());
+    // model.pt: the last epoch, or with early stopping the best one by --monitor.
+    if (!keep_best || rec.best) models::save_model(s.path("model.pt"), s.trainer->model(), nlohmann::json(s.config), s.data->files());
     if (on_epoch) on_epoch(rec);
   });
   if (!finished) s.trainer->save_checkpoint(s.path("checkpoint.pt"));
@@ -200,8 +269,10 @@ std::string format_epoch(const EpochRecord& e, int epochs) {
       groups += "\n";
     }
   }
-  std::snprintf(buf, sizeof buf, "  (%.1f s, %.0f rows/s)\n", e.seconds, e.rows_per_second);
-  return line + buf + groups;
+  std::snprintf(buf, sizeof buf, "  lr %.3g  (%.1f s, %.0f rows/s)%s\n", e.lr, e.seconds, e.rows_per_second, e.best ? "  *best" : "");
+  std::string out = line + buf + groups;
+  if (e.stop) out += "early stopping: no improvement for the last epochs; model.pt holds the best epoch\n";
+  return out;
 }
 
 }  // namespace attn::train

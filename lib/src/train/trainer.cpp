@@ -11,12 +11,84 @@
 
 namespace attn::train {
 
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+bool lower_is_better(const std::string& monitor) {
+  return monitor.size() >= 4 && monitor.compare(monitor.size() - 4, 4, "loss") == 0;
+}
+
+}  // namespace
+
 void validate(const TrainOptions& o) {
-  if (o.epochs < 1) throw std::invalid_argument("--epochs must be >= 1, got " + std::to_string(o.epochs));
-  if (o.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1, got " + std::to_string(o.batch_size));
-  if (!(o.lr > 0)) throw std::invalid_argument("--lr must be > 0, got " + std::to_string(o.lr));
-  if (!(o.val_split >= 0 && o.val_split < 1)) throw std::invalid_argument("--val-split must be in [0, 1), got " + std::to_string(o.val_split));
-  if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1, got " + std::to_string(o.threads));
+  const auto bad = [](const std::string& message) { throw std::invalid_argument(message); };
+  if (o.epochs < 1) bad("--epochs must be >= 1, got " + std::to_string(o.epochs));
+  if (o.batch_size < 1) bad("--batch-size must be >= 1, got " + std::to_string(o.batch_size));
+  if (!(o.lr > 0)) bad("--lr must be > 0, got " + std::to_string(o.lr));
+  if (!(o.val_split >= 0 && o.val_split < 1)) bad("--val-split must be in [0, 1), got " + std::to_string(o.val_split));
+  if (o.threads < 1) bad("--threads must be >= 1, got " + std::to_string(o.threads));
+  if (o.early_stopping_patience < 0) bad("--early-stopping-patience must be >= 0");
+  if (o.lr_schedule != "constant" && o.lr_schedule != "reduce-on-plateau" && o.lr_schedule != "warmup-linear" && o.lr_schedule != "cosine")
+    bad("--lr-schedule must be constant, reduce-on-plateau, warmup-linear or cosine, got '" + o.lr_schedule + "'");
+  if (!(o.lr_factor > 0 && o.lr_factor < 1)) bad("--lr-factor must be in (0, 1), got " + std::to_string(o.lr_factor));
+  if (o.lr_patience < 1) bad("--lr-patience must be >= 1");
+  if (!(o.min_lr >= 0 && o.min_lr <= o.lr)) bad("--min-lr must be in [0, --lr]");
+  if (o.warmup_steps < 0) bad("--warmup-steps must be >= 0");
+  if (!(o.clip_norm >= 0)) bad("--clip-norm must be >= 0");
+  if (o.monitor.empty()) bad("--monitor must name a metric, e.g. val_loss");
+  if (o.freeze_embeddings && o.embeddings.empty()) bad("--freeze-embeddings needs --embeddings");
+}
+
+std::vector<data::InputSpec> training_inputs() {
+  using K = data::InputSpec::Kind;
+  const char* g = "Training";
+  return {
+      {"epochs", "Epochs (default: the model's)", "", K::kValue, g},
+      {"batch-size", "Rows per batch (default: the model's)", "", K::kValue, g},
+      {"val-split", "Last fraction of the rows held out for validation (default: the model's)", "", K::kValue, g},
+      {"lr", "Adam learning rate (default: the model's); the peak of a schedule", "", K::kValue, g},
+      {"seed", "Random seed (same seed and threads, same metrics; default 0)", "", K::kValue, g},
+      {"no-bucket", "Pad every batch to maxlen instead of bucketing rows by length (for comparison)", "", K::kFlag, g},
+      {"early-stopping-patience", "Stop after N epochs without improvement of --monitor; model.pt keeps the best epoch", "", K::kValue, g},
+      {"monitor", "Metric for early stopping and reduce-on-plateau: val_loss (default), val_mean_auc, val_accuracy, "
+                  "val_exact_match, loss, ...", "", K::kValue, g},
+      {"lr-schedule", "constant (default), reduce-on-plateau, warmup-linear or cosine", "", K::kValue, g},
+      {"lr-factor", "reduce-on-plateau: multiply the learning rate by this (default 0.1)", "", K::kValue, g},
+      {"lr-patience", "reduce-on-plateau: epochs without improvement before reducing (default 2)", "", K::kValue, g},
+      {"min-lr", "Lower bound of the schedules (default 0)", "", K::kValue, g},
+      {"warmup-steps", "warmup-linear, cosine: steps of linear warm-up from 0 (default 0)", "", K::kValue, g},
+      {"clip-norm", "Clip the gradients' global L2 norm to this (default: no clipping)", "", K::kValue, g},
+      {"pos-weight", "Classifiers: the positive class's loss weight per label, auto (negatives / positives over the "
+                     "training rows) or w1,w2,...", "", K::kValue, g},
+      {"embeddings", "Text models: start the word embedding from these vectors (word2vec / GloVe / fastText text "
+                     "format, .gz too)", "", K::kValue, g},
+      {"freeze-embeddings", "Keep the --embeddings vectors fixed", "", K::kFlag, g},
+  };
+}
+
+nlohmann::json training_overrides(const data::Inputs& in) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const data::InputSpec& s : training_inputs()) {
+    if (!in.given(s.name)) continue;
+    std::string key = s.name;
+    for (char& c : key) c = c == '-' ? '_' : c;
+    if (s.name == "no-bucket") {
+      j["bucket"] = false;
+    } else if (s.kind == data::InputSpec::Kind::kFlag) {
+      j[key] = true;
+    } else {
+      const std::string& text = in.text(s.name);
+      nlohmann::json value = text;  // a number where the option takes one; the types are checked on use
+      try {
+        const nlohmann::json parsed = nlohmann::json::parse(text);
+        if (parsed.is_number()) value = parsed;
+      } catch (const nlohmann::json::exception&) {
+      }
+      j[key] = value;
+    }
+  }
+  return j;
 }
 
 nlohmann::ordered_json to_json(const EpochRecord& r) {
@@ -25,6 +97,8 @@ nlohmann::ordered_json to_json(const EpochRecord& r) {
   j["loss"] = r.loss;
   j["accuracy"] = r.accuracy;
   for (const auto& [key, value] : r.validation.items()) j["val_" + key] = value;
+  j["lr"] = r.lr;
+  j["best"] = r.best;
   j["train_rows"] = r.train_rows;
   j["train_tokens"] = r.train_tokens;
   j["seconds"] = r.seconds;
@@ -41,9 +115,14 @@ struct CheckpointState {
   int epoch = 0;                        ///< epochs done
   std::int64_t next_batch = 0, rows_done = 0, tokens_done = 0;
   double loss_sum = 0, acc_sum = 0, seconds = 0;  ///< the epoch's running sums so far
+  // The callbacks: the monitored metric's best value and epoch, epochs since it improved (early
+  // stopping) and since the learning rate last changed (reduce-on-plateau), the plateau's rate.
+  double best = 0;
+  int best_epoch = 0, since_best = 0, since_reduced = 0;
+  double plateau_lr = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckpointState, format, parameters, epoch, next_batch, rows_done, tokens_done, loss_sum, acc_sum,
-                                   seconds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckpointState, format, parameters, epoch, next_batch, rows_done, tokens_done,
+                                                loss_sum, acc_sum, seconds, best, best_epoch, since_best, since_reduced, plateau_lr)
 
 }  // namespace
 
@@ -54,24 +133,41 @@ struct Trainer::Impl {
   torch::jit::GraphOptimizerEnabledGuard unoptimized{false};
   torch::jit::Module model;
   const tasks::Dataset& data;
+  const tasks::Dataset& validation_data;
   TrainOptions options;
-  std::vector<torch::Tensor> params;
+  std::vector<torch::Tensor> params, trained;  // every parameter (checkpoints); those Adam updates
   std::unique_ptr<torch::optim::Adam> optimizer;
   std::vector<std::int64_t> train_rows, val_rows;
+  torch::Tensor pos_weight;
+  std::int64_t steps_per_epoch = 0;
   CheckpointState state;  // the position: the next batch of epoch state.epoch (0-based), with the running sums
 
-  Impl(torch::jit::Module m, const tasks::Dataset& d, const TrainOptions& o) : model(std::move(m)), data(d), options(o) {
+  Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o)
+      : model(std::move(m)), data(d), validation_data(v ? *v : d), options(o) {
     train::validate(o);
     for (const auto& p : model.named_parameters(true)) {
       params.push_back(p.value);
       state.parameters.push_back(p.name);
+      if (p.value.requires_grad()) trained.push_back(p.value);
     }
-    optimizer = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
+    optimizer = std::make_unique<torch::optim::Adam>(trained, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
     const auto n = data.rows();
-    const auto n_val = static_cast<std::int64_t>(std::floor(static_cast<double>(n) * o.val_split));  // Keras' split
-    for (std::int64_t r = 0; r < n - n_val; ++r) train_rows.push_back(r);
-    for (std::int64_t r = n - n_val; r < n; ++r) val_rows.push_back(r);
+    if (v) {
+      train_rows = tasks::all_rows(n);
+      val_rows = tasks::all_rows(v->rows());
+    } else {
+      const auto n_val = static_cast<std::int64_t>(std::floor(static_cast<double>(n) * o.val_split));  // Keras' split
+      for (std::int64_t r = 0; r < n - n_val; ++r) train_rows.push_back(r);
+      for (std::int64_t r = n - n_val; r < n; ++r) val_rows.push_back(r);
+    }
     if (train_rows.empty()) throw std::runtime_error("no training rows left after the validation split (" + std::to_string(n) + " rows)");
+    const bool watches = o.early_stopping_patience > 0 || o.lr_schedule == "reduce-on-plateau";
+    if (watches && o.monitor.rfind("val_", 0) == 0 && val_rows.empty())
+      throw std::invalid_argument("--monitor " + o.monitor + " needs validation rows (--val-split > 0 or --val-csv)");
+    pos_weight = data.positive_weights(o.pos_weight, train_rows);
+    steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
+    state.best = lower_is_better(o.monitor) ? INFINITY : -INFINITY;
+    state.plateau_lr = o.lr;
   }
 
   std::vector<std::vector<std::int64_t>> epoch_batches(int e) const {
@@ -81,15 +177,68 @@ struct Trainer::Impl {
   }
 
   nlohmann::ordered_json validate() {
-    return data.evaluate(model, val_rows, {options.batch_size, tasks::EvaluateOptions::Detail::kMetrics}).metrics;
+    return validation_data.evaluate(model, val_rows, {options.batch_size, tasks::EvaluateOptions::Detail::kMetrics}).metrics;
+  }
+
+  /// The learning rate of global step `step` (0-based).
+  double lr_at(std::int64_t step) const {
+    const TrainOptions& o = options;
+    if (o.lr_schedule == "reduce-on-plateau") return state.plateau_lr;
+    if (o.lr_schedule == "constant") return o.lr;
+    const double total = static_cast<double>(steps_per_epoch) * o.epochs, warm = static_cast<double>(o.warmup_steps);
+    const double s = static_cast<double>(step);
+    if (s < warm) return o.lr * (s + 1) / warm;
+    const double progress = total > warm ? std::min(1.0, (s - warm) / (total - warm)) : 1.0;
+    const double shape = o.lr_schedule == "cosine" ? 0.5 * (1 + std::cos(kPi * progress)) : 1 - progress;
+    return o.min_lr + (o.lr - o.min_lr) * shape;
+  }
+
+  void set_lr(double lr) {
+    for (auto& group : optimizer->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  }
+
+  /// After an epoch: is it the best by `monitor`? Does early stopping end training? Does the plateau
+  /// schedule lower the rate?
+  void watch(EpochRecord& rec) {
+    const TrainOptions& o = options;
+    double value = 0;
+    if (o.monitor == "loss") {
+      value = rec.loss;
+    } else if (o.monitor == "accuracy") {
+      value = rec.accuracy;
+    } else {
+      const std::string key = o.monitor.rfind("val_", 0) == 0 ? o.monitor.substr(4) : o.monitor;
+      if (!rec.validation.contains(key) || !rec.validation[key].is_number()) {
+        if (o.early_stopping_patience == 0 && o.lr_schedule != "reduce-on-plateau") return;  // nothing depends on it
+        throw std::invalid_argument("--monitor " + o.monitor + ": no such number among the epoch's metrics " + rec.validation.dump());
+      }
+      value = rec.validation[key];
+    }
+    const bool improved = lower_is_better(o.monitor) ? value < state.best : value > state.best;
+    if (improved) {
+      state.best = value;
+      state.best_epoch = rec.epoch;
+      state.since_best = 0;
+      state.since_reduced = 0;
+      rec.best = true;
+    } else {
+      ++state.since_best;
+      ++state.since_reduced;
+    }
+    if (o.lr_schedule == "reduce-on-plateau" && state.since_reduced >= o.lr_patience) {
+      state.plateau_lr = std::max(o.min_lr, state.plateau_lr * o.lr_factor);
+      state.since_reduced = 0;
+    }
+    rec.stop = o.early_stopping_patience > 0 && state.since_best >= o.early_stopping_patience;
   }
 };
 
-Trainer::Trainer(torch::jit::Module model, const tasks::Dataset& data, const TrainOptions& options)
-    : impl_(std::make_unique<Impl>(std::move(model), data, options)) {}
+Trainer::Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options)
+    : impl_(std::make_unique<Impl>(std::move(model), data, validation, options)) {}
 Trainer::~Trainer() = default;
 
 int Trainer::epochs_done() const { return impl_->state.epoch; }
+int Trainer::best_epoch() const { return impl_->state.best_epoch; }
 torch::jit::Module& Trainer::model() { return impl_->model; }
 nlohmann::ordered_json Trainer::validate() { return impl_->validate(); }
 
@@ -98,6 +247,7 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
   Impl& s = *impl_;
   CheckpointState& p = s.state;
   const tasks::Width width = s.options.bucket ? tasks::Width::kLongestRow : tasks::Width::kData;
+  double lr = s.options.lr;
   while (p.epoch < s.options.epochs) {
     const auto batches = s.epoch_batches(p.epoch);
     s.model.train();
@@ -106,10 +256,13 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
       const auto& rows = batches[static_cast<std::size_t>(p.next_batch)];
       // Dropout masks from (seed, epoch, batch): a resumed run draws exactly the same ones.
       torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(p.epoch) * 100003ULL + static_cast<std::uint64_t>(p.next_batch));
+      lr = s.lr_at(p.epoch * s.steps_per_epoch + p.next_batch);
+      s.set_lr(lr);
       const tasks::Batch batch = s.data.batch(rows, width);
-      const tasks::Loss loss = s.data.loss(s.model, batch);
+      const tasks::Loss loss = s.data.loss(s.model, batch, s.pos_weight);
       s.optimizer->zero_grad();
       loss.value.backward();
+      if (s.options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(s.trained, s.options.clip_norm);
       s.optimizer->step();
       const auto n = static_cast<double>(rows.size());
       p.loss_sum += loss.value.item<double>() * n;
@@ -129,15 +282,18 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
     rec.epoch = p.epoch + 1;
     rec.loss = p.loss_sum / static_cast<double>(p.rows_done);
     rec.accuracy = p.acc_sum / static_cast<double>(p.rows_done);
+    rec.lr = lr;
     rec.seconds = p.seconds;
     rec.rows_per_second = static_cast<double>(p.rows_done) / p.seconds;
     rec.train_rows = p.rows_done;
     rec.train_tokens = p.tokens_done;
     rec.validation = s.validate();
+    s.watch(rec);
     ++p.epoch;  // done: a checkpoint written by on_epoch starts the next epoch
     p.next_batch = p.rows_done = p.tokens_done = 0;
     p.loss_sum = p.acc_sum = p.seconds = 0;
     if (on_epoch) on_epoch(rec);
+    if (rec.stop) break;
   }
   return true;
 }
@@ -164,9 +320,14 @@ void Trainer::load_checkpoint(const std::string& path) {
   c10::IValue state_value;
   if (!archive.try_read("state", state_value) || !state_value.isString())
     throw std::runtime_error(path + ": key 'state' missing: not an attn checkpoint");
-  CheckpointState state;
+  CheckpointState state = s.state;  // the callbacks' defaults, for checkpoints from before them
   try {
-    state = nlohmann::json::parse(state_value.toStringRef()).get<CheckpointState>();
+    nlohmann::json loaded = nlohmann::json::parse(state_value.toStringRef());
+    // JSON has no infinity: a "best" not yet set was written as null.
+    if (loaded.contains("best") && loaded["best"].is_null()) loaded.erase("best");
+    nlohmann::json merged = nlohmann::json(state);
+    merged.update(loaded);
+    state = merged.get<CheckpointState>();
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": key 'state': " + e.what());
   }

@@ -60,6 +60,9 @@ struct ModelEntry {
   std::function<void(nlohmann::json& config, const nlohmann::json& given, const DataSizes& data)> fit;
   /// The layer table of a model with this configuration.
   std::function<std::vector<LayerRow>(const nlohmann::json& config)> layers;
+  /// The parameter holding the input word vectors, one row per word id (what --embeddings fills);
+  /// empty when the model has none.
+  std::string word_embedding = "";
 };
 
 /// Every registered model, in a fixed order.

@@ -57,6 +57,13 @@ struct Loss {
   double accuracy = 0;  ///< of the batch, in the task's accuracy metric
 };
 
+/// A word of a model's input vocabulary: its id, and how often training saw it.
+struct VocabularyWord {
+  std::int64_t id = 0;
+  std::string word;
+  std::int64_t count = 0;
+};
+
 struct EvaluateOptions {
   /// kMetrics: the metrics only (validation); kFull: also the predictions and the pictures.
   enum class Detail { kMetrics, kFull };
@@ -78,8 +85,14 @@ class Dataset {
   /// Each row's length, what batches are bucketed by (all 1 for fixed-size rows).
   virtual const std::vector<std::int64_t>& lengths() const = 0;
   virtual Batch batch(const std::vector<std::int64_t>& rows, Width width) const = 0;
-  /// Training loss of a batch (the model in training mode).
-  virtual Loss loss(torch::jit::Module& model, const Batch& batch) const = 0;
+  /// Training loss of a batch (the model in training mode). Classifiers weigh each label's positive
+  /// class by `pos_weight` [labels] when it is defined.
+  virtual Loss loss(torch::jit::Module& model, const Batch& batch, const torch::Tensor& pos_weight = {}) const = 0;
+  /// The positive class's loss weight per label from `spec`: "" none (undefined), "auto" negatives /
+  /// positives over `rows`, "w1,w2,..." given. Tasks without binary labels refuse a non-empty spec.
+  virtual torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const;
+  /// The input vocabulary (text tasks, for pretrained word vectors); empty for the others.
+  virtual std::vector<VocabularyWord> vocabulary() const { return {}; }
   /// Metrics (and predictions) of `rows`, in evaluation mode without gradients, in length-bucketed
   /// batches: what validation reports, and what `attn evaluate` reports for a CSV.
   virtual Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows,
@@ -174,6 +187,10 @@ class Task {
   virtual std::unique_ptr<Dataset> open(const data::Inputs& inputs, const std::string& run_dir, int threads) const = 0;
   /// An existing run's training data, from config.json's "data" block and the run's files.
   virtual std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int threads) const = 0;
+  /// Validation rows from a CSV of their own (--val-csv), read as `training` was (its tokenizers,
+  /// columns, lengths); RUN_DIR/data receives what --resume will read (reopen() reads it back).
+  virtual std::unique_ptr<Dataset> open_validation(const std::string& csv, const Dataset& training, const std::string& run_dir,
+                                                   int threads) const = 0;
   /// A model trained on this task, ready to explain and evaluate; errors name its file.
   virtual std::unique_ptr<TrainedModel> use(models::SavedModel model) const = 0;
 };
@@ -187,8 +204,12 @@ std::unique_ptr<TrainedModel> open_model(const std::string& path);
 
 // ---- Shared by the task files ---------------------------------------------------------------
 
-/// The "csv" input every task reads.
+/// The "csv" input every task reads, and "val-csv", validation rows of their own.
 data::InputSpec csv_input(const std::string& help);
+data::InputSpec val_csv_input();
+/// Classifiers' Dataset::positive_weights over 0/1 `labels` [rows, n_labels] row-major.
+torch::Tensor positive_weights_of(const std::string& spec, const std::vector<float>& labels, std::size_t n_labels,
+                                  const std::vector<std::int64_t>& rows);
 /// explain's "svg" output, for the tasks that draw their explanations.
 data::InputSpec svg_input();
 /// Texts from the positional arguments, or stdin lines when there are none; invalid UTF-8 is an
@@ -208,7 +229,8 @@ Config parse_data_config(const nlohmann::json& data, const std::string& what) {
 /// A tokenizer.json file (Keras' format), or one embedded in a model; errors name the file.
 text::Tokenizer read_tokenizer(const std::string& path);
 text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::string& name);
-/// The run's copy of a CSV (RUN_DIR/data/NAME.csv), written once the CSV has been read without error.
-std::string keep_copy(const std::string& csv, const std::string& run_dir);
+/// The run's copy of a CSV (RUN_DIR/data/NAME, NAME the CSV's own unless given), written once the
+/// CSV has been read without error; returns its absolute path.
+std::string keep_copy(const std::string& csv, const std::string& run_dir, const std::string& name = "");
 
 }  // namespace attn::tasks

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,30 +19,24 @@ namespace attn::train {
 /// config.json: what was trained, on what, how. Embedded in model.pt.
 struct RunConfig {
   std::string format = "attn.run/1";
-  std::string model;          ///< registry name
-  std::string task;           ///< the task's name
+  std::string model;            ///< registry name
+  std::string task;             ///< the task's name
   nlohmann::json model_config;  ///< complete: defaults, overrides, and the sizes the data fixes
   TrainOptions training;
-  nlohmann::json data;        ///< the task's data config
+  nlohmann::json data;          ///< the task's data config
+  nlohmann::json validation;    ///< the validation rows' data config (--val-csv), or null
+  nlohmann::json embeddings;    ///< what --embeddings covered (file, words and tokens found), or null
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, format, model, task, model_config, training, data)
-
-/// Training settings given on the command line; the rest come from the model's registry entry.
-struct TrainingFlags {
-  std::optional<int> epochs;
-  std::optional<std::int64_t> batch_size;
-  std::optional<double> val_split, lr;
-  std::optional<std::uint64_t> seed;
-  std::optional<bool> bucket;
-  std::optional<int> threads;
-};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, format, model, task, model_config, training, data, validation, embeddings)
 
 struct TrainRequest {
   std::string model = "bilstm-attention";  ///< registry name
   nlohmann::json model_overrides = nlohmann::json::object();  ///< on top of the registry defaults (--config, then --set)
-  TrainingFlags training;
+  /// Training settings given on the command line, by TrainOptions' keys (training_overrides()); the
+  /// rest come from the model's registry entry.
+  nlohmann::json training = nlohmann::json::object();
   std::string out_dir;
-  data::Inputs data;  ///< the task's train inputs (--csv, --text-column, ...)
+  data::Inputs data;  ///< the task's train inputs (--csv, --val-csv, --text-column, ...)
 };
 
 /// What `--dump-config` prints: the model, its config (before the data fixes its sizes) and the
@@ -56,15 +49,15 @@ class TrainingRun {
   /// config.json and the task's files. std::invalid_argument for bad settings, std::runtime_error
   /// for files.
   static TrainingRun start(const TrainRequest& request);
-  /// Reopens RUN_DIR at its last checkpoint with the run's settings; `flags` may change the
-  /// total epoch count only.
-  static TrainingRun resume(const std::string& run_dir, const TrainingFlags& flags);
+  /// Reopens RUN_DIR at its last checkpoint with the run's settings; `training` overrides may change
+  /// the total epoch count only.
+  static TrainingRun resume(const std::string& run_dir, const nlohmann::json& training);
   TrainingRun(TrainingRun&&) noexcept;
   ~TrainingRun();
 
   const RunConfig& config() const;
   int epochs_done() const;
-  /// "training MODEL on N rows (FROM), E epochs, batch B, ... -> DIR"
+  /// "training MODEL on N rows, E epochs, batch B, ... -> DIR", and what --embeddings covered.
   std::string describe() const;
 
   /// Trains to the end, writing metrics.jsonl, checkpoint.pt and model.pt after every epoch.
