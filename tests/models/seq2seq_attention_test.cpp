@@ -23,6 +23,14 @@ TEST_CASE("seq2seq-attention: every score and style, masked source, greedy decod
       CHECK(torch::allclose(alone, logits.slice(0, 0, 1), 1e-5, 1e-6));
       CHECK(torch::allclose(att_alone, att.slice(0, 0, 1).slice(2, 0, 3), 1e-5, 1e-6));
       const auto [ids, att2] = pair_of(m.forward({src}));
+      // Beam search with one hypothesis is greedy decoding; a wider beam gives outputs of the same form.
+      const auto [beam_ids, beam_att] = pair_of(m.get_method("beam_search")({src, 1, 7}));
+      CHECK(torch::equal(beam_ids, ids));
+      CHECK(torch::allclose(beam_att, att2, 1e-5, 1e-6));
+      const auto [wide_ids, wide_att] = pair_of(m.get_method("beam_search")({src, 3, 7}));
+      CHECK(wide_ids.size(0) == 2);
+      CHECK(wide_att.sizes() == torch::IntArrayRef({2, wide_ids.size(1), 5}));
+      CHECK(wide_att[0].slice(1, 3).abs().sum().item<float>() == 0.0f);
       CHECK(ids.size(0) == 2);
       CHECK(ids.size(1) <= 7);
       CHECK(att2.size(1) == ids.size(1));

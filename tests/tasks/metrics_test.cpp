@@ -47,3 +47,24 @@ TEST_CASE("string_accuracy: exact match and character accuracy, missing and extr
   CHECK(a.exact_match == Approx(1.0 / 3));
   CHECK(a.char_accuracy == Approx((10.0 + 9 + 3) / (10 + 10 + 4)));
 }
+
+TEST_CASE("decisions: precision, recall and F1 per label at given thresholds or each label's best-F1 one", "[tasks][metrics]") {
+  // one label, six rows
+  const std::vector<float> p = {0.9f, 0.8f, 0.6f, 0.4f, 0.3f, 0.1f};
+  const std::vector<float> y = {1, 0, 1, 1, 0, 0};
+  auto d = tasks::decisions(p, y, 1, {}, "0.5");
+  CHECK(d.threshold[0] == 0.5);
+  CHECK(d.precision[0] == Approx(2.0 / 3));  // 0.9, 0.8, 0.6 predicted; 0.9 and 0.6 right
+  CHECK(d.recall[0] == Approx(2.0 / 3));
+  CHECK(d.f1[0] == Approx(2.0 / 3));
+  d = tasks::decisions(p, y, 1, {}, "auto");
+  CHECK(d.threshold[0] == Approx(0.4));  // predicting 0.9..0.4 positive: tp 3, fp 1 -> F1 6/7, the best
+  CHECK(d.f1[0] == Approx(6.0 / 7));
+  CHECK(d.recall[0] == Approx(1.0));
+  nlohmann::ordered_json m;
+  tasks::add_to(m, d, {"toxic"});
+  CHECK(m.at("f1").at("toxic").get<double>() == Approx(6.0 / 7));
+  CHECK_THROWS_WITH(tasks::decisions(p, y, 1, {}, "0.5,0.6"), Catch::Contains("2 thresholds for 1 labels"));
+  CHECK_THROWS_AS(tasks::check_thresholds("1.5", 2), std::invalid_argument);
+  CHECK_NOTHROW(tasks::check_thresholds("0.3,0.7", 2));
+}

@@ -37,6 +37,15 @@ TEST_CASE("seq2seq-attention learns seed 003's toy pairs exactly, with every sco
     for (const auto& p : kPairs) inputs.push_back({p.first, {}});
     const auto out = model->explain(inputs);
     const auto predicted = model->predict(inputs, 2);
+    if (score == "additive") {  // beam search finds the pairs too
+      data::Inputs beam;
+      beam.set("beam", "4", data::Inputs::Origin::kGiven);
+      model->configure(beam);
+      const auto wide = model->explain(inputs);
+      for (std::size_t i = 0; i < kPairs.size(); ++i) CHECK(wide->json(i).at("output") == kPairs[i].second);
+      beam.set("beam", "0", data::Inputs::Origin::kGiven);
+      CHECK_THROWS_AS(model->configure(beam), std::invalid_argument);
+    }
     for (std::size_t i = 0; i < kPairs.size(); ++i) {
       const auto j = out->json(i);
       CHECK(j.at("output") == kPairs[i].second);

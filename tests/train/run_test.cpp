@@ -7,8 +7,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <zlib.h>
+
 #include "attn/io/atomic_file.h"
+#include "attn/models/saved_model.h"
 #include "attn/train/run.h"
+#include "../tasks/tasks_test_util.h"
 
 using namespace attn;
 namespace fs = std::filesystem;
@@ -102,5 +106,109 @@ TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data f
   CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("data.rows was 60") && Catch::Contains("changed since"));
   io::write_file_atomic((dir / "run" / "config.json").string(), "{\"model\": 3}");
   CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("config.json: not a run configuration"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("early stopping: training ends after patience epochs without improvement, model.pt is the best epoch", "[train][run]") {
+  const auto dir = scratch("early");
+  const auto rows = tasks_test::text_rows(200);
+  const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", rows);
+  // val_rows never improves after epoch 1: the run stops after epoch 3 with epoch 1 as its best.
+  const auto last = tasks_test::train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
+                                          {{"embed_dim", 8}, {"lstm_units", 4}},
+                                          {{"epochs", 10}, {"batch_size", 16}, {"lr", 0.02}, {"early_stopping_patience", 2}, {"monitor", "val_rows"}});
+  CHECK(last.at("epoch") == 3);
+  std::vector<nlohmann::json> epochs;
+  {
+    std::ifstream f(dir / "run" / "metrics.jsonl");
+    for (std::string line; std::getline(f, line);) epochs.push_back(nlohmann::json::parse(line));
+  }
+  REQUIRE(epochs.size() == 3);
+  CHECK(epochs[0].at("best") == true);
+  CHECK(epochs[0].at("val_loss") != epochs[2].at("val_loss"));
+  const auto model = tasks::open_model((dir / "run").string());
+  data::Inputs none;
+  const auto val = model->open_csv(tasks_test::write_csv(dir / "v.csv", "id,comment_text,bad,rude",
+                                                         std::vector<std::string>(rows.end() - 40, rows.end())), none, 1);
+  const auto e = val->evaluate(model->module(), tasks::all_rows(val->rows()), {});
+  CHECK(std::abs(e.metrics.at("loss").get<double>() - epochs[0].at("val_loss").get<double>()) <= 1e-6);  // the best, not the last
+  // checkpoint.pt holds the last epoch: --resume continues from epoch 3.
+  train::TrainingRun run = train::TrainingRun::resume((dir / "run").string(), {{"epochs", 4}});
+  CHECK(run.epochs_done() == 3);
+  fs::remove_all(dir);
+}
+
+namespace {
+void write_gz(const fs::path& path, const std::string& text) {
+  gzFile f = gzopen(path.string().c_str(), "wb");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+}
+}  // namespace
+
+TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case too), frozen, coverage reported", "[train][run][embeddings]") {
+  const auto dir = scratch("vectors");
+  const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(120));
+  std::string vectors = "5 8\n";
+  const std::vector<std::pair<std::string, float>> words = {{"thanks", 0.5f}, {"Stupid", -0.25f}, {"good", 1.0f}, {"zebra", 2.0f}, {"edit", 0.125f}};
+  for (const auto& [w, v] : words) {
+    vectors += w;
+    for (int i = 0; i < 8; ++i) vectors += " " + std::to_string(v + 0.01f * static_cast<float>(i));
+    vectors += "\n";
+  }
+  write_gz(dir / "vectors.vec.gz", vectors);
+  const std::vector<std::pair<std::string, std::string>> inputs = {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}};
+  tasks_test::train_run("bilstm-attention", (dir / "frozen").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 4}},
+                        {{"epochs", 1}, {"batch_size", 16}, {"embeddings", (dir / "vectors.vec.gz").string()}, {"freeze_embeddings", true}});
+  const models::SavedModel saved = models::load_model((dir / "frozen").string());
+  const auto& coverage = saved.config.at("embeddings");
+  CHECK(coverage.at("words_found") == 4);  // thanks, stupid (from "Stupid"), good, edit; zebra is not in the data
+  CHECK(coverage.at("found_as_other_case") == 1);
+  CHECK(coverage.at("words") == 11);
+  CHECK(coverage.at("tokens_found").get<double>() > 0.3 * coverage.at("tokens").get<double>());
+  const auto tokenizer = text::Tokenizer::from_json(saved.file("tokenizer.json"));
+  const torch::Tensor table = saved.module.attr("embedding").toTensor();
+  const auto row = [&](const std::string& w) { return table[*tokenizer.word_index(w)]; };
+  CHECK(row("stupid")[0].item<float>() == -0.25f);
+  CHECK(row("edit")[7].item<float>() == Approx(0.195f));
+  CHECK(torch::allclose(row("thanks"), 0.5f + 0.01f * torch::arange(8, torch::kFloat32)));  // frozen through training
+  // Not frozen: the vectors are a start, and training moves them.
+  tasks_test::train_run("bilstm-attention", (dir / "tuned").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 4}},
+                        {{"epochs", 1}, {"batch_size", 16}, {"embeddings", (dir / "vectors.vec.gz").string()}});
+  const models::SavedModel tuned = models::load_model((dir / "tuned").string());
+  CHECK_FALSE(torch::allclose(tuned.module.attr("embedding").toTensor()[*tokenizer.word_index("thanks")],
+                              0.5f + 0.01f * torch::arange(8, torch::kFloat32)));
+  // The model's size must match the file's.
+  CHECK_THROWS_WITH(tasks_test::train_run("bilstm-attention", (dir / "wide").string(), inputs, {{"embed_dim", 16}, {"lstm_units", 4}},
+                                          {{"epochs", 1}, {"embeddings", (dir / "vectors.vec.gz").string()}}),
+                    Catch::Contains("the vectors have 8 dimensions, the model's embedding 16"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("validation rows from --val-csv, a file of their own, kept by the run for --resume", "[train][run]") {
+  const auto dir = scratch("valcsv");
+  const std::string train_csv = feature_csv(dir, 80);
+  fs::create_directories(dir / "v");
+  const std::string val_csv = feature_csv(dir / "v", 30);
+  train::TrainRequest r = request("feature-attention", (dir / "run").string(), train_csv);
+  r.data.set("val-csv", val_csv, data::Inputs::Origin::kGiven);
+  r.training["epochs"] = 1;
+  {
+    train::TrainingRun run = train::TrainingRun::start(r);
+    std::atomic<bool> stop{false};
+    REQUIRE(run.train(stop, nullptr, nullptr));
+    CHECK(run.config().validation.at("rows") == 30);
+  }
+  std::ifstream f(dir / "run" / "metrics.jsonl");
+  std::string line;
+  std::getline(f, line);
+  const auto epoch = nlohmann::json::parse(line);
+  CHECK(epoch.at("val_rows") == 30);
+  CHECK(epoch.at("train_rows") == 80);  // every row of --csv trains
+  CHECK(fs::exists(dir / "run" / "data" / "validation.csv"));
+  fs::remove(val_csv);
+  train::TrainingRun resumed = train::TrainingRun::resume((dir / "run").string(), {{"epochs", 2}});
+  std::atomic<bool> stop{false};
+  CHECK(resumed.train(stop, nullptr, nullptr));
   fs::remove_all(dir);
 }

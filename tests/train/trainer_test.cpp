@@ -105,3 +105,91 @@ TEST_CASE("Trainer: a checkpoint of another model is refused with the path", "[t
   CHECK_THROWS_WITH(other.load_checkpoint("/nonexistent/ckpt.pt"), Catch::Contains("/nonexistent/ckpt.pt"));
   std::remove(ckpt.c_str());
 }
+
+namespace {
+
+struct Epochs {
+  std::vector<double> losses, lrs;
+  std::vector<bool> best;
+};
+
+Epochs train_epochs(const tasks::Dataset& data, const train::TrainOptions& o, int stop_after_batches = 0, const std::string& ckpt = "") {
+  Epochs out;
+  std::atomic<bool> stop{false};
+  int batches = 0;
+  train::Trainer t(tiny_model(), data, nullptr, o);
+  if (!ckpt.empty() && stop_after_batches == 0) t.load_checkpoint(ckpt);
+  const bool done = t.run(stop, [&](const train::Progress&) { if (stop_after_batches && ++batches == stop_after_batches) stop = true; },
+                          [&](const train::EpochRecord& e) {
+                            out.losses.push_back(e.validation.at("loss").get<double>());
+                            out.lrs.push_back(e.lr);
+                            out.best.push_back(e.best);
+                          });
+  if (!done) t.save_checkpoint(ckpt);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("schedules: warm-up then cosine decay to min_lr, and an interrupted run resumes exactly", "[train][trainer][schedule]") {
+  const auto task = tiny_data();
+  train::TrainOptions o = tiny_options();
+  o.epochs = 3;
+  o.lr = 0.01;
+  o.lr_schedule = "cosine";
+  o.warmup_steps = 4;
+  o.min_lr = 1e-4;
+  const Epochs full = train_epochs(*task, o);
+  REQUIRE(full.lrs.size() == 3);
+  CHECK(full.lrs[0] > full.lrs[1]);
+  CHECK(full.lrs[1] > full.lrs[2]);
+  CHECK(full.lrs[2] == Approx(1e-4).epsilon(0.05));  // the last step is at the end of the decay
+  const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt_s_" + std::to_string(::getpid()) + ".pt")).string();
+  train_epochs(*task, o, 6, ckpt);  // stopped inside epoch 1, during the warm-up's end
+  const Epochs resumed = train_epochs(*task, o, 0, ckpt);
+  std::remove(ckpt.c_str());
+  CHECK(resumed.losses == full.losses);
+  CHECK(resumed.lrs == full.lrs);
+  o.lr_schedule = "warmup-linear";
+  o.min_lr = 0;
+  const Epochs linear = train_epochs(*task, o);
+  CHECK(linear.lrs[2] < 0.01 * 0.2);  // decays linearly to 0 at the last step
+}
+
+TEST_CASE("reduce-on-plateau and early stopping watch the monitored metric", "[train][trainer][schedule]") {
+  const auto task = tiny_data();
+  train::TrainOptions o = tiny_options();
+  o.epochs = 10;
+  o.lr = 0.01;
+  o.monitor = "val_rows";  // a metric that never improves after the first epoch
+  o.lr_schedule = "reduce-on-plateau";
+  o.lr_patience = 1;
+  o.lr_factor = 0.1;
+  o.early_stopping_patience = 2;
+  const Epochs e = train_epochs(*task, o);
+  REQUIRE(e.lrs.size() == 3);  // epoch 1 the best, 2 and 3 without improvement: stopped
+  CHECK(e.best == std::vector<bool>{true, false, false});
+  CHECK(e.lrs[0] == Approx(0.01));
+  CHECK(e.lrs[1] == Approx(0.01));
+  CHECK(e.lrs[2] == Approx(0.001));  // lowered after epoch 2
+  o.monitor = "val_nonsense";
+  CHECK_THROWS_WITH(train_epochs(*task, o), Catch::Contains("--monitor val_nonsense"));
+  o.monitor = "val_loss";
+  o.val_split = 0;
+  CHECK_THROWS_WITH(train::Trainer(tiny_model(), *task, nullptr, o), Catch::Contains("needs validation rows"));
+}
+
+TEST_CASE("clip_norm: gradients clipped to a tiny norm barely move the weights", "[train][trainer]") {
+  const auto task = tiny_data();
+  const auto moved = [&](double clip) {
+    train::TrainOptions o = tiny_options();
+    o.epochs = 1;
+    o.clip_norm = clip;
+    train::Trainer t(tiny_model(), *task, nullptr, o);
+    const torch::Tensor before = t.model().attr("dense").toModule().attr("weight").toTensor().clone();
+    std::atomic<bool> stop{false};
+    t.run(stop, nullptr, nullptr);
+    return (t.model().attr("dense").toModule().attr("weight").toTensor() - before).abs().sum().item<double>();
+  };
+  CHECK(moved(1e-9) < 0.05 * moved(0));
+}

@@ -40,6 +40,12 @@ Scored Seq2SeqModel::logits(const torch::Tensor& source, const torch::Tensor& ta
 Scored Seq2SeqModel::translate(const torch::Tensor& source, std::int64_t max_length) {
   return scored(module_.get_method("translate")({source, max_length}));
 }
+Scored Seq2SeqModel::beam_search(const torch::Tensor& source, std::int64_t beam, std::int64_t max_length) {
+  if (!module_.find_method("beam_search"))
+    throw std::runtime_error("this model file has no beam_search method (saved before attn 0.2): retrain it for --beam");
+  return scored(module_.get_method("beam_search")({source, beam, max_length}));
+}
+
 std::int64_t Seq2SeqModel::start_id() const { return module_.attr("start_id").toInt(); }
 std::int64_t Seq2SeqModel::end_id() const { return module_.attr("end_id").toInt(); }
 std::int64_t Seq2SeqModel::max_output_length() const { return module_.attr("max_output_length").toInt(); }

@@ -57,6 +57,61 @@ def translate(self, src: Tensor, max_length: int) -> Tuple[Tensor, Tensor]:
             break
     return torch.stack(ids, 1), torch.stack(alphas, 1)
 
+def beam_search(self, src: Tensor, beam: int, max_length: int) -> Tuple[Tensor, Tensor]:
+    # The `beam` most probable outputs of each row, extended a character at a time; a hypothesis
+    # that has produced the end token only continues with padding, at no cost. The best is the one
+    # of highest mean log-probability per character (length normalisation). Returns what translate
+    # returns: ids [B, T'] (the end id, then 0) and their attention [B, T', S]; beam 1 is greedy.
+    assert beam > 0 and max_length > 0, "beam_search: beam and max_length must be positive"
+    B = src.size(0)
+    h, mask = self.encode(src)
+    h = h.repeat_interleave(beam, 0)                  # [B * beam, S, 2U]: hypothesis k of row b at b * beam + k
+    mask = mask.repeat_interleave(beam, 0)
+    s, cell, feed = self.start(h, mask)
+    y = torch.zeros([B * beam], dtype=src.dtype, device=src.device) + self.start_id
+    score = torch.zeros([B, beam], device=h.device)   # total log-probability
+    score[:, 1:] = -1.0e9                             # one live hypothesis per row to begin with
+    length = torch.zeros([B, beam], device=h.device)  # characters, the end token included
+    done = torch.zeros([B, beam], device=h.device)    # 1 once the end token is out
+    first = (torch.arange(B, device=src.device) * beam).unsqueeze(1)
+    tokens: List[Tensor] = []
+    parents: List[Tensor] = []
+    alphas: List[Tensor] = []
+    for t in range(max_length):
+        logits, s, cell, feed, alpha = self.step(y, s, cell, feed, h, mask)
+        logp = torch.log_softmax(logits, -1)           # [B * beam, V]
+        V = logp.size(1)
+        padding_only = torch.full_like(logp, -1.0e9)
+        padding_only[:, 0] = 0.0
+        logp = torch.where(done.view(-1, 1) > 0, padding_only, logp)
+        score, index = (score.view(-1, 1) + logp).view(B, beam * V).topk(beam, 1)
+        parent = torch.div(index, V, rounding_mode="floor")
+        token = index - parent * V
+        rows = (first + parent).view(-1)               # the hypotheses extended, as rows of the last step
+        s = s.index_select(0, rows)
+        cell = cell.index_select(0, rows)
+        feed = feed.index_select(0, rows)
+        was_done = done.gather(1, parent)
+        length = length.gather(1, parent) + (1.0 - was_done)
+        done = torch.maximum(was_done, (token == self.end_id).to(done.dtype))
+        tokens.append(token)
+        parents.append(parent)
+        alphas.append(alpha.index_select(0, rows) * (1.0 - was_done).view(-1, 1))
+        y = token.view(-1)
+        if bool(done.min() > 0):
+            break
+    k = (score / length.clamp(min=1.0)).argmax(1)     # each row's best hypothesis, walked back
+    ids: List[Tensor] = []
+    weights: List[Tensor] = []
+    for t in range(len(tokens) - 1, -1, -1):
+        ids.append(tokens[t].gather(1, k.unsqueeze(1)).squeeze(1))
+        a = alphas[t].view(B, beam, -1)
+        weights.append(a.gather(1, k.view(B, 1, 1).expand(B, 1, a.size(2))).squeeze(1))
+        k = parents[t].gather(1, k.unsqueeze(1)).squeeze(1)
+    ids.reverse()
+    weights.reverse()
+    return torch.stack(ids, 1), torch.stack(weights, 1)
+
 def forward(self, src: Tensor) -> Tuple[Tensor, Tensor]:
     return self.translate(src, self.max_output_length)
 )";

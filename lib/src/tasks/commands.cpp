@@ -30,6 +30,7 @@ std::string describe(const models::SavedModel& m) {
 std::string explain(const ExplainRequest& r, const std::function<std::vector<std::string>()>& stdin_lines) {
   std::unique_ptr<TrainedModel> model = open_model(r.model);
   data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe(model->saved()));
+  model->configure(r.options);
   const std::unique_ptr<Explanations> all = model->explain(model->read_inputs(r.arguments, r.options, stdin_lines));
   std::string out;
   for (std::size_t i = 0; i < all->size(); ++i)
@@ -46,6 +47,7 @@ std::string evaluate(const EvaluateRequest& r) {
   if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
   std::unique_ptr<TrainedModel> model = open_model(r.model);
   data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kEvaluate), describe(model->saved()));
+  model->configure(r.options);
   const std::unique_ptr<Dataset> data = model->open_csv(r.csv, r.options, r.threads);
   const Evaluation e = data->evaluate(model->module(), all_rows(data->rows()), {r.batch_size, EvaluateOptions::Detail::kFull});
   if (!r.predictions.empty()) io::write_file_atomic(r.predictions, e.predictions_csv);

@@ -78,6 +78,7 @@ class FeatureDataset : public Dataset {
       for (std::size_t f = 0; f < mean.size(); ++f) mean[f] += attention[i * mean.size() + f] / static_cast<double>(rows.size());
     if (!y.empty()) {
       out.metrics = to_json(binary_metrics(probs, y, 1), {config_.label});
+      if (options.detail == EvaluateOptions::Detail::kFull) add_to(out.metrics, decisions(probs, y, 1, {}, thresholds_), {config_.label});
       nlohmann::ordered_json m = nlohmann::ordered_json::object();
       for (std::size_t f = 0; f < mean.size(); ++f) m[config_.features[f]] = mean[f];
       out.metrics["mean_attention"] = m;
@@ -108,8 +109,11 @@ class FeatureDataset : public Dataset {
   }
 
   const FeatureDataConfig& config() const { return config_; }
+  /// Decision threshold for precision, recall and F1 in a full evaluation ("0.5", "auto").
+  void set_thresholds(std::string thresholds) { thresholds_ = std::move(thresholds); }
 
  private:
+  std::string thresholds_ = "0.5";
   data::FeatureTable t_;
   FeatureDataConfig config_;
   std::vector<std::int64_t> lengths_;
@@ -199,10 +203,13 @@ class FeatureModel : public TrainedModel {
     return out;
   }
 
-  std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs&, int) const override {
+  std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int) const override {
+    if (options.given("thresholds")) check_thresholds(options.text("thresholds"), 1);
     FeatureDataConfig config = config_;
     config.csv = csv;
-    return std::make_unique<FeatureDataset>(data::read_feature_csv(csv, config_.features, config_.label, true), config);
+    auto dataset = std::make_unique<FeatureDataset>(data::read_feature_csv(csv, config_.features, config_.label, true), config);
+    if (options.given("thresholds")) dataset->set_thresholds(options.text("thresholds"));
+    return dataset;
   }
 
  private:
@@ -238,7 +245,7 @@ class FeatureClassification : public Task {
                 {"rows", "Feature models: 1-based data rows of --csv (default 1)", ""},
                 svg_input()};
       case Command::kEvaluate:
-        return {csv_input("CSV to score"),
+        return {csv_input("CSV to score"), thresholds_input(),
                 {"svg", "Feature models: draw the mean attention per feature (seed 001's chart) here", "", data::InputSpec::Kind::kValue,
                  "Output"}};
     }

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
+#include "attn/data/inputs.h"
 #include "attn/text/unicode.h"
 
 namespace attn::tasks {
@@ -82,6 +85,83 @@ nlohmann::ordered_json to_json(const BinaryMetrics& m, const std::vector<std::st
   j["rows"] = m.rows;
   j["rows_skipped"] = m.rows_skipped;
   return j;
+}
+
+namespace {
+
+/// The given thresholds, one per label; none for "auto".
+std::vector<double> parse_thresholds(const std::string& spec, std::size_t n_labels) {
+  if (spec == "auto") return {};
+  std::vector<double> t;
+  for (const std::string& v : data::split_list(spec)) {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(x >= 0 && x <= 1)) throw std::invalid_argument("--thresholds: '" + v + "' is not a number in [0, 1]");
+    t.push_back(x);
+  }
+  if (t.size() == 1) t.assign(n_labels, t.front());
+  if (t.size() != n_labels)
+    throw std::invalid_argument("--thresholds: " + std::to_string(t.size()) + " thresholds for " + std::to_string(n_labels) + " labels");
+  return t;
+}
+
+/// The threshold of best F1 over (score, label) pairs: every distinct score is tried as "p >= t".
+double best_f1_threshold(std::vector<std::pair<float, float>> rows) {
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  double positives = 0;
+  for (const auto& r : rows) positives += r.second > 0.5f;
+  double tp = 0, fp = 0, best_f1 = -1, best = 0.5;
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    for (; j < rows.size() && rows[j].first == rows[i].first; ++j) (rows[j].second > 0.5f ? tp : fp) += 1;
+    const double f1 = 2 * tp / std::max(1.0, 2 * tp + fp + (positives - tp));
+    if (f1 > best_f1) {
+      best_f1 = f1;
+      best = rows[i].first;
+    }
+    i = j;
+  }
+  return best;
+}
+
+}  // namespace
+
+void check_thresholds(const std::string& thresholds, std::size_t n_labels) { parse_thresholds(thresholds, n_labels); }
+
+Decisions decisions(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels, const std::vector<bool>& keep,
+                    const std::string& thresholds) {
+  Decisions d;
+  d.threshold = parse_thresholds(thresholds, n_labels);
+  const std::size_t rows = n_labels ? probs.size() / n_labels : 0;
+  for (std::size_t k = 0; k < n_labels; ++k) {
+    std::vector<std::pair<float, float>> column;
+    for (std::size_t r = 0; r < rows; ++r)
+      if (keep.empty() || keep[r]) column.emplace_back(probs[r * n_labels + k], labels[r * n_labels + k]);
+    if (d.threshold.size() < n_labels) d.threshold.push_back(best_f1_threshold(column));
+    double tp = 0, fp = 0, fn = 0;
+    for (const auto& [p, y] : column) {
+      const bool predicted = p >= d.threshold[k], positive = y > 0.5f;
+      tp += predicted && positive;
+      fp += predicted && !positive;
+      fn += !predicted && positive;
+    }
+    d.precision.push_back(tp + fp > 0 ? tp / (tp + fp) : 0.0);
+    d.recall.push_back(tp + fn > 0 ? tp / (tp + fn) : 0.0);
+    d.f1.push_back(tp > 0 ? 2 * tp / (2 * tp + fp + fn) : 0.0);
+  }
+  return d;
+}
+
+void add_to(nlohmann::ordered_json& metrics, const Decisions& d, const std::vector<std::string>& label_names) {
+  const auto by_label = [&](const std::vector<double>& v) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < label_names.size() && k < v.size(); ++k) j[label_names[k]] = v[k];
+    return j;
+  };
+  metrics["thresholds"] = by_label(d.threshold);
+  metrics["precision"] = by_label(d.precision);
+  metrics["recall"] = by_label(d.recall);
+  metrics["f1"] = by_label(d.f1);
 }
 
 namespace {

@@ -57,15 +57,16 @@ struct Translation {
   std::vector<float> attention;
 };
 
+/// Greedy decoding (beam 1) or beam search, in length-bucketed batches.
 std::vector<Translation> translate(torch::jit::Module& module, const text::PaddedSequences& source, const std::vector<std::int64_t>& rows,
-                                   std::int64_t batch_size) {
+                                   std::int64_t batch_size, std::int64_t beam) {
   nn::EvalModeGuard eval(module);
   models::Seq2SeqModel model(module);
   const std::int64_t end_id = model.end_id(), max_length = model.max_output_length();
   std::vector<Translation> out(rows.size());
   for_each_bucket(rows, source.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
     const torch::Tensor src = batch_ids(source, batch, Width::kLongestRow, text::Side::kPost);
-    const models::Scored result = model.translate(src, max_length);
+    const models::Scored result = beam > 1 ? model.beam_search(src, beam, max_length) : model.translate(src, max_length);
     const torch::Tensor ids = result.scores.to(torch::kInt64).contiguous(), att = result.attention.to(torch::kFloat32).contiguous();
     const std::int64_t steps = ids.size(1), width = src.size(1);
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -131,7 +132,7 @@ class Seq2SeqDataset : public Dataset {
   Evaluation evaluate(torch::jit::Module& module, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;
-    const std::vector<Translation> translated = translate(module, enc_.source, rows, options.batch_size);
+    const std::vector<Translation> translated = translate(module, enc_.source, rows, options.batch_size, beam_);
     std::vector<std::string> predicted;
     for (const Translation& t : translated) predicted.push_back(decode(target_, t.ids));
     const bool have_targets = !pairs_.targets.empty();
@@ -156,6 +157,7 @@ class Seq2SeqDataset : public Dataset {
       out.metrics["accuracy"] = correct / std::max(1.0, chars);
       out.metrics["exact_match"] = a.exact_match;
       out.metrics["char_accuracy"] = a.char_accuracy;
+      if (beam_ > 1) out.metrics["beam"] = beam_;  // the decoding exact_match and char_accuracy measure
       out.metrics["rows"] = static_cast<std::int64_t>(rows.size());
       out.metrics["rows_skipped"] = 0;
     }
@@ -187,6 +189,8 @@ class Seq2SeqDataset : public Dataset {
   }
 
   const Seq2SeqDataConfig& config() const { return config_; }
+  /// Decode by beam search with this many hypotheses (1: greedy).
+  void set_beam(std::int64_t beam) { beam_ = beam; }
   const text::Tokenizer& source_tokenizer() const { return source_; }
   const text::Tokenizer& target_tokenizer() const { return target_; }
 
@@ -195,6 +199,7 @@ class Seq2SeqDataset : public Dataset {
   text::Tokenizer source_, target_;
   Seq2SeqDataConfig config_;
   EncodedPairs enc_;
+  std::int64_t beam_ = 1;
 };
 
 class Seq2SeqTrainedModel : public TrainedModel {
@@ -212,7 +217,7 @@ class Seq2SeqTrainedModel : public TrainedModel {
 
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     const EncodedPairs enc = encode(sources_of(inputs), source_, target_, 1);
-    const std::vector<Translation> out = translate(module(), enc.source, all_rows(enc.source.rows), batch_size);
+    const std::vector<Translation> out = translate(module(), enc.source, all_rows(enc.source.rows), batch_size, beam_);
     std::vector<report::AlignmentExplanation> all;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       report::AlignmentExplanation e;
@@ -242,10 +247,16 @@ class Seq2SeqTrainedModel : public TrainedModel {
 
   void check(const std::vector<Input>& inputs) const override { check_texts(inputs); }
 
+  void configure(const data::Inputs& options) override {
+    if (!options.given("beam")) return;
+    beam_ = options.integer("beam");
+    if (beam_ < 1) throw std::invalid_argument("--beam must be >= 1");
+  }
+
   std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     const EncodedPairs enc = encode(sources_of(inputs), source_, target_, 1);
     std::vector<nlohmann::ordered_json> out;
-    for (const Translation& t : translate(module(), enc.source, all_rows(enc.source.rows), batch_size))
+    for (const Translation& t : translate(module(), enc.source, all_rows(enc.source.rows), batch_size, beam_))
       out.push_back({{"output", decode(target_, t.ids)}});
     return out;
   }
@@ -256,10 +267,13 @@ class Seq2SeqTrainedModel : public TrainedModel {
     config.source_column = options.get("source-column").value_or(config_.source_column);
     config.target_column = options.get("target-column").value_or(config_.target_column);
     data::PairTable pairs = data::read_pair_csv(csv, config.source_column, config.target_column, true);
-    return std::make_unique<Seq2SeqDataset>(std::move(pairs), source_, target_, config, threads);
+    auto dataset = std::make_unique<Seq2SeqDataset>(std::move(pairs), source_, target_, config, threads);
+    dataset->set_beam(beam_);
+    return dataset;
   }
 
  private:
+  std::int64_t beam_ = 1;
   static data::PairTable sources_of(const std::vector<Input>& inputs) {
     data::PairTable pairs;
     for (const Input& in : inputs) pairs.sources.push_back(in.text);
@@ -269,6 +283,11 @@ class Seq2SeqTrainedModel : public TrainedModel {
   Seq2SeqDataConfig config_;
   text::Tokenizer source_, target_;
 };
+
+data::InputSpec beam_input() {
+  return {"beam", "Seq2seq models: beam search with this many hypotheses, the best by mean log-probability per character "
+                  "(default 1: greedy)", ""};
+}
 
 class Seq2Seq : public Task {
  public:
@@ -281,9 +300,9 @@ class Seq2Seq : public Task {
                 {"source-column", "Seq2seq models: the input strings", "source"},
                 {"target-column", "Seq2seq models: the output strings", "target"}};
       case Command::kExplain:
-        return {svg_input()};
+        return {svg_input(), beam_input()};
       case Command::kEvaluate:
-        return {csv_input("CSV to score"),
+        return {csv_input("CSV to score"), beam_input(),
                 {"source-column", "Seq2seq models: the input column (default: the training run's)", ""},
                 {"target-column", "Seq2seq models: the expected-output column (default: the training run's)", ""}};
     }

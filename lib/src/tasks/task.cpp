@@ -85,6 +85,11 @@ torch::Tensor positive_weights_of(const std::string& spec, const std::vector<flo
   return torch::tensor(w, torch::kFloat32);
 }
 
+data::InputSpec thresholds_input() {
+  return {"thresholds", "Classifiers: decision thresholds for precision, recall and F1 per label: 0.5 (default), auto (each "
+                        "label's best F1 on these rows) or t1,t2,...", ""};
+}
+
 data::InputSpec svg_input() {
   return {"svg",
           "Also draw the attention as SVG: feature models a bar chart (the mean over several rows), seq2seq models one "

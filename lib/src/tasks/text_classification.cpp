@@ -96,6 +96,7 @@ class TextDataset : public Dataset {
         if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
       }
       out.metrics = to_json(binary_metrics(probs, y, L, keep), config_.labels);
+      if (options.detail == EvaluateOptions::Detail::kFull) add_to(out.metrics, decisions(probs, y, L, keep, thresholds_), config_.labels);
     }
     if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
       std::string& csv = out.predictions_csv;
@@ -142,8 +143,11 @@ class TextDataset : public Dataset {
 
   const text::Tokenizer& tokenizer() const { return tokenizer_; }
   const TextDataConfig& config() const { return config_; }
+  /// Decision thresholds for precision, recall and F1 in a full evaluation ("0.5", "auto", "t1,...").
+  void set_thresholds(std::string thresholds) { thresholds_ = std::move(thresholds); }
 
  private:
+  std::string thresholds_ = "0.5";
   io::PreparedData data_;
   text::Tokenizer tokenizer_;
   TextDataConfig config_;
@@ -226,6 +230,7 @@ class TextModel : public TrainedModel {
   }
 
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {
+    if (options.given("thresholds")) check_thresholds(options.text("thresholds"), config_.labels.size());  // before the work
     data::PrepareOptions o;
     o.csv = csv;
     o.columns.text_column = options.get("text-column").value_or(config_.text_column);
@@ -245,7 +250,9 @@ class TextModel : public TrainedModel {
     config.id_column = o.columns.id_column;
     std::vector<bool> scored;
     if (options.given("labels-csv")) scored = join_kaggle_labels(prepared.data, options.text("labels-csv"), csv);
-    return std::make_unique<TextDataset>(std::move(prepared.data), tokenizer_, std::move(config), std::move(scored));
+    auto dataset = std::make_unique<TextDataset>(std::move(prepared.data), tokenizer_, std::move(config), std::move(scored));
+    if (options.given("thresholds")) dataset->set_thresholds(options.text("thresholds"));
+    return dataset;
   }
 
  private:
@@ -290,7 +297,8 @@ class TextClassification : public Task {
         return {csv_input("CSV to score"),
                 {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
                 {"id-column", "Text models: the column holding row ids (default: the training run's)", ""},
-                {"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""}};
+                {"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""},
+                thresholds_input()};
     }
     return {};
   }

@@ -188,7 +188,7 @@ struct Trainer::Impl {
     const double total = static_cast<double>(steps_per_epoch) * o.epochs, warm = static_cast<double>(o.warmup_steps);
     const double s = static_cast<double>(step);
     if (s < warm) return o.lr * (s + 1) / warm;
-    const double progress = total > warm ? std::min(1.0, (s - warm) / (total - warm)) : 1.0;
+    const double progress = total > warm ? std::min(1.0, (s + 1 - warm) / (total - warm)) : 1.0;  // 1 at the last step
     const double shape = o.lr_schedule == "cosine" ? 0.5 * (1 + std::cos(kPi * progress)) : 1 - progress;
     return o.min_lr + (o.lr - o.min_lr) * shape;
   }

@@ -9,6 +9,7 @@
 ///   feature classifier  forward(x [B, D] float) -> (probability [B, 1], attention [B, D]); logits(x)
 ///   seq2seq             logits(src [B, S], target_in [B, T]) -> (logits [B, T, V], attention [B, T, S]);
 ///                       translate(src, max_length) -> (ids [B, T'], attention [B, T', S]);
+///                       beam_search(src, beam, max_length) -> the same (models saved since attn 0.2);
 ///                       attributes start_id, end_id, max_output_length
 #include <string>
 #include <utility>
@@ -57,6 +58,9 @@ class Seq2SeqModel {
   Scored logits(const torch::Tensor& source, const torch::Tensor& target_in);
   /// Greedy decoding: ids [B, T'] (the end id, then 0), attention [B, T', S].
   Scored translate(const torch::Tensor& source, std::int64_t max_length);
+  /// Beam search with `beam` hypotheses per row, the best by mean log-probability per character;
+  /// the same outputs as translate. Throws std::runtime_error for a model file without it.
+  Scored beam_search(const torch::Tensor& source, std::int64_t beam, std::int64_t max_length);
   std::int64_t start_id() const;
   std::int64_t end_id() const;
   std::int64_t max_output_length() const;

@@ -10,8 +10,8 @@
 /// and start (target_vocab - 1).
 /// TorchScript methods: logits(src [B, S], target_in [B, T]) -> (logits [B, T, V], attention
 /// [B, T, S]) with teacher forcing; translate(src, max_length) -> (ids [B, T'] ending with the end
-/// id, 0 after it; attention [B, T', S]) by greedy decoding; forward(src) = translate(src,
-/// max_output_length).
+/// id, 0 after it; attention [B, T', S]) by greedy decoding; beam_search(src, beam, max_length) the
+/// same by beam search with length normalisation; forward(src) = translate(src, max_output_length).
 #include "attn/models/registry.h"
 
 namespace attn::models {

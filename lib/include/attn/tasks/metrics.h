@@ -30,6 +30,20 @@ BinaryMetrics binary_metrics(const std::vector<float>& probs, const std::vector<
 /// {"loss", "accuracy", "auc": {label: AUC or null}, "mean_auc" (or null), "rows", "rows_skipped"}.
 nlohmann::ordered_json to_json(const BinaryMetrics& m, const std::vector<std::string>& label_names);
 
+/// Per-label decisions: a row is predicted positive for a label when p >= the label's threshold.
+struct Decisions {
+  std::vector<double> threshold, precision, recall, f1;
+};
+/// `thresholds`: "0.5" (one for every label), "t1,t2,..." (one per label) or "auto" (each label's
+/// threshold of best F1 on these rows). A label without positives or predictions has precision,
+/// recall or F1 0. Bad specs throw std::invalid_argument naming --thresholds.
+Decisions decisions(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels,
+                    const std::vector<bool>& keep, const std::string& thresholds);
+/// Checks a --thresholds spec for `n_labels` labels (what decisions() would refuse).
+void check_thresholds(const std::string& thresholds, std::size_t n_labels);
+/// Adds "thresholds", "precision", "recall" and "f1", each {label: number}, to `metrics`.
+void add_to(nlohmann::ordered_json& metrics, const Decisions& d, const std::vector<std::string>& label_names);
+
 /// Exact match and character accuracy of predicted strings against targets: a character is right
 /// when the prediction has the same code point at the same position; the denominator is the
 /// longer of the two strings, so missing and extra characters both count as errors.

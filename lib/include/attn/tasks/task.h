@@ -150,6 +150,9 @@ class TrainedModel {
   const models::SavedModel& saved() const { return model_; }
   torch::jit::Module& module() { return model_.module; }
 
+  /// Inference settings among the task's explain or evaluate inputs (seq2seq: --beam); called
+  /// before read_inputs, explain, predict and open_csv. Bad values throw std::invalid_argument.
+  virtual void configure(const data::Inputs& options) { (void)options; }
   /// The inputs `attn explain` names: the positional `arguments` (or, when there are none,
   /// `stdin_lines()`), and the task's explain inputs (`options`, e.g. --csv --rows).
   virtual std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
@@ -212,6 +215,8 @@ torch::Tensor positive_weights_of(const std::string& spec, const std::vector<flo
                                   const std::vector<std::int64_t>& rows);
 /// explain's "svg" output, for the tasks that draw their explanations.
 data::InputSpec svg_input();
+/// evaluate's "thresholds", for the classifiers.
+data::InputSpec thresholds_input();
 /// Texts from the positional arguments, or stdin lines when there are none; invalid UTF-8 is an
 /// error naming the text.
 std::vector<Input> text_inputs(const std::vector<std::string>& arguments, const std::function<std::vector<std::string>()>& stdin_lines);
