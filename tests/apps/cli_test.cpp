@@ -371,7 +371,7 @@ TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli]
 
 TEST_CASE("every command of the list runs, and --help lists them all", "[cli]") {
   const auto help = attn("--help");
-  for (const char* cmd : {"prepare", "tokenize", "train", "explain", "evaluate", "export", "summary", "models", "datagen"}) {
+  for (const char* cmd : {"prepare", "tokenize", "train", "explain", "evaluate", "export", "serve", "summary", "models", "plot", "datagen"}) {
     INFO(cmd);
     CHECK_THAT(help.out, Catch::Contains(std::string("  ") + cmd));
     CHECK(attn(std::string(cmd) + " --help").code == 0);
@@ -423,4 +423,54 @@ TEST_CASE("evaluate reports the metric vocabulary every surface shares", "[cli][
   std::getline(metrics, line);
   const auto epoch = nlohmann::json::parse(line);
   for (const char* key : {"loss", "accuracy", "val_loss", "val_accuracy", "val_auc", "val_mean_auc", "val_rows"}) CHECK(epoch.contains(key));
+}
+
+TEST_CASE("attn plot draws every run's curves, and names a directory that is not a run", "[cli][plot]") {
+  const auto d = scratch("plot");
+  auto r = attn("plot " + kRun + " " + kTiny + "/transformer " + kTiny + "/dates --out " + (d / "c.svg").string());
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  const std::string svg = read_text(d / "c.svg");
+  CHECK_THAT(svg, Catch::StartsWith("<svg") && Catch::Contains(">run<") && Catch::Contains(">transformer<") && Catch::Contains(">dates<"));
+  r = attn("plot " + d.string() + " --out " + (d / "x.svg").string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("metrics.jsonl: cannot open"));
+  CHECK(attn("plot --out " + (d / "x.svg").string()).code == 2);
+}
+
+TEST_CASE("evaluate: per-label decision thresholds with precision, recall and F1; seq2seq beam search", "[cli][evaluate]") {
+  const auto d = scratch("decisions");
+  auto r = attn("evaluate --model " + kRun + " --csv " + kTiny + "/toxic.csv --thresholds auto --metrics " + (d / "m.json").string());
+  REQUIRE(r.code == 0);
+  const auto m = nlohmann::json::parse(read_text(d / "m.json"));
+  for (const char* key : {"thresholds", "precision", "recall", "f1"}) CHECK(m.at(key).at("toxic").is_number());
+  CHECK(attn("evaluate --model " + kRun + " --csv " + kTiny + "/toxic.csv --thresholds 0.5,0.5").code == 2);
+  r = attn("evaluate --model " + kTiny + "/dates --csv " + kTiny + "/dates.csv --beam 3 --metrics " + (d / "b.json").string());
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(read_text(d / "b.json")).at("beam") == 3);
+  r = attn("explain --model " + kRun + " --beam 3 hi");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--beam does not apply to bilstm-attention"));
+}
+
+TEST_CASE("train: the Keras-style settings are checked before any work", "[cli][train]") {
+  const auto d = scratch("keras_flags");
+  const std::string csv = kTiny + "/features.csv";
+  auto r = attn("train --model feature-attention --csv " + csv + " --lr-schedule triangle --out " + (d / "a").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--lr-schedule must be constant, reduce-on-plateau, warmup-linear or cosine"));
+  r = attn("train --model feature-attention --csv " + csv + " --epochs many --out " + (d / "b").string());
+  CHECK(r.code == 2);
+  r = attn("train --model feature-attention --csv " + csv + " --freeze-embeddings --out " + (d / "c").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--freeze-embeddings needs --embeddings"));
+  r = attn("train --model seq2seq-attention --csv " + kTiny + "/dates.csv --source-column human --target-column machine --pos-weight auto --out " +
+           (d / "e").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--pos-weight is for classifiers"));
+  const std::string vectors = write(d / "v.txt", "x0 1 2\n");
+  r = attn("train --model feature-attention --csv " + csv + " --embeddings " + vectors + " --out " + (d / "f").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("feature-attention has no word embedding"));
+  for (const char* run : {"a", "b", "c"}) CHECK_FALSE(fs::exists(d / run / "config.json"));
 }

@@ -129,6 +129,18 @@ try:
         n = len(out)
         check((att[0, :n].flatten() - torch.tensor(e["attention"])).abs().max().item() <= 1e-6 if n else True,
               f"attention matrix of {t!r}")
+    # beam search from Python: the same outputs as `attn explain --beam 3`
+    for t, e in zip(texts, attn_json(os.path.join(DIR, "dates"), "--beam", "3", *texts)):
+        src = src_tok.texts_to_sequences([t])[0]
+        with torch.no_grad():
+            ids, att = dates.beam_search(torch.tensor([src], dtype=torch.int64), 3, dates.max_output_length)
+        out = []
+        for i in ids[0].tolist():
+            if i in (0, end_id):
+                break
+            out.append(i)
+        check("".join(tgt_tok.index_word[i] for i in out) == e["output"], f"Python's beam_search of {t!r} gives explain --beam's output")
+
 except ImportError:
     print("(keras_preprocessing missing: seq2seq check skipped)")
 
@@ -142,6 +154,23 @@ for e in attn_json(os.path.join(DIR, "transformer"), "ice cream sucks", "you are
     check((attention[0] - torch.tensor(e["attention"])).abs().max().item() <= 1e-6, f"transformer pooling of {e['text']!r}")
     check(all((layers[l][0, h].flatten() - torch.tensor(e["self_attention"][l][h])).abs().max().item() <= 1e-6
               for l in range(len(layers)) for h in range(layers[l].shape[1])), f"self-attention of {e['text']!r}")
+
+# ---- Pretrained word vectors, frozen: model.pt's embedding rows are the file's vectors ----
+tok = json.loads(json.loads(open(os.path.join(RUN, "tokenizer.json")).read())["config"]["word_index"])
+words = sorted(tok, key=tok.get)[:40]
+vectors = os.path.join(DIR, "vectors.txt")
+with open(vectors, "w", encoding="utf-8") as f:
+    f.write(f"{len(words)} 16\n")
+    for n, w in enumerate(words):
+        f.write(w + " " + " ".join(f"{(n * 16 + i) / 1000:.3f}" for i in range(16)) + "\n")
+frozen = os.path.join(DIR, "frozen")
+subprocess.run([ATTN, "train", "--csv", os.path.join(DIR, "toxic.csv"), "--out", frozen, "--epochs", "1", "--batch-size", "64",
+                "--set", "embed_dim=16", "--set", "lstm_units=8", "--embeddings", vectors, "--freeze-embeddings", "--threads", "2"],
+               check=True, capture_output=True)
+table = dict(torch.jit.load(os.path.join(frozen, "model.pt")).named_parameters())["embedding"]
+check(all(torch.allclose(table[tok[w]], torch.tensor([(n * 16 + i) / 1000 for i in range(16)])) for n, w in enumerate(words)),
+      "frozen embeddings read back from model.pt in Python equal the file's vectors")
+check(json.load(open(os.path.join(frozen, "config.json")))["embeddings"]["words_found"] == len(words), "config.json records the coverage")
 
 # ---- One scoring path: evaluate on exactly a run's validation rows reproduces its last val_ metrics ----
 
