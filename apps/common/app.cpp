@@ -1,12 +1,16 @@
 #include "app.h"
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <thread>
 
 namespace attn::apps {
 
 int guarded(const std::string& command, const std::function<int()>& body) {
+  // Over a file-size limit (ulimit -f) a write fails with EFBIG and the command says so, instead of
+  // the process dying of SIGXFSZ; the files it replaces stay as they were.
+  std::signal(SIGXFSZ, SIG_IGN);
   const auto usage = [&](const char* what) {
     std::cerr << command << ": error: " << what << " (see '" << command << " --help')\n";
     return kExitUsage;

@@ -23,7 +23,12 @@ Run attn(const std::string& args, const std::string& stdin_text = "") {
   // One stdin file per test process: CTest runs test cases in parallel.
   const fs::path in = fs::temp_directory_path() / ("attn_cli_stdin_" + std::to_string(::getpid()) + ".txt");
   std::ofstream(in, std::ios::binary) << stdin_text;
-  const std::string cmd = std::string(ATTN_BINARY) + " " + args + " < " + in.string() + " 2>&1";
+  std::string cmd = std::string(ATTN_BINARY) + " " + args + " < " + in.string() + " 2>&1";
+  if (args.rfind("__limited__ ", 0) == 0) {  // "__limited__ KIB ARGS": under bash's ulimit -f KIB
+    const std::size_t space = args.find(' ', 12);
+    cmd = "bash -c 'ulimit -f " + args.substr(12, space - 12) + "; exec " + std::string(ATTN_BINARY) + " " + args.substr(space + 1) +
+          "' < " + in.string() + " 2>&1";
+  }
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p);
   std::string out;
@@ -473,4 +478,61 @@ TEST_CASE("train: the Keras-style settings are checked before any work", "[cli][
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("feature-attention has no word embedding"));
   for (const char* run : {"a", "b", "c"}) CHECK_FALSE(fs::exists(d / run / "config.json"));
+}
+
+TEST_CASE("an empty CSV is an error naming it, before anything is written", "[cli]") {
+  const auto d = scratch("empty");
+  const std::string csv = write(d / "empty.csv", kHeader);
+  const auto r = attn("prepare --csv " + csv + " --out " + (d / "out").string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("empty.csv: no data rows"));
+  CHECK_FALSE(fs::exists(d / "out" / "data.pt"));
+}
+
+TEST_CASE("train refuses empty data, naming the file", "[cli][train]") {
+  const auto d = scratch("empty_train");
+  for (const auto& [csv, model] : std::vector<std::pair<std::string, std::string>>{
+           {write(d / "t.csv", kHeader), "bilstm-attention"}, {write(d / "f.csv", "x0,x1,label\n"), "feature-attention"},
+           {write(d / "s.csv", "source,target\n"), "seq2seq-attention"}}) {
+    const auto r = attn("train --model " + model + " --csv " + csv + " --out " + (d / model).string());
+    INFO(model << ": " << r.out);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Catch::Contains(csv) && Catch::Contains("no data rows"));
+    CHECK_FALSE(fs::exists(d / model / "config.json"));
+  }
+}
+
+namespace {
+/// attn under a file-size limit (bash's ulimit -f, in KiB): writes beyond it fail with EFBIG.
+Run attn_limited(const std::string& args, int kib) {
+  return attn("__limited__ " + std::to_string(kib) + " " + args);
+}
+}  // namespace
+
+TEST_CASE("a write that fails midway (ulimit -f) keeps the previous files and says why", "[cli][train]") {
+  const auto d = scratch("limited");
+  // export over an existing model: the old one stays whole
+  const std::string out = (d / "m.pt").string();
+  REQUIRE(attn("export --model " + kRun + " --out " + out).code == 0);
+  const std::string before = read_text(out);
+  auto r = attn_limited("export --model " + kTiny + "/transformer --out " + out, 100);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("m.pt") && Catch::Contains("cannot write"));
+  CHECK(read_text(out) == before);
+  // a run's checkpoint and model when an epoch's files cannot be written
+  fs::copy(kTiny + "/features", d / "features", fs::copy_options::recursive);
+  const std::string checkpoint = read_text(d / "features" / "checkpoint.pt"), model = read_text(d / "features" / "model.pt");
+  r = attn_limited("train --resume " + (d / "features").string() + " --epochs 9", 2);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("config.json") || Catch::Contains("checkpoint.pt") || Catch::Contains("metrics.jsonl") ||
+                        Catch::Contains("model.pt"));
+  CHECK(read_text(d / "features" / "checkpoint.pt") == checkpoint);
+  CHECK(read_text(d / "features" / "model.pt") == model);
+  int temporaries = 0;
+  for (const auto& e : fs::directory_iterator(d / "features")) temporaries += e.path().string().find(".tmp") != std::string::npos;
+  CHECK(temporaries == 0);
+  // prepare's three files: all or none
+  r = attn_limited("prepare --csv " + kTiny + "/toxic.csv --out " + (d / "p").string(), 200);
+  CHECK(r.code == 1);
+  CHECK_FALSE(fs::exists(d / "p" / "data.pt"));
 }

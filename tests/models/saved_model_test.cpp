@@ -1,7 +1,9 @@
 // model.pt: the module with config.json and the task's files embedded; every error names the file.
 #include <fstream>
+#include <filesystem>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/checksum.h"
 #include "attn/models/saved_model.h"
 #include "models_test_util.h"
 
@@ -44,5 +46,51 @@ TEST_CASE("load_model: errors name the file and what is wrong", "[models][saved]
   const std::string mismatched = (dir / "mismatched.pt").string();  // a feature model called a seq2seq one
   models::save_model(mismatched, m, {{"model", "seq2seq-attention"}, {"model_config", {}}, {"data", {}}}, {});
   CHECK_THROWS_WITH(models::load_model(mismatched), Catch::Contains("mismatched.pt: the model has no TorchScript method 'translate'"));
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+std::vector<std::string> g_warnings;
+void collect(const std::string& w) { g_warnings.push_back(w); }
+
+/// Flips one bit of the first place `needle` stands in the file; false when it is not there.
+bool flip_bit_of(const std::string& path, const std::string& needle, std::size_t byte) {
+  std::string bytes = io::read_file(path);
+  const std::size_t at = bytes.find(needle);
+  if (at == std::string::npos) return false;
+  bytes[at + byte] = static_cast<char>(bytes[at + byte] ^ 0x10);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("checksums: one flipped bit in a tensor or an embedded file of model.pt is refused, naming it", "[models][saved]") {
+  const auto dir = scratch("checksums");
+  torch::jit::Module m = build("feature-attention", {{"features", 4}});
+  {
+    torch::NoGradGuard no_grad;
+    m.attr("output").toModule().attr("weight").toTensor().copy_(torch::tensor({{1.2345678f, 2.3456789f, 3.4567891f, 4.5678912f}}));
+  }
+  const std::vector<float> pattern = {1.2345678f, 2.3456789f, 3.4567891f, 4.5678912f};
+  const std::string needle(reinterpret_cast<const char*>(pattern.data()), sizeof(float) * pattern.size());
+  const nlohmann::json config = {{"model", "feature-attention"}, {"model_config", {{"features", 4}}}, {"data", {{"features", {"a", "b", "c", "d"}}}}};
+  const std::string good = (dir / "good.pt").string(), bad = (dir / "bad.pt").string(), edited = (dir / "edited.pt").string();
+  models::save_model(good, m, config, {{"notes.txt", "some notes"}});
+  CHECK_NOTHROW(models::load_model(good));
+  std::filesystem::copy_file(good, bad);
+  REQUIRE(flip_bit_of(bad, needle, 5));
+  CHECK_THROWS_WITH(models::load_model(bad), Catch::Contains(bad) && Catch::Contains("tensor 'output.weight' does not match its checksum"));
+  std::filesystem::copy_file(good, edited);
+  REQUIRE(flip_bit_of(edited, "some notes", 2));
+  CHECK_THROWS_WITH(models::load_model(edited), Catch::Contains("embedded file 'notes.txt' does not match its checksum"));
+  // A file from before checksums: it loads, with a warning that says so.
+  const std::string old = (dir / "old.pt").string();
+  m.save(old, torch::jit::ExtraFilesMap{{"config.json", config.dump()}});
+  g_warnings.clear();
+  io::set_warning_handler(collect);
+  CHECK_NOTHROW(models::load_model(old));
+  io::set_warning_handler(nullptr);
+  REQUIRE(g_warnings.size() == 1);
+  CHECK_THAT(g_warnings[0], Catch::Contains("old.pt: carries no checksums"));
   std::filesystem::remove_all(dir);
 }

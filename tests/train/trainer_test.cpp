@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "attn/data/prepare.h"
+#include "attn/io/atomic_file.h"
 #include "attn/data/toxic_corpus.h"
 #include "attn/models/registry.h"
 #include "attn/tasks/text_classification.h"
@@ -192,4 +193,21 @@ TEST_CASE("clip_norm: gradients clipped to a tiny norm barely move the weights",
     return (t.model().attr("dense").toModule().attr("weight").toTensor() - before).abs().sum().item<double>();
   };
   CHECK(moved(1e-9) < 0.05 * moved(0));
+}
+
+TEST_CASE("checkpoints: a flipped bit in a parameter is refused, naming it", "[train][trainer][checksum]") {
+  const auto task = tiny_data();
+  const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt_c_" + std::to_string(::getpid()) + ".pt")).string();
+  train::Trainer t(tiny_model(), *task, nullptr, tiny_options());
+  t.save_checkpoint(ckpt);
+  const torch::Tensor bias = t.model().attr("dense").toModule().attr("bias").toTensor().contiguous();
+  const std::string needle(static_cast<const char*>(bias.data_ptr()), static_cast<std::size_t>(bias.numel()) * sizeof(float));
+  std::string bytes = io::read_file(ckpt);
+  const std::size_t at = bytes.find(needle);
+  REQUIRE(at != std::string::npos);
+  bytes[at + 3] = static_cast<char>(bytes[at + 3] ^ 0x01);
+  std::ofstream(ckpt, std::ios::binary) << bytes;
+  train::Trainer other(tiny_model(), *task, nullptr, tiny_options());
+  CHECK_THROWS_WITH(other.load_checkpoint(ckpt), Catch::Contains(ckpt) && Catch::Contains("'dense.bias' does not match its checksum"));
+  std::remove(ckpt.c_str());
 }

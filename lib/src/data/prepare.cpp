@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <stdexcept>
 
 #include "attn/io/atomic_file.h"
 #include "attn/text/unicode.h"
@@ -65,6 +66,7 @@ Prepared prepare_csv(const PrepareOptions& o) {
         stream.add(std::move(block.texts));
       });
   const double read_s = seconds_since(t0);
+  if (data.ids.empty()) throw std::runtime_error(o.csv + ": no data rows (only a header)");
   text::TransformStats stats;
   const text::SequenceBatch seqs = stream.finish(&stats);
   const double tokenize_s = seconds_since(t0) - read_s;

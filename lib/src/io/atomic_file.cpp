@@ -16,14 +16,19 @@ std::string temporary_name(const std::string& path) {
   return path + ".tmp." + std::to_string(::getpid());
 }
 
-void write_all(const std::string& path, std::string_view content, bool remove_on_failure = true) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+/// Writes `content` to `file`; errors name `target` (the path the user gave) and the system's reason.
+void write_all(const std::string& file, const std::string& target, std::string_view content, bool remove_on_failure = true) {
+  std::FILE* f = std::fopen(file.c_str(), "wb");
+  if (!f) throw std::runtime_error(target + ": cannot write: " + std::strerror(errno));
+  errno = 0;
   const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  int error = errno;
   const bool closed = std::fclose(f) == 0;
+  if (!error) error = errno;
   if (!ok || !closed) {
-    if (remove_on_failure) std::remove(path.c_str());
-    throw std::runtime_error(path + ": write failed (disk full?)");
+    if (remove_on_failure) std::remove(file.c_str());
+    throw std::runtime_error(target + ": cannot write: " + (error ? std::strerror(error) : "write failed") +
+                             (remove_on_failure ? " (the previous file, if any, is unchanged)" : ""));
   }
 }
 
@@ -43,10 +48,10 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   std::error_code ec;
   const auto status = std::filesystem::symlink_status(path, ec);
   if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    write_all(path, content, /*remove_on_failure=*/false);
+    write_all(path, path, content, /*remove_on_failure=*/false);
     return;
   }
-  write_atomic(path, [&](const std::string& tmp) { write_all(tmp, content); });
+  write_atomic(path, [&](const std::string& tmp) { write_all(tmp, path, content); });
 }
 
 void write_atomic(const std::string& path, const std::function<void(const std::string& temporary)>& write) {
@@ -78,7 +83,7 @@ void ensure_directory(const std::string& dir) {
 
 void StagedFiles::add(const std::string& path, std::string_view content) {
   const std::string tmp = temporary_name(path);
-  write_all(tmp, content);
+  write_all(tmp, path, content);
   staged_.emplace_back(tmp, path);
 }
 

@@ -1,17 +1,62 @@
 #include "attn/models/saved_model.h"
 
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 #include <caffe2/serialize/inline_container.h>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/checksum.h"
+#include "attn/io/threads.h"
 #include "attn/nn/script_module.h"
 
 namespace attn::models {
 namespace {
 
 constexpr const char* kConfig = "config.json";
+constexpr const char* kChecksums = "checksums.json";
+
+/// Every tensor's checksum, by name (parameters, then buffers).
+std::map<std::string, std::string> tensor_checksums(const torch::jit::Module& module) {
+  std::map<std::string, std::string> out;
+  for (const auto& p : module.named_parameters(/*recurse=*/true)) out[p.name] = io::tensor_checksum(p.value);
+  for (const auto& b : module.named_buffers(/*recurse=*/true)) out[b.name] = io::tensor_checksum(b.value);
+  return out;
+}
+
+/// checksums.json: a CRC-32 of every tensor and every embedded file, so that one flipped bit is
+/// noticed on load (torch.jit.load in Python ignores the file).
+std::string checksums_json(const torch::jit::Module& module, const torch::jit::ExtraFilesMap& files) {
+  nlohmann::json j = {{"format", "attn.checksums/1"}, {"algorithm", "crc32"}, {"tensors", tensor_checksums(module)}};
+  j["files"] = nlohmann::json::object();
+  for (const auto& [name, content] : files) j["files"][name] = io::crc32_hex(content);
+  return j.dump(1);
+}
+
+/// Compares a loaded model with its checksums.json; a mismatch names the file and the tensor.
+void verify(const std::string& path, const torch::jit::Module& module, const torch::jit::ExtraFilesMap& extra) {
+  const auto it = extra.find(kChecksums);
+  if (it == extra.end() || it->second.empty()) {
+    io::warn(path + ": carries no checksums (saved before attn 0.2): a corrupt file cannot be told from a good one");
+    return;
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(it->second);
+    (void)j.at("tensors").items();
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error(path + ": embedded checksums.json is not valid: the file is corrupt");
+  }
+  const auto actual = tensor_checksums(module);
+  for (const auto& [name, sum] : actual)
+    if (!j["tensors"].contains(name) || j["tensors"][name] != sum)
+      throw std::runtime_error(path + ": tensor '" + name + "' does not match its checksum: the file is corrupt");
+  if (j["tensors"].size() != actual.size()) throw std::runtime_error(path + ": tensors are missing: the file is corrupt");
+  for (const auto& [name, content] : extra)
+    if (name != kChecksums && (!j.contains("files") || !j["files"].contains(name) || j["files"][name] != io::crc32_hex(content)))
+      throw std::runtime_error(path + ": embedded file '" + name + "' does not match its checksum: the file is corrupt");
+}
 
 /// The names of the extra files in a TorchScript archive ("extra/NAME" records).
 std::vector<std::string> extra_file_names(const std::string& path) {
@@ -36,15 +81,19 @@ const std::string& SavedModel::file(const std::string& name) const {
 void save_model(const std::string& path, torch::jit::Module& module, const nlohmann::json& config,
                 const std::map<std::string, std::string>& files) {
   torch::jit::ExtraFilesMap extra{{kConfig, config.dump(2)}};
-  for (const auto& [name, content] : files) extra[name] = content;
+  for (const auto& [name, content] : files)
+    if (name != kChecksums) extra[name] = content;
+  extra[kChecksums] = checksums_json(module, extra);
   nn::EvalModeGuard eval(module);
-  io::write_atomic(path, [&](const std::string& tmp) {
-    try {
-      module.save(tmp, extra);
-    } catch (const c10::Error& e) {
-      throw std::runtime_error(path + ": cannot write: " + e.what_without_backtrace());
-    }
-  });
+  // Serialised in memory first: LibTorch's file writer aborts the process when a write fails
+  // (its destructor throws), whereas write_file_atomic reports the failure and keeps the old file.
+  std::ostringstream bytes;
+  try {
+    module.save(bytes, extra);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": cannot serialise the model: " + e.what_without_backtrace());
+  }
+  io::write_file_atomic(path, bytes.str());
 }
 
 SavedModel load_model(const std::string& given) {
@@ -60,6 +109,7 @@ SavedModel load_model(const std::string& given) {
     throw std::runtime_error(path + ": not a TorchScript model file (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   }
   if (extra[kConfig].empty()) throw std::runtime_error(path + ": no embedded config.json: not a model saved by attn");
+  verify(path, m.module, extra);
   try {
     m.config = nlohmann::json::parse(extra[kConfig]);
   } catch (const nlohmann::json::exception& e) {
@@ -74,7 +124,7 @@ SavedModel load_model(const std::string& given) {
   }
   require_interface(m.entry->kind, m.module, path);
   for (auto& [name, content] : extra)
-    if (name != kConfig) m.files[name] = std::move(content);
+    if (name != kConfig && name != kChecksums) m.files[name] = std::move(content);
   m.module.eval();
   return m;
 }

@@ -2,12 +2,15 @@
 
 #include <chrono>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/torch.h>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/checksum.h"
+#include "attn/io/threads.h"
 
 namespace attn::train {
 
@@ -301,12 +304,32 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
 void Trainer::save_checkpoint(const std::string& path) const {
   const Impl& s = *impl_;
   torch::serialize::OutputArchive archive;
-  for (std::size_t i = 0; i < s.params.size(); ++i) archive.write("param_" + std::to_string(i), s.params[i]);
+  nlohmann::json sums = nlohmann::json::object();  // "checksums": a CRC-32 of every entry, checked on load
+  for (std::size_t i = 0; i < s.params.size(); ++i) {
+    const std::string key = "param_" + std::to_string(i);
+    archive.write(key, s.params[i]);
+    sums[key] = io::tensor_checksum(s.params[i]);
+  }
   torch::serialize::OutputArchive optim;
   s.optimizer->save(optim);
-  archive.write("optimizer", optim);
-  archive.write("state", c10::IValue(nlohmann::json(s.state).dump()));
-  io::write_atomic(path, [&](const std::string& tmp) { archive.save_to(tmp); });
+  std::string optimizer_bytes;
+  optim.save_to([&](const void* data, std::size_t n) {
+    optimizer_bytes.append(static_cast<const char*>(data), n);
+    return n;
+  });
+  archive.write("optimizer_bytes", torch::from_blob(optimizer_bytes.data(), {static_cast<std::int64_t>(optimizer_bytes.size())}, torch::kUInt8).clone());
+  sums["optimizer_bytes"] = io::crc32_hex(optimizer_bytes);
+  const std::string state = nlohmann::json(s.state).dump();
+  archive.write("state", c10::IValue(state));
+  sums["state"] = io::crc32_hex(state);
+  archive.write("checksums", c10::IValue(sums.dump()));
+  std::ostringstream bytes;  // in memory first, as in models::save_model (LibTorch's file writer aborts on a failed write)
+  try {
+    archive.save_to(bytes);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": cannot serialise the checkpoint: " + e.what_without_backtrace());
+  }
+  io::write_file_atomic(path, bytes.str());
 }
 
 void Trainer::load_checkpoint(const std::string& path) {
@@ -317,9 +340,24 @@ void Trainer::load_checkpoint(const std::string& path) {
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a checkpoint (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   }
-  c10::IValue state_value;
+  c10::IValue state_value, sums_value;
   if (!archive.try_read("state", state_value) || !state_value.isString())
     throw std::runtime_error(path + ": key 'state' missing: not an attn checkpoint");
+  nlohmann::json sums;
+  if (archive.try_read("checksums", sums_value) && sums_value.isString()) {
+    try {
+      sums = nlohmann::json::parse(sums_value.toStringRef());
+    } catch (const nlohmann::json::exception&) {
+      throw std::runtime_error(path + ": key 'checksums' is not valid: the checkpoint is corrupt");
+    }
+  } else {
+    io::warn(path + ": carries no checksums (saved before attn 0.2): a corrupt checkpoint cannot be told from a good one");
+  }
+  const auto check = [&](const std::string& key, const std::string& sum) {
+    if (!sums.is_null() && sums.value(key, std::string()) != sum)
+      throw std::runtime_error(path + ": '" + key + "' does not match its checksum: the checkpoint is corrupt");
+  };
+  check("state", io::crc32_hex(state_value.toStringRef()));
   CheckpointState state = s.state;  // the callbacks' defaults, for checkpoints from before them
   try {
     nlohmann::json loaded = nlohmann::json::parse(state_value.toStringRef());
@@ -334,16 +372,25 @@ void Trainer::load_checkpoint(const std::string& path) {
   if (state.parameters != s.state.parameters)
     throw std::runtime_error(path + ": key 'parameters': the checkpoint's parameters do not match this model");
   torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> loaded(s.params.size());  // all checked before any is used
   for (std::size_t i = 0; i < s.params.size(); ++i) {
-    torch::Tensor t;
-    archive.read("param_" + std::to_string(i), t);
-    if (!t.sizes().equals(s.params[i].sizes()))
+    archive.read("param_" + std::to_string(i), loaded[i]);
+    if (!loaded[i].sizes().equals(s.params[i].sizes()))
       throw std::runtime_error(path + ": parameter '" + state.parameters[i] + "' has another shape");
-    s.params[i].copy_(t);
+    if (!sums.is_null() && sums.value("param_" + std::to_string(i), std::string()) != io::tensor_checksum(loaded[i]))
+      throw std::runtime_error(path + ": parameter '" + state.parameters[i] + "' does not match its checksum: the checkpoint is corrupt");
   }
   torch::serialize::InputArchive optim;
-  archive.read("optimizer", optim);
+  torch::Tensor optimizer_bytes;
+  if (archive.try_read("optimizer_bytes", optimizer_bytes)) {
+    const std::string bytes(static_cast<const char*>(optimizer_bytes.data_ptr()), static_cast<std::size_t>(optimizer_bytes.numel()));
+    check("optimizer_bytes", io::crc32_hex(bytes));
+    optim.load_from(bytes.data(), bytes.size());
+  } else {
+    archive.read("optimizer", optim);  // a checkpoint from before attn 0.2
+  }
   s.optimizer->load(optim);
+  for (std::size_t i = 0; i < s.params.size(); ++i) s.params[i].copy_(loaded[i]);
   s.state = state;
 }
 

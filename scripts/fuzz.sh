@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# libFuzzer (clang, with AddressSanitizer and UndefinedBehaviorSanitizer) on attn's readers: the CSV
+# readers, the tokenizer (fitting and applying arbitrary bytes), tokenizer.json, data.pt, model
+# configs and --set, and the model-file loader. Seeds come from tests/fixtures and, when build/ holds
+# them, a prepared data set and the test runs' model.pt. The corpora grow in build-fuzz/corpus.
+#   scripts/fuzz.sh [SECONDS]     each target runs SECONDS (default 300; CI runs 30)
+# Prints executions and findings per target (also build-fuzz/summary.json); a crash fails the script
+# and leaves its input in build-fuzz/findings/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-300}
+export CCACHE_BASEDIR="$PWD"
+targets=(csv tokenizer tokenizer_json data_pt config model_file)
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
+  -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
+cmake --build build-fuzz --target "${targets[@]/%/_fuzz}"
+
+# Seeds.
+seeds=build-fuzz/seeds
+rm -rf "$seeds"
+mkdir -p "$seeds"/{csv,tokenizer,tokenizer_json,data_pt,config,model_file} build-fuzz/findings
+cp tests/fixtures/messy_comments.csv "$seeds/csv/"
+printf 'id,x0,x1,label\n1,0.5,-1,1\n2,1e3,2,0\n' > "$seeds/csv/features.csv"
+printf 'source,target\n"9 may, 1998",1998-05-09\n' > "$seeds/csv/pairs.csv"
+head -c 20000 tests/fixtures/messy_comments.csv > "$seeds/tokenizer/messy.txt"
+printf '{"lstm_units": 30, "labels": 2}' > "$seeds/config/set.json"
+printf 'score=general' > "$seeds/config/assignment.txt"
+if [ -x build/bin/attn ]; then
+  build/bin/attn prepare --csv tests/fixtures/messy_comments.csv --out build-fuzz/prepared --maxlen 20 >/dev/null
+  cp build-fuzz/prepared/tokenizer.json "$seeds/tokenizer_json/"
+  cp build-fuzz/prepared/data.pt "$seeds/data_pt/"
+fi
+for run in build/tests/tiny_run/run build/tests/tiny_run/features; do
+  [ -f "$run/model.pt" ] && cp "$run/model.pt" "$seeds/model_file/$(basename "$run").pt" && cp "$run/config.json" "$seeds/config/$(basename "$run").json"
+done
+
+summary="{"
+status=0
+for t in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$t
+  mkdir -p "$corpus"
+  options=detect_leaks=1
+  case $t in data_pt|config|model_file) options=detect_leaks=0:detect_container_overflow=0 ;; esac  # LibTorch is not instrumented
+  set +e
+  ASAN_OPTIONS=$options UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/${t}_fuzz" \
+    -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- \
+    "$corpus" "$seeds/$t" > "build-fuzz/$t.log" 2>&1
+  code=$?
+  set -e
+  runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "build-fuzz/$t.log" | grep -o '[0-9]*$' || echo 0)
+  found=$(ls build-fuzz/findings/"$t"-* 2>/dev/null | wc -l)
+  echo "fuzz: $t: $runs executions in ${seconds}s, $found findings (exit $code), corpus $(ls "$corpus" | wc -l) inputs"
+  summary+="\"$t\": {\"executions\": $runs, \"seconds\": $seconds, \"findings\": $found, \"corpus\": $(ls "$corpus" | wc -l)},"
+  if [ "$code" -ne 0 ] || [ "$found" -ne 0 ]; then
+    status=1
+    tail -n 40 "build-fuzz/$t.log"
+  fi
+done
+echo "${summary%,}}" > build-fuzz/summary.json
+exit $status
