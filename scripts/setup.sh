@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
+export CCACHE_BASEDIR="$PWD"  # a fresh clone elsewhere reuses the compiler cache
 
 packages=(
   g++ cmake ninja-build ccache
@@ -16,6 +17,7 @@ if [ "$mode" != main ]; then
   packages+=(pkg-config libcpp-httplib-dev)   # attn serve's HTTP library
   packages+=(catch2 python3 python3-torch python3-keras-preprocessing)  # tests: Catch2, Python torch.load, the real Keras
   packages+=(chromium)                        # the explain page's test, in a real (headless) browser
+  packages+=(clang libclang-rt-14-dev libfuzzer-14-dev)  # scripts/fuzz.sh: libFuzzer with ASan and UBSan
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -56,7 +56,7 @@ const std::string kFixture = std::string(ATTN_TEST_DATA) + "/messy_comments.csv"
 
 }  // namespace
 
-TEST_CASE("attn --help, --version and unknown commands", "[cli]") {
+TEST_CASE("attn --help, --version and unknown commands", "[cli][readers]") {
   auto r = attn("--help");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("prepare") && Catch::Contains("tokenize"));
@@ -72,7 +72,7 @@ TEST_CASE("attn --help, --version and unknown commands", "[cli]") {
   CHECK_THAT(r.out, Catch::Contains("--num-words") && Catch::Contains("--truncating") && Catch::Contains("--threads"));
 }
 
-TEST_CASE("bad flags are usage errors (exit 2)", "[cli]") {
+TEST_CASE("bad flags are usage errors (exit 2)", "[cli][readers]") {
   const auto d = scratch("flags");
   auto r = attn("prepare --csv " + kFixture + " --out " + d.string() + " --bogus");
   CHECK(r.code == 2);
@@ -95,7 +95,7 @@ TEST_CASE("bad flags are usage errors (exit 2)", "[cli]") {
   CHECK(fs::is_empty(d));
 }
 
-TEST_CASE("prepare writes tokenizer.json, data.pt and prepare.json", "[cli]") {
+TEST_CASE("prepare writes tokenizer.json, data.pt and prepare.json", "[cli][readers]") {
   const auto d = scratch("prepare");
   auto r = attn("prepare --csv " + kFixture + " --out " + (d / "out").string() + " --maxlen 20 --threads 2");
   INFO(r.out);
@@ -119,7 +119,7 @@ TEST_CASE("prepare writes tokenizer.json, data.pt and prepare.json", "[cli]") {
   CHECK_THAT(r.out, Catch::Matches("0 0 0 [0-9]+ [0-9]+\n"));
 }
 
-TEST_CASE("bad input files fail with file, line and column (exit 1) and write nothing", "[cli]") {
+TEST_CASE("bad input files fail with file, line and column (exit 1) and write nothing", "[cli][readers]") {
   const auto d = scratch("bad");
   const std::string out = (d / "out").string();
   struct Case {
@@ -147,7 +147,7 @@ TEST_CASE("bad input files fail with file, line and column (exit 1) and write no
   CHECK_THAT(r.out, Catch::Contains("missing.csv: cannot open"));
 }
 
-TEST_CASE("a corrupt or mismatched tokenizer.json is named with its key", "[cli]") {
+TEST_CASE("a corrupt or mismatched tokenizer.json is named with its key", "[cli][readers]") {
   const auto d = scratch("tok");
   const std::string csv = write(d / "test.csv", "id,comment_text\n1,hello\n");
   auto r = attn("prepare --csv " + csv + " --out " + (d / "o").string() + " --tokenizer " + write(d / "t.json", "{\"config\": 3"));
@@ -164,7 +164,7 @@ TEST_CASE("a corrupt or mismatched tokenizer.json is named with its key", "[cli]
   CHECK(r.code == 2);
 }
 
-TEST_CASE("tokenize rejects invalid UTF-8 on stdin with its line", "[cli]") {
+TEST_CASE("tokenize rejects invalid UTF-8 on stdin with its line", "[cli][readers]") {
   const auto d = scratch("utf8");
   REQUIRE(attn("prepare --csv " + kFixture + " --out " + d.string()).code == 0);
   const auto r = attn("tokenize --tokenizer " + (d / "tokenizer.json").string(), "ok\nbad \xC3\x28\n");
@@ -355,7 +355,7 @@ TEST_CASE("transformer-classifier: per-word pooling weights, and per-layer, per-
   CHECK(j.at("self_attention")[1][1].size() == n * n);
 }
 
-TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli][datagen]") {
+TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli][datagen][readers]") {
   const auto d = scratch("datagen");
   CHECK(attn("datagen features --rows 10 --dims 3 --informative 0 --out " + (d / "f.csv").string()).code == 0);
   CHECK_THAT(read_text(d / "f.csv"), Catch::StartsWith("x0,x1,x2,label\n"));
@@ -480,7 +480,7 @@ TEST_CASE("train: the Keras-style settings are checked before any work", "[cli][
   for (const char* run : {"a", "b", "c"}) CHECK_FALSE(fs::exists(d / run / "config.json"));
 }
 
-TEST_CASE("an empty CSV is an error naming it, before anything is written", "[cli]") {
+TEST_CASE("an empty CSV is an error naming it, before anything is written", "[cli][readers]") {
   const auto d = scratch("empty");
   const std::string csv = write(d / "empty.csv", kHeader);
   const auto r = attn("prepare --csv " + csv + " --out " + (d / "out").string());

@@ -47,7 +47,7 @@ TEST_CASE("an unlabelled data.pt has no labels", "[io]") {
 TEST_CASE("a corrupt data.pt is a clear error naming the file", "[io]") {
   const auto path = (std::filesystem::temp_directory_path() / "attn_corrupt.pt").string();
   io::write_file_atomic(path, "not a zip");
-  CHECK_THROWS_WITH(io::read_prepared(path), Catch::StartsWith(path + ": not a torch-saved file"));
+  CHECK_THROWS_WITH(io::read_prepared(path), Catch::StartsWith(path + ": not a LibTorch archive"));
   std::filesystem::remove(path);
-  CHECK_THROWS_WITH(io::read_prepared("/nonexistent/data.pt"), Catch::Contains("/nonexistent/data.pt: cannot open"));
+  CHECK_THROWS_WITH(io::read_prepared("/nonexistent/data.pt"), Catch::Contains("/nonexistent/data.pt: no such file"));
 }

@@ -94,3 +94,11 @@ TEST_CASE("checksums: one flipped bit in a tensor or an embedded file of model.p
   CHECK_THAT(g_warnings[0], Catch::Contains("old.pt: carries no checksums"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("fuzz finding: a model.pt whose pickle claims a 2.4 GB string is refused without allocating it", "[models][saved]") {
+  // libFuzzer (scripts/fuzz.sh) found this 6 KB file: LibTorch's unpickler zero-filled 2.4 GB for
+  // the string before noticing the archive ends (attn summary peaked at 2.5 GB of memory).
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-huge-string-length.pt";
+  CHECK_THROWS_WITH(models::load_model(path), Catch::Contains(path) && Catch::Contains("corrupt pickle at byte") &&
+                                                  Catch::Contains("a length of 2433"));
+}

@@ -1,11 +1,13 @@
-#include <fstream>
-#include <iterator>
+#include <filesystem>
 #include <stdexcept>
 
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 
 #include "attn/io/prepared_data_reader.h"
+#include "attn/io/tensors.h"
 
 namespace attn::io {
 namespace {
@@ -31,6 +33,7 @@ at::Tensor tensor_at(const c10::impl::GenericDict& d, const std::string& key, at
   if (!d.contains(key)) bad(source, key, "missing");
   const c10::IValue v = d.at(key);
   if (!v.isTensor()) bad(source, key, "expected a tensor");
+  require_in_storage(v.toTensor(), source, key);
   at::Tensor t = v.toTensor().contiguous();
   if (t.scalar_type() != type) bad(source, key, std::string("expected dtype ") + c10::toString(type));
   if (t.dim() != dims) bad(source, key, "expected " + std::to_string(dims) + " dimensions");
@@ -40,12 +43,13 @@ at::Tensor tensor_at(const c10::impl::GenericDict& d, const std::string& key, at
 }  // namespace
 
 PreparedData read_prepared(const std::string& source) {
-  std::ifstream in(source, std::ios::binary);
-  if (!in) throw std::runtime_error(source + ": cannot open file for reading");
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!std::filesystem::exists(source)) throw std::runtime_error(source + ": no such file");
+  check_archive(source);  // LibTorch's reader would trust the pickle's lengths and shapes
   c10::IValue v;
   try {
-    v = torch::pickle_load(bytes);
+    caffe2::serialize::PyTorchStreamReader reader(source);
+    v = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", c10::nullopt, c10::nullopt,
+                                          c10::nullopt, reader);
   } catch (const std::exception& e) {
     throw std::runtime_error(source + ": not a torch-saved file (" + std::string(e.what()).substr(0, 200) + ")");
   }

@@ -46,7 +46,9 @@ nlohmann::json resolve_config(const ModelEntry& entry, const nlohmann::json& ove
   for (const ConfigKey& k : entry.keys) config[k.name] = k.default_value;
   if (overrides.is_null()) return config;
   if (!overrides.is_object()) throw std::invalid_argument("model config must be a JSON object");
-  for (const auto& [key, value] : overrides.items()) {
+  for (const auto& item : overrides.items()) {
+    const std::string& key = item.key();
+    const nlohmann::json& value = item.value();
     auto it = std::find_if(entry.keys.begin(), entry.keys.end(), [&](const ConfigKey& k) { return k.name == key; });
     if (it == entry.keys.end()) {
       std::string valid;

@@ -8,7 +8,7 @@
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/checksum.h"
-#include "attn/io/threads.h"
+#include "attn/io/tensors.h"
 #include "attn/nn/script_module.h"
 
 namespace attn::models {
@@ -101,13 +101,18 @@ SavedModel load_model(const std::string& given) {
   m.path = std::filesystem::is_directory(given) ? (std::filesystem::path(given) / "model.pt").string() : given;
   const std::string& path = m.path;
   if (!std::filesystem::exists(path)) throw std::runtime_error(path + ": no such file (train a model first: attn train)");
+  io::check_archive(path);
   torch::jit::ExtraFilesMap extra;
   try {
     for (const std::string& name : extra_file_names(path)) extra[name] = "";
     m.module = torch::jit::load(path, c10::nullopt, extra);
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a TorchScript model file (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(path + ": not a TorchScript model file (it claims more memory than there is)");
   }
+  for (const auto& p : m.module.named_parameters(/*recurse=*/true)) io::require_in_storage(p.value, path, p.name);
+  for (const auto& b : m.module.named_buffers(/*recurse=*/true)) io::require_in_storage(b.value, path, b.name);
   if (extra[kConfig].empty()) throw std::runtime_error(path + ": no embedded config.json: not a model saved by attn");
   verify(path, m.module, extra);
   try {

@@ -10,6 +10,7 @@
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/checksum.h"
+#include "attn/io/tensors.h"
 #include "attn/io/threads.h"
 
 namespace attn::train {
@@ -335,6 +336,7 @@ void Trainer::save_checkpoint(const std::string& path) const {
 void Trainer::load_checkpoint(const std::string& path) {
   Impl& s = *impl_;
   torch::serialize::InputArchive archive;
+  io::check_archive(path);
   try {
     archive.load_from(path);
   } catch (const c10::Error& e) {
@@ -377,15 +379,21 @@ void Trainer::load_checkpoint(const std::string& path) {
     archive.read("param_" + std::to_string(i), loaded[i]);
     if (!loaded[i].sizes().equals(s.params[i].sizes()))
       throw std::runtime_error(path + ": parameter '" + state.parameters[i] + "' has another shape");
+    io::require_in_storage(loaded[i], path, state.parameters[i]);
     if (!sums.is_null() && sums.value("param_" + std::to_string(i), std::string()) != io::tensor_checksum(loaded[i]))
       throw std::runtime_error(path + ": parameter '" + state.parameters[i] + "' does not match its checksum: the checkpoint is corrupt");
   }
   torch::serialize::InputArchive optim;
   torch::Tensor optimizer_bytes;
   if (archive.try_read("optimizer_bytes", optimizer_bytes)) {
-    const std::string bytes(static_cast<const char*>(optimizer_bytes.data_ptr()), static_cast<std::size_t>(optimizer_bytes.numel()));
+    io::require_in_storage(optimizer_bytes, path, "optimizer_bytes");
+    if (optimizer_bytes.scalar_type() != torch::kUInt8 || optimizer_bytes.dim() != 1)
+      throw std::runtime_error(path + ": key 'optimizer_bytes' is not a byte tensor: the checkpoint is corrupt");
+    const std::string bytes(static_cast<const char*>(optimizer_bytes.contiguous().data_ptr()), static_cast<std::size_t>(optimizer_bytes.numel()));
     check("optimizer_bytes", io::crc32_hex(bytes));
-    optim.load_from(bytes.data(), bytes.size());
+    io::check_archive_bytes(bytes, path + ": optimizer_bytes");
+    std::istringstream in(bytes);
+    optim.load_from(in);
   } else {
     archive.read("optimizer", optim);  // a checkpoint from before attn 0.2
   }

@@ -1,5 +1,6 @@
 #pragma once
-/// LibTorch helpers: tensor checksums, and process settings for LibTorch work: the thread count for LibTorch's intra-op pool (it defaults to 1 on some machines).
+/// Process settings for LibTorch work: the thread count for LibTorch's intra-op pool (it defaults
+/// to 1 on some machines), and how freed memory is kept.
 namespace attn::io {
 
 /// Sets LibTorch's intra-op thread count; n <= 0 means one per hardware thread.
@@ -9,16 +10,5 @@ void set_torch_threads(int n);
 /// top padding) instead of returning each large tensor's pages to the kernel and getting them back
 /// zeroed on the next batch. For long-running work on batches of similar sizes (a server).
 void keep_freed_memory();
-
-}  // namespace attn::io
-
-#include <string>
-
-#include <torch/types.h>
-
-namespace attn::io {
-
-/// The checksum (io/checksum.h) of a tensor's values: its dtype and shape, then its bytes.
-std::string tensor_checksum(const torch::Tensor& t);
 
 }  // namespace attn::io

@@ -1,0 +1,75 @@
+#include "attn/io/tensors.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/torch.h>
+
+#include "attn/io/checksum.h"
+#include "attn/io/pickle_check.h"
+
+namespace attn::io {
+
+std::string tensor_checksum(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().cpu().contiguous();
+  std::string header = c10::toString(c.scalar_type());
+  for (const auto d : c.sizes()) header += ":" + std::to_string(d);
+  const std::uint32_t crc = crc32_update(0, header);
+  return checksum_hex(crc32_update(crc, std::string_view(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size())));
+}
+
+void require_in_storage(const torch::Tensor& t, const std::string& what, const std::string& name) {
+  if (!t.defined() || t.numel() == 0) return;
+  const auto bad = [&](const std::string& why) {
+    throw std::runtime_error(what + ": tensor '" + name + "' " + why + ": the file is corrupt");
+  };
+  if (!t.has_storage()) bad("has no storage");
+  if (t.storage_offset() < 0) bad("has a negative offset");
+  // The last element addressed: offset + sum((size - 1) * stride), with strides >= 0.
+  std::uint64_t last = static_cast<std::uint64_t>(t.storage_offset());
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.stride(d) < 0) bad("has a negative stride");
+    const auto step = static_cast<std::uint64_t>(t.size(d) - 1);
+    const auto stride = static_cast<std::uint64_t>(t.stride(d));
+    if (stride != 0 && step > (UINT64_MAX / 2 - last) / stride) bad("addresses more elements than exist");
+    last += step * stride;
+  }
+  const auto item = static_cast<std::uint64_t>(t.element_size());
+  if (last >= UINT64_MAX / item || (last + 1) * item > t.storage().nbytes())
+    bad("has shape " + c10::str(t.sizes()) + " but " + std::to_string(t.storage().nbytes()) + " bytes of data");
+}
+
+namespace {
+
+void check_pickles(caffe2::serialize::PyTorchStreamReader& reader, const std::string& what) {
+  for (const std::string& record : reader.getAllRecords()) {
+    // data.pkl, constants.pkl and the code's debug_pkl files (source ranges, read on load)
+    if (record.size() < 3 || record.compare(record.size() - 3, 3, "pkl") != 0) continue;
+    auto [data, size] = reader.getRecord(record);
+    check_pickle(std::string_view(static_cast<const char*>(data.get()), size), what + ": " + record);
+  }
+}
+
+template <typename Source>
+void check_archive_from(Source source, const std::string& what) {
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(source);
+    check_pickles(reader, what);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(what + ": not a LibTorch archive (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(what + ": not a LibTorch archive (a record claims more memory than there is)");
+  }
+}
+
+}  // namespace
+
+void check_archive(const std::string& path) { check_archive_from<const std::string&>(path, path); }
+
+void check_archive_bytes(const std::string& bytes, const std::string& what) {
+  std::istringstream in(bytes);  // LibTorch's stream reader checks every read against the size
+  check_archive_from<std::istream*>(&in, what);
+}
+
+}  // namespace attn::io

@@ -1,0 +1,61 @@
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+#include <torch/torch.h>
+
+#include "attn/io/atomic_file.h"
+#include "attn/io/prepared_data.h"
+#include "attn/io/prepared_data_reader.h"
+#include "attn/io/tensors.h"
+
+using namespace attn;
+
+TEST_CASE("require_in_storage: a shape that reaches past the tensor's data is refused, naming it", "[io][tensors]") {
+  CHECK_NOTHROW(io::require_in_storage(torch::zeros({3, 4}), "m.pt", "w"));
+  CHECK_NOTHROW(io::require_in_storage(torch::zeros({3, 4}).t(), "m.pt", "w"));
+  CHECK_NOTHROW(io::require_in_storage(torch::zeros({6}).narrow(0, 2, 4), "m.pt", "w"));
+  CHECK_NOTHROW(io::require_in_storage(torch::zeros({0, 5}), "m.pt", "empty"));
+  // What LibTorch's unpickler builds from a file whose shape was corrupted: metadata set unchecked.
+  torch::Tensor t = torch::zeros({4});
+  t.unsafeGetTensorImpl()->set_sizes_contiguous({3, 4});
+  CHECK_THROWS_WITH(io::require_in_storage(t, "m.pt", "embedding.weight"),
+                    "m.pt: tensor 'embedding.weight' has shape [3, 4] but 16 bytes of data: the file is corrupt");
+  t = torch::zeros({4});
+  t.unsafeGetTensorImpl()->set_storage_offset(2);
+  t.unsafeGetTensorImpl()->set_sizes_contiguous({3});
+  CHECK_THROWS_WITH(io::require_in_storage(t, "m.pt", "b"), Catch::Contains("tensor 'b' has shape [3]"));
+  t = torch::zeros({4});
+  const std::vector<std::int64_t> sizes = {2}, strides = {std::int64_t(1) << 62};
+  t.unsafeGetTensorImpl()->set_sizes_and_strides(c10::IntArrayRef(sizes), c10::IntArrayRef(strides));
+  CHECK_THROWS_WITH(io::require_in_storage(t, "m.pt", "c"), Catch::StartsWith("m.pt: tensor 'c' ") && Catch::EndsWith("the file is corrupt"));
+}
+
+TEST_CASE("fuzz finding: a data.pt whose zip directory points past the end is refused, not read past its end", "[io][tensors]") {
+  // libFuzzer (scripts/fuzz.sh) found that torch::pickle_load reads such a file out of bounds
+  // (AddressSanitizer: heap-buffer-overflow in the zip reader): data.pt is now read from the file.
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/data_pt-zip-directory-overrun.pt";
+  CHECK_THROWS_WITH(io::read_prepared(path), Catch::StartsWith(path + ": "));
+}
+
+TEST_CASE("check_archive: accepts what LibTorch and attn write, refuses a pickle with a length past its end", "[io][tensors]") {
+  const auto dir = std::filesystem::temp_directory_path() / "attn_tensors_test";
+  std::filesystem::create_directories(dir);
+  io::PreparedData d;
+  d.x = text::pad_sequences(std::vector<text::Sequence>{{1, 2}}, text::PadOptions{2});
+  d.ids = {"a"};
+  const std::string data_pt = (dir / "data.pt").string();
+  io::write_prepared(data_pt, d);
+  CHECK_NOTHROW(io::check_archive(data_pt));
+  // A string length inside data.pkl raised to 2^31 - 1: refused before anything is allocated.
+  std::string bytes = io::read_file(data_pt);
+  const std::string key = std::string("X\x06\x00\x00\x00" "format", 11);
+  const auto at = bytes.find(key);
+  REQUIRE(at != std::string::npos);
+  bytes.replace(at + 1, 4, std::string("\xff\xff\xff\x7f", 4));
+  const std::string bad = (dir / "bad.pt").string();
+  io::write_file_atomic(bad, bytes);
+  CHECK_THROWS_WITH(io::check_archive(bad), Catch::Contains(bad) && Catch::Contains("data.pkl: corrupt pickle at byte") &&
+                                                Catch::Contains("a length of 2147483647 bytes"));
+  CHECK_THROWS_WITH(io::read_prepared(bad), Catch::Contains("corrupt pickle"));
+  std::filesystem::remove_all(dir);
+}
