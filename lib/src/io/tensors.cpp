@@ -52,24 +52,26 @@ void check_pickles(caffe2::serialize::PyTorchStreamReader& reader, const std::st
 }
 
 template <typename Source>
-void check_archive_from(Source source, const std::string& what) {
+void check_archive_from(Source source, const std::string& what, const std::string& expected) {
   try {
     caffe2::serialize::PyTorchStreamReader reader(source);
     check_pickles(reader, what);
   } catch (const c10::Error& e) {
-    throw std::runtime_error(what + ": not a LibTorch archive (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
+    throw std::runtime_error(what + ": not " + expected + " (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   } catch (const std::bad_alloc&) {
-    throw std::runtime_error(what + ": not a LibTorch archive (a record claims more memory than there is)");
+    throw std::runtime_error(what + ": not " + expected + " (a record claims more memory than there is)");
   }
 }
 
 }  // namespace
 
-void check_archive(const std::string& path) { check_archive_from<const std::string&>(path, path); }
+void check_archive(const std::string& path, const std::string& expected) {
+  check_archive_from<const std::string&>(path, path, expected);
+}
 
-void check_archive_bytes(const std::string& bytes, const std::string& what) {
+void check_archive_bytes(const std::string& bytes, const std::string& what, const std::string& expected) {
   std::istringstream in(bytes);  // LibTorch's stream reader checks every read against the size
-  check_archive_from<std::istream*>(&in, what);
+  check_archive_from<std::istream*>(&in, what, expected);
 }
 
 }  // namespace attn::io

@@ -101,7 +101,7 @@ SavedModel load_model(const std::string& given) {
   m.path = std::filesystem::is_directory(given) ? (std::filesystem::path(given) / "model.pt").string() : given;
   const std::string& path = m.path;
   if (!std::filesystem::exists(path)) throw std::runtime_error(path + ": no such file (train a model first: attn train)");
-  io::check_archive(path);
+  io::check_archive(path, "a TorchScript model file");
   torch::jit::ExtraFilesMap extra;
   try {
     for (const std::string& name : extra_file_names(path)) extra[name] = "";

@@ -336,7 +336,7 @@ void Trainer::save_checkpoint(const std::string& path) const {
 void Trainer::load_checkpoint(const std::string& path) {
   Impl& s = *impl_;
   torch::serialize::InputArchive archive;
-  io::check_archive(path);
+  io::check_archive(path, "a checkpoint");
   try {
     archive.load_from(path);
   } catch (const c10::Error& e) {

@@ -18,9 +18,10 @@ void require_in_storage(const torch::Tensor& t, const std::string& what, const s
 /// Checks a LibTorch zip archive (model.pt, checkpoint.pt, data.pt) before LibTorch unpickles it:
 /// the zip directory is readable and every pickle in it (data, constants, debug info) is well
 /// formed (io/pickle_check.h).
-/// Throws std::runtime_error naming `path`.
-void check_archive(const std::string& path);
+/// Throws std::runtime_error "PATH: not EXPECTED (reason)", e.g. expected = "a TorchScript model file".
+void check_archive(const std::string& path, const std::string& expected = "a LibTorch archive");
 /// The same for an archive held in memory; errors name `what`.
-void check_archive_bytes(const std::string& bytes, const std::string& what);
+void check_archive_bytes(const std::string& bytes, const std::string& what,
+                         const std::string& expected = "a LibTorch archive");
 
 }  // namespace attn::io
