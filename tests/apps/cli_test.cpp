@@ -536,3 +536,35 @@ TEST_CASE("a write that fails midway (ulimit -f) keeps the previous files and sa
   CHECK(r.code == 1);
   CHECK_FALSE(fs::exists(d / "p" / "data.pt"));
 }
+
+TEST_CASE("SIGTERM during training is Ctrl-C: checkpoint, exit 130, and --resume ends as an uninterrupted run", "[cli][train]") {
+  const auto d = scratch("sigterm");
+  REQUIRE(attn("datagen toxic --rows 2000 --seed 9 --out " + (d / "t.csv").string()).code == 0);
+  const std::string train = "train --csv " + (d / "t.csv").string() + " --epochs 3 --batch-size 16 --set embed_dim=8 --set lstm_units=4 --threads 1 --out ";
+  REQUIRE(attn(train + (d / "whole").string()).code == 0);
+  // The same run, stopped by SIGTERM in its second epoch (after the first epoch's line).
+  const std::string log = (d / "log").string();
+  const std::string script = std::string(ATTN_BINARY) + " " + train + (d / "cut").string() + " > " + log + " 2>&1 & pid=$!; " +
+                             "until grep -q 'epoch 1/3' " + log + " || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; kill -TERM $pid; wait $pid; echo \"exit=$?\"";
+  FILE* p = popen(("bash " + write(d / "stop.sh", script)).c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  CHECK_THAT(out, Catch::Contains("exit=130"));
+  const std::string said = read_text(log);
+  CHECK_THAT(said, Catch::Contains("interrupted: checkpoint saved") && Catch::Contains("attn train --resume"));
+  CHECK(fs::exists(d / "cut" / "checkpoint.pt"));
+  const auto r = attn("train --resume " + (d / "cut").string());
+  CHECK(r.code == 0);
+  const auto last_line = [](const fs::path& metrics) {
+    std::ifstream in(metrics);
+    std::string line, last;
+    while (std::getline(in, line)) last = line;
+    auto j = nlohmann::json::parse(last);
+    j.erase("seconds"), j.erase("rows_per_second");  // the clock's
+    return j;
+  };
+  CHECK(last_line(d / "cut" / "metrics.jsonl") == last_line(d / "whole" / "metrics.jsonl"));
+}

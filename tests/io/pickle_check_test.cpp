@@ -16,6 +16,7 @@ TEST_CASE("check_pickle: what Python's pickle writes (protocols 0, 2, 4) passes"
     INFO("protocol " << protocol);
     CHECK_NOTHROW(io::check_pickle(python_pickle(protocol), "p.pkl"));
   }
+  CHECK_NOTHROW(io::check_pickle(io::read_file(std::string(ATTN_FIXTURES) + "/pickle/memo300.pkl"), "memo300.pkl"));
 }
 
 TEST_CASE("check_pickle: a length past the end, a cut, an unknown opcode or no STOP is refused where it is", "[io][pickle]") {
@@ -34,5 +35,8 @@ TEST_CASE("check_pickle: a length past the end, a cut, an unknown opcode or no S
   CHECK_THROWS_WITH(io::check_pickle(std::string("\x80\x02N", 3), "p"), "p: corrupt pickle at byte 3: no STOP opcode (truncated)");
   CHECK_THROWS_WITH(io::check_pickle("cbuiltins\nlen", "p"), "p: corrupt pickle at byte 0: a line without its newline");
   CHECK_THROWS_WITH(io::check_pickle(std::string("\x80", 1), "p"), "p: corrupt pickle at byte 0: truncated argument");
+  // LONG_BINPUT of index 2^30 (LibTorch would grow its memo table to 2^30 entries: 16 GB)
+  CHECK_THROWS_WITH(io::check_pickle(std::string("\x80\x02Nr\x00\x00\x00\x40.", 9), "p"),
+                    "p: corrupt pickle at byte 3: a memo index of 1073741824 in a pickle of 9 bytes");
   CHECK_THROWS_WITH(io::check_pickle("", "p"), "p: corrupt pickle at byte 0: no STOP opcode (truncated)");
 }

@@ -37,6 +37,12 @@ TEST_CASE("fuzz finding: a data.pt whose zip directory points past the end is re
   CHECK_THROWS_WITH(io::read_prepared(path), Catch::StartsWith(path + ": "));
 }
 
+TEST_CASE("fuzz finding: a data.pt whose pickle names a memo index of 2^31 is refused without allocating 31 GB", "[io][tensors]") {
+  // libFuzzer found it: LibTorch's unpickler resizes its memo table to any LONG_BINPUT index.
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/data_pt-memo-index-2e9.pt";
+  CHECK_THROWS_WITH(io::read_prepared(path), Catch::StartsWith(path + ": ") && Catch::Contains("a memo index of"));
+}
+
 TEST_CASE("check_archive: accepts what LibTorch and attn write, refuses a pickle with a length past its end", "[io][tensors]") {
   const auto dir = std::filesystem::temp_directory_path() / "attn_tensors_test";
   std::filesystem::create_directories(dir);

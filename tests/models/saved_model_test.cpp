@@ -102,3 +102,9 @@ TEST_CASE("fuzz finding: a model.pt whose pickle claims a 2.4 GB string is refus
   CHECK_THROWS_WITH(models::load_model(path), Catch::Contains(path) && Catch::Contains("corrupt pickle at byte") &&
                                                   Catch::Contains("a length of 2433"));
 }
+
+TEST_CASE("fuzz finding: a model.pt whose pickle names a huge memo index is refused without allocating it", "[models][saved]") {
+  // libFuzzer found it: LibTorch's unpickler grew its memo table to the index (11 GB).
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-memo-index.pt";
+  CHECK_THROWS_WITH(models::load_model(path), Catch::Contains(path) && Catch::Contains("a memo index of"));
+}

@@ -69,6 +69,12 @@ void check_pickle(std::string_view bytes, const std::string& what) {
         break;
       case Arg::kFixed:
         if (left < static_cast<std::size_t>(l.size)) fail(start, "truncated argument");
+        if (op == 'r') {  // LONG_BINPUT: LibTorch grows its memo table to the index, so bound it
+          std::uint64_t index = 0;
+          for (int i = 3; i >= 0; --i) index = (index << 8) | static_cast<unsigned char>(bytes[at + i]);
+          if (index >= bytes.size())
+            fail(start, "a memo index of " + std::to_string(index) + " in a pickle of " + std::to_string(bytes.size()) + " bytes");
+        }
         at += l.size;
         break;
       case Arg::kLine: skip_line(start); break;
