@@ -4,7 +4,8 @@ linearly (no quadratic path in the CSV reader, the tokenizer, explain's word ali
 
 Two series, each command a whole process (peak RSS from wait4):
   - one comment of 1.25, 2.5, 5 and 10 MB (the toxic sample's comments joined into one line):
-    prepare (a one-row CSV), tokenize (stdin), explain (stdin), evaluate (the one-row CSV);
+    prepare (a one-row CSV), tokenize (stdin), explain and explain --json (stdin: every one of the
+    comment's 1.8 million words is listed, dropped ones included), evaluate (the one-row CSV);
   - Jigsaw-profile CSVs of 125k, 250k, 500k and 1M rows (bench/gen_jigsaw_profile):
     prepare, tokenize --csv, evaluate.
 The model is a small bilstm-attention (embed 16, 8 LSTM units) trained for one epoch on data/: the
@@ -108,6 +109,7 @@ def main():
             ("prepare", [ATTN, "prepare", "--csv", one_row, "--out", os.path.join(work, f"p-{mb}")], None),
             ("tokenize", [ATTN, "tokenize", "--tokenizer", os.path.join(model, "tokenizer.json")], line),
             ("explain", [ATTN, "explain", "--model", model, "--threads", "1"], line),
+            ("explain --json", [ATTN, "explain", "--model", model, "--threads", "1", "--json"], line),
             ("evaluate", [ATTN, "evaluate", "--model", model, "--csv", one_row, "--threads", "1"], None),
         ])
         os.remove(line)

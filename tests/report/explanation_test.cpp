@@ -39,6 +39,16 @@ TEST_CASE("text explanations: JSON fields, one line per word, dropped words say 
   CHECK(report::to_svg({e}).empty());
 }
 
+TEST_CASE("to_json_line writes exactly to_json's document, words one at a time", "[report]") {
+  auto e = sample_text();
+  e.text = "quotes \" and \\ and \n and \xc3\xa9";
+  CHECK(report::to_json_line(e) == report::to_json(e).dump());
+  e.self_attention = {{{1.0f, 0.0f, 0.5f, 0.5f}}};  // the tail's optional key
+  e.words.clear();  // and no words at all
+  CHECK(report::to_json_line(e) == report::to_json(e).dump());
+  CHECK(nlohmann::ordered_json::parse(report::to_json_line(e)) == report::to_json(e));
+}
+
 TEST_CASE("feature explanations: bars per feature, one chart, of the mean for several rows", "[report]") {
   const report::FeatureExplanation a{{"x0", "x1"}, "label", {1.0f, -2.0f}, 0.75f, {0.2f, 0.8f}};
   const report::FeatureExplanation b{{"x0", "x1"}, "label", {0.0f, 0.0f}, 0.5f, {0.6f, 0.4f}};

@@ -26,24 +26,60 @@ bool counts(const WordWeight& w) { return w.status == "kept" || w.status == "oov
 
 // ---- Texts -----------------------------------------------------------------------------------
 
-nlohmann::ordered_json to_json(const TextExplanation& e) {
+namespace {
+
+// A text's JSON object in three parts, so that to_json_line can write the words one at a time:
+// {"text", "probabilities"}, then "words", then {"ids", "attention", "self_attention"}.
+nlohmann::ordered_json head_json(const TextExplanation& e) {
   nlohmann::ordered_json probs = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < e.label_names.size() && k < e.probabilities.size(); ++k) probs[e.label_names[k]] = e.probabilities[k];
+  nlohmann::ordered_json head;
+  head["text"] = e.text;
+  head["probabilities"] = std::move(probs);
+  return head;
+}
+
+nlohmann::ordered_json word_json(const WordWeight& w) {
+  nlohmann::ordered_json j = {{"word", w.word}, {"tokens", w.tokens}, {"weight", w.weight}, {"status", w.status}};
+  if (!w.reason.empty()) j["reason"] = w.reason;
+  return j;
+}
+
+nlohmann::ordered_json tail_json(const TextExplanation& e) {
+  nlohmann::ordered_json tail;
+  tail["ids"] = e.ids;
+  tail["attention"] = e.attention;
+  if (!e.self_attention.empty()) tail["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
+  return tail;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const TextExplanation& e) {
+  nlohmann::ordered_json out = head_json(e);
   nlohmann::ordered_json words = nlohmann::ordered_json::array();
-  for (const auto& w : e.words) {
-    nlohmann::ordered_json j = {{"word", w.word}, {"tokens", w.tokens}, {"weight", w.weight}, {"status", w.status}};
-    if (!w.reason.empty()) j["reason"] = w.reason;
-    words.push_back(j);
-  }
-  nlohmann::ordered_json out;
-  out["text"] = e.text;
-  out["probabilities"] = probs;
-  out["words"] = words;
-  out["ids"] = e.ids;
-  out["attention"] = e.attention;
-  if (!e.self_attention.empty()) out["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
+  for (const auto& w : e.words) words.push_back(word_json(w));
+  out["words"] = std::move(words);
+  nlohmann::ordered_json tail = tail_json(e);
+  for (auto& [key, value] : tail.items()) out[key] = std::move(value);
   return out;
 }
+
+std::string to_json_line(const TextExplanation& e) {
+  std::string s = head_json(e).dump();
+  s.pop_back();  // the head's closing brace
+  s += ",\"words\":[";
+  for (std::size_t i = 0; i < e.words.size(); ++i) {
+    if (i) s += ',';
+    s += word_json(e.words[i]).dump();
+  }
+  s += "],";
+  s += tail_json(e).dump().substr(1);  // without its opening brace
+  return s;
+}
+
+std::string to_json_line(const FeatureExplanation& e) { return to_json(e).dump(); }
+std::string to_json_line(const AlignmentExplanation& e) { return to_json(e).dump(); }
 
 std::string to_text(const TextExplanation& e) {
   std::string s = e.text + "\n ";

@@ -33,8 +33,10 @@ std::string explain(const ExplainRequest& r, const std::function<std::vector<std
   model->configure(r.options);
   const std::unique_ptr<Explanations> all = model->explain(model->read_inputs(r.arguments, r.options, stdin_lines));
   std::string out;
-  for (std::size_t i = 0; i < all->size(); ++i)
-    out += r.format == ExplainRequest::Format::kJson ? all->json(i).dump() + "\n" : all->text(i);
+  for (std::size_t i = 0; i < all->size(); ++i) {
+    out += r.format == ExplainRequest::Format::kJson ? all->json_line(i) : all->text(i);
+    if (r.format == ExplainRequest::Format::kJson) out += '\n';
+  }
   if (r.options.given("svg")) {
     const std::vector<std::string> pictures = all->svg();
     for (std::size_t i = 0; i < pictures.size(); ++i) io::write_file_atomic(numbered(r.options.text("svg"), i), pictures[i]);

@@ -447,23 +447,29 @@ void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const T
   if (maxlen > 0 && all > maxlen) (config.truncating == text::Side::kPre ? cut_front : cut_back) = all - maxlen;
   // Words: each chunk's tokens, which (with the default separators) are the text's tokens in order.
   const auto num_words = tok.options().num_words.value_or(0);
-  const std::vector<std::string> all_tokens = tok.tokenize(text);
+  // (Temporaries are moved, not copied: a 10 MB comment has 1.8 million words.)
+  std::vector<std::string> all_tokens = tok.tokenize(text);
   std::vector<std::vector<std::string>> per_chunk;
-  std::vector<std::string> chunks = chunks_of(text), joined;
+  std::vector<std::string> chunks = chunks_of(text);
+  per_chunk.reserve(chunks.size());
+  std::size_t joined = 0;  // the chunks' tokens so far, compared with the text's as they come
+  bool same = true;
   for (const std::string& c : chunks) {
     per_chunk.push_back(tok.tokenize(c));
-    joined.insert(joined.end(), per_chunk.back().begin(), per_chunk.back().end());
+    for (const std::string& t : per_chunk.back()) same = same && joined < all_tokens.size() && all_tokens[joined++] == t;
   }
-  if (joined != all_tokens) {  // other separators: one word per token
+  if (!same || joined != all_tokens.size()) {  // other separators: one word per token
     chunks = all_tokens;
     per_chunk.clear();
-    for (const std::string& t : all_tokens) per_chunk.push_back({t});
+    for (std::string& t : all_tokens) per_chunk.push_back({std::move(t)});
   }
+  all_tokens = {};
+  e.words.reserve(chunks.size());
   std::size_t next_id = 0;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     report::WordWeight w;
-    w.word = chunks[i];
-    w.tokens = per_chunk[i];
+    w.word = std::move(chunks[i]);
+    w.tokens = std::move(per_chunk[i]);
     if (w.tokens.empty()) {
       w.status = "filtered";
       w.reason = "only filtered characters";
