@@ -4,6 +4,9 @@
 # configs and --set, and the model-file loader. Seeds come from tests/fixtures and, when build/ holds
 # them, a prepared data set and the test runs' model.pt. The corpora grow in build-fuzz/corpus.
 #   scripts/fuzz.sh [SECONDS]     each target runs SECONDS (default 300; CI runs 30)
+#   FUZZ_SEED=N scripts/fuzz.sh   libFuzzer's random seed (default: a new one each run). CI fixes it,
+#                                 so a red CI is a regression it can reproduce, not a new roll of the
+#                                 dice; the long runs explore.
 # Prints executions and findings per target (also build-fuzz/summary.json); a crash fails the script
 # and leaves its input in build-fuzz/findings/.
 set -euo pipefail
@@ -50,7 +53,7 @@ for t in "${targets[@]}"; do
   case $t in data_pt|config|model_file) options=detect_leaks=0:detect_container_overflow=0:allocator_may_return_null=1 ;; esac
   set +e
   ASAN_OPTIONS=$options UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/${t}_fuzz" \
-    -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- \
+    -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- \
     "$corpus" "$seeds/$t" > "build-fuzz/$t.log" 2>&1
   code=$?
   set -e

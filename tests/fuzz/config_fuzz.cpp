@@ -2,6 +2,7 @@
 // fitted to data sizes, and config.json read as a run's; clean errors, never a crash.
 #include <string>
 
+#include "attn/io/json_like.h"
 #include "attn/models/registry.h"
 #include "attn/train/run.h"
 
@@ -26,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   try {
-    j.get<train::RunConfig>();
-    train::validate(j.at("training").get<train::TrainOptions>());
+    io::get_like<train::RunConfig>(j);  // as --resume reads config.json
+    train::validate(io::get_like<train::TrainOptions>(j.at("training")));
   } catch (const std::exception&) {
   }
   return 0;

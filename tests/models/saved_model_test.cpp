@@ -62,6 +62,17 @@ bool flip_bit_of(const std::string& path, const std::string& needle, std::size_t
   std::ofstream(path, std::ios::binary) << bytes;
   return true;
 }
+/// Flips one bit in the middle of the bytes of the archive's record `name` (found by its local header).
+bool flip_record_bit(const std::string& path, const std::string& name) {
+  std::string bytes = io::read_file(path);
+  const std::size_t at = bytes.find(name);
+  if (at == std::string::npos || at < 30) return false;
+  const auto u16 = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]) | static_cast<unsigned char>(bytes[i + 1]) << 8; };
+  const std::size_t size = u16(at - 12), data = at + u16(at - 4) + u16(at - 2);  // compressed size, name and extra lengths
+  bytes[data + size / 2] = static_cast<char>(bytes[data + size / 2] ^ 0x10);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return true;
+}
 }  // namespace
 
 TEST_CASE("checksums: one flipped bit in a tensor or an embedded file of model.pt is refused, naming it", "[models][saved]") {
@@ -83,6 +94,12 @@ TEST_CASE("checksums: one flipped bit in a tensor or an embedded file of model.p
   std::filesystem::copy_file(good, edited);
   REQUIRE(flip_bit_of(edited, "some notes", 2));
   CHECK_THROWS_WITH(models::load_model(edited), Catch::Contains("embedded file 'notes.txt' does not match its checksum"));
+  // The TorchScript code and pickles, which LibTorch parses before any checksum of attn's could be
+  // read: their ZIP CRC-32 is checked first (a flipped bit in the code crashed LibTorch's parser).
+  const std::string code = (dir / "code.pt").string();
+  std::filesystem::copy_file(good, code);
+  REQUIRE(flip_record_bit(code, "archive/code/attn.py"));  // deflated by LibTorch
+  CHECK_THROWS_WITH(models::load_model(code), Catch::StartsWith(code + ": record '") && Catch::Contains(".py' does not match its CRC-32: the file is corrupt"));
   // A file from before checksums: it loads, with a warning that says so.
   const std::string old = (dir / "old.pt").string();
   m.save(old, torch::jit::ExtraFilesMap{{"config.json", config.dump()}});
@@ -107,4 +124,10 @@ TEST_CASE("fuzz finding: a model.pt whose pickle names a huge memo index is refu
   // libFuzzer found it: LibTorch's unpickler grew its memo table to the index (11 GB).
   const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-memo-index.pt";
   CHECK_THROWS_WITH(models::load_model(path), Catch::Contains(path) && Catch::Contains("a memo index of"));
+}
+
+TEST_CASE("fuzz finding: a model.pt with flipped bits in its code and pickles is refused before LibTorch parses them", "[models][saved]") {
+  // libFuzzer found it: LibTorch's TorchScript type parser crashed (SEGV) on the mutated code.
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-code-bit-flip.pt";
+  CHECK_THROWS_WITH(models::load_model(path), Catch::Contains(path) && Catch::Contains("does not match its CRC-32"));
 }

@@ -75,6 +75,9 @@ TEST_CASE("bad settings are std::invalid_argument before any file is written", "
   r.training["lr"] = 0.0;
   CHECK_THROWS_WITH(train::TrainingRun::start(r), Catch::Contains("--lr must be > 0"));
   r = request("feature-attention", (dir / "x").string(), csv);
+  r.training["batch_size"] = 1e30;
+  CHECK_THROWS_WITH(train::TrainingRun::start(r), Catch::Contains("\"batch_size\" must be an integer, got 1e+30"));
+  r = request("feature-attention", (dir / "x").string(), csv);
   r.model_overrides = {{"hidden", {0}}};
   CHECK_THROWS_AS(train::TrainingRun::start(r), std::invalid_argument);
   r = request("feature-attention", (dir / "x").string(), csv);
@@ -106,6 +109,11 @@ TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data f
   CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("data.rows was 60") && Catch::Contains("changed since"));
   io::write_file_atomic((dir / "run" / "config.json").string(), "{\"model\": 3}");
   CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("config.json: not a run configuration"));
+  // A number of the wrong kind is refused by name, never converted (1e49 into an int is undefined
+  // behaviour; the config fuzzer found it).
+  io::write_file_atomic((dir / "run" / "config.json").string(), R"({"model": "feature-attention", "training": {"epochs": 1e49}})");
+  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()),
+                    Catch::Contains("config.json: not a run configuration") && Catch::Contains("\"training.epochs\" must be an integer, got 1e+49"));
   fs::remove_all(dir);
 }
 

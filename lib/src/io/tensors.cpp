@@ -1,5 +1,7 @@
 #include "attn/io/tensors.h"
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -8,6 +10,7 @@
 
 #include "attn/io/checksum.h"
 #include "attn/io/pickle_check.h"
+#include "attn/io/zip_records.h"
 
 namespace attn::io {
 
@@ -63,15 +66,39 @@ void check_archive_from(Source source, const std::string& what, const std::strin
   }
 }
 
+/// Records whose bytes only LibTorch's parsers vouch for: the code, the pickles, the version.
+/// Tensor data (data/N) and extra files are covered by attn's own checksums, which name the
+/// tensor or file (models/saved_model.h).
+bool parsed_record(const std::string& name) {
+  const std::string rest = name.substr(name.find('/') + 1);
+  return rest.rfind("data/", 0) != 0 && rest.rfind("extra/", 0) != 0;
+}
+
 }  // namespace
 
 void check_archive(const std::string& path, const std::string& expected) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!in || ec) throw std::runtime_error(path + ": cannot open");
+  const ReadAt read = [&](std::uint64_t offset, char* out, std::size_t n) -> std::size_t {
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(out, static_cast<std::streamsize>(n));
+    return static_cast<std::size_t>(in.gcount());
+  };
   check_archive_from<const std::string&>(path, path, expected);
+  check_zip_records(read, size, path, parsed_record);
 }
 
 void check_archive_bytes(const std::string& bytes, const std::string& what, const std::string& expected) {
+  const ReadAt read = [&](std::uint64_t offset, char* out, std::size_t n) -> std::size_t {
+    if (offset >= bytes.size()) return 0;
+    return bytes.copy(out, n, static_cast<std::size_t>(offset));
+  };
   std::istringstream in(bytes);  // LibTorch's stream reader checks every read against the size
   check_archive_from<std::istream*>(&in, what, expected);
+  check_zip_records(read, bytes.size(), what, parsed_record);
 }
 
 }  // namespace attn::io

@@ -10,6 +10,7 @@
 
 #include "attn/data/embeddings.h"
 #include "attn/io/atomic_file.h"
+#include "attn/io/json_like.h"
 #include "attn/io/threads.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
@@ -34,11 +35,9 @@ TrainOptions effective_options(const models::TrainingDefaults& d, const nlohmann
     j[key] = value;
   }
   try {
-    o = j.get<TrainOptions>();
-  } catch (const nlohmann::json::exception&) {
-    std::string given;
-    for (const auto& [key, value] : overrides.items()) given += " " + key + "=" + value.dump();
-    throw std::invalid_argument("a training setting has a value of the wrong kind:" + given);
+    o = io::get_like<TrainOptions>(j);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("training setting ") + e.what());
   }
   validate(o);
   return o;
@@ -106,6 +105,7 @@ struct TrainingRun::Impl {
   /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
   void open_trainer(bool new_run) {
     io::set_torch_threads(config.training.threads);
+    io::keep_freed_memory();  // step after step of similar tensors: keep their pages (issue 13: -19% per epoch)
     const models::ModelEntry& entry = models::find_model(config.model);
     torch::manual_seed(config.training.seed);  // the initial weights
     torch::jit::Module model = entry.build(models::resolve_config(entry, config.model_config));
@@ -155,8 +155,8 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, const nlohmann::json
   s->dir = run_dir;
   const std::string cfg = s->path("config.json");
   try {
-    s->config = nlohmann::json::parse(io::read_file(cfg)).get<RunConfig>();
-  } catch (const nlohmann::json::exception& e) {
+    s->config = io::get_like<RunConfig>(nlohmann::json::parse(io::read_file(cfg)));
+  } catch (const std::exception& e) {
     throw std::runtime_error(cfg + ": not a run configuration (" + e.what() + ")");
   }
   if (s->config.model.empty()) throw std::runtime_error(cfg + ": not a run configuration (no \"model\")");

@@ -10,6 +10,7 @@
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/checksum.h"
+#include "attn/io/json_like.h"
 #include "attn/io/tensors.h"
 #include "attn/io/threads.h"
 
@@ -367,8 +368,8 @@ void Trainer::load_checkpoint(const std::string& path) {
     if (loaded.contains("best") && loaded["best"].is_null()) loaded.erase("best");
     nlohmann::json merged = nlohmann::json(state);
     merged.update(loaded);
-    state = merged.get<CheckpointState>();
-  } catch (const nlohmann::json::exception& e) {
+    state = io::get_like<CheckpointState>(merged);
+  } catch (const std::exception& e) {
     throw std::runtime_error(path + ": key 'state': " + e.what());
   }
   if (state.parameters != s.state.parameters)

@@ -16,8 +16,9 @@ std::string tensor_checksum(const torch::Tensor& t);
 void require_in_storage(const torch::Tensor& t, const std::string& what, const std::string& name);
 
 /// Checks a LibTorch zip archive (model.pt, checkpoint.pt, data.pt) before LibTorch unpickles it:
-/// the zip directory is readable and every pickle in it (data, constants, debug info) is well
-/// formed (io/pickle_check.h).
+/// the zip directory is readable, the records LibTorch parses (code, pickles, version) match their
+/// CRC-32 (io/zip_records.h), and every pickle in it (data, constants, debug info) is well formed
+/// (io/pickle_check.h).
 /// Throws std::runtime_error "PATH: not EXPECTED (reason)", e.g. expected = "a TorchScript model file".
 void check_archive(const std::string& path, const std::string& expected = "a LibTorch archive");
 /// The same for an archive held in memory; errors name `what`.

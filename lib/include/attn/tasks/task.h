@@ -34,6 +34,7 @@
 #include <torch/script.h>
 
 #include "attn/data/inputs.h"
+#include "attn/io/json_like.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/report/explanation.h"
@@ -229,7 +230,7 @@ void check_texts(const std::vector<Input>& inputs);
 template <class Config>
 Config parse_data_config(const nlohmann::json& data, const std::string& what) {
   try {
-    return data.get<Config>();
+    return io::get_like<Config>(data);
   } catch (const std::exception& e) {
     throw std::runtime_error(what + ": config.json's \"data\": " + e.what());
   }

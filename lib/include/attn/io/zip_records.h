@@ -1,0 +1,24 @@
+#pragma once
+/// The CRC-32 that a ZIP archive (LibTorch's .pt files are ZIP archives: tensors stored, the
+/// TorchScript code deflated) records for each of its files. LibTorch's reader is built without checking them, so a
+/// flipped bit in a model's TorchScript code or pickles would reach its parsers; attn checks
+/// them first.
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace attn::io {
+
+/// Random access to an archive's bytes: reads up to `n` bytes at `offset` into `out`, returns
+/// how many it read (fewer only at the end).
+using ReadAt = std::function<std::size_t(std::uint64_t offset, char* out, std::size_t n)>;
+
+/// Verifies the CRC-32 of every record (stored or deflated; other methods are skipped: LibTorch
+/// writes none) of the ZIP archive of `size` bytes for which `wanted(name)` is true. Throws
+/// std::runtime_error "WHAT: record 'NAME' ..." for a mismatch or a directory entry that points
+/// outside the archive, "WHAT: not a ZIP archive ..." when the directory cannot be found. Handles
+/// ZIP64 (archives over 4 GiB).
+void check_zip_records(const ReadAt& read, std::uint64_t size, const std::string& what,
+                       const std::function<bool(const std::string& name)>& wanted);
+
+}  // namespace attn::io

@@ -1,0 +1,153 @@
+// ZIP's layout (PKWARE's APPNOTE.TXT): the end-of-central-directory record (EOCD) at the end of the
+// file locates the central directory, one entry per record with its CRC-32, sizes and the offset of
+// its local header, after which the record's bytes follow. ZIP64 moves sizes and offsets that do
+// not fit 32 bits into a ZIP64 EOCD and per-entry "extra" fields.
+#include "attn/io/zip_records.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include <zlib.h>
+
+#include "attn/io/checksum.h"
+
+namespace attn::io {
+
+namespace {
+
+constexpr std::uint32_t kEocd = 0x06054b50, kZip64Locator = 0x07064b50, kZip64Eocd = 0x06064b50, kCentral = 0x02014b50,
+                        kLocal = 0x04034b50;
+constexpr std::uint32_t kNone32 = 0xFFFFFFFF;
+
+std::uint64_t le(const char* p, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+struct Reader {
+  const ReadAt& read;
+  std::uint64_t size;
+  const std::string& what;
+
+  [[noreturn]] void fail(const std::string& why) const { throw std::runtime_error(what + ": " + why); }
+
+  std::string bytes(std::uint64_t offset, std::uint64_t n, const std::string& context) const {
+    if (offset > size || n > size - offset) fail(context + " lies outside the file: the file is truncated or corrupt");
+    std::string out(n, '\0');
+    if (read(offset, out.data(), n) != n) fail(context + ": cannot read");
+    return out;
+  }
+};
+
+}  // namespace
+
+void check_zip_records(const ReadAt& read, std::uint64_t size, const std::string& what,
+                       const std::function<bool(const std::string& name)>& wanted) {
+  const Reader r{read, size, what};
+  // The EOCD: 22 bytes plus a comment of up to 65535, so within the file's last 65557 bytes.
+  const std::uint64_t tail_size = std::min<std::uint64_t>(size, 22 + 65535);
+  const std::string tail = r.bytes(size - tail_size, tail_size, "the end of the file");
+  std::uint64_t eocd = std::string::npos;
+  for (std::uint64_t i = tail_size >= 22 ? tail_size - 22 + 1 : 0; i-- > 0;)
+    if (le(tail.data() + i, 4) == kEocd) {
+      eocd = i;
+      break;
+    }
+  if (eocd == std::string::npos) r.fail("not a ZIP archive (no end-of-central-directory record)");
+  const char* e = tail.data() + eocd;
+  std::uint64_t entries = le(e + 10, 2), directory_size = le(e + 12, 4), directory = le(e + 16, 4);
+  if (entries == 0xFFFF || directory_size == kNone32 || directory == kNone32) {
+    const std::uint64_t at = size - tail_size + eocd;
+    if (at < 20) r.fail("not a ZIP archive (no ZIP64 locator)");
+    const std::string locator = r.bytes(at - 20, 20, "the ZIP64 locator");
+    if (le(locator.data(), 4) != kZip64Locator) r.fail("not a ZIP archive (no ZIP64 locator)");
+    const std::string z = r.bytes(le(locator.data() + 8, 8), 56, "the ZIP64 end of central directory");
+    if (le(z.data(), 4) != kZip64Eocd) r.fail("not a ZIP archive (bad ZIP64 end of central directory)");
+    entries = le(z.data() + 32, 8);
+    directory_size = le(z.data() + 40, 8);
+    directory = le(z.data() + 48, 8);
+  }
+  const std::string dir = r.bytes(directory, directory_size, "the central directory");
+  std::vector<char> buffer(1 << 20);
+  std::uint64_t pos = 0;
+  for (std::uint64_t i = 0; i < entries; ++i) {
+    if (pos + 46 > dir.size() || le(dir.data() + pos, 4) != kCentral) r.fail("central directory entry " + std::to_string(i) + " is corrupt");
+    const char* c = dir.data() + pos;
+    const auto method = le(c + 10, 2);
+    const auto crc = static_cast<std::uint32_t>(le(c + 16, 4));
+    std::uint64_t stored_size = le(c + 20, 4), plain_size = le(c + 24, 4), local = le(c + 42, 4);
+    const std::uint64_t name_length = le(c + 28, 2), extra_length = le(c + 30, 2), comment_length = le(c + 32, 2);
+    if (pos + 46 + name_length + extra_length + comment_length > dir.size()) r.fail("central directory entry " + std::to_string(i) + " is corrupt");
+    const std::string name(c + 46, name_length);
+    // ZIP64: the 64-bit values of the fields set to 0xFFFFFFFF, in this order.
+    for (std::uint64_t x = 46 + name_length; x + 4 <= 46 + name_length + extra_length;) {
+      const std::uint64_t id = le(c + x, 2), length = le(c + x + 2, 2);
+      if (x + 4 + length > 46 + name_length + extra_length) break;
+      if (id == 1) {
+        std::uint64_t f = x + 4;
+        for (std::uint64_t* field : {&plain_size, &stored_size, &local}) {
+          if (*field != kNone32) continue;
+          if (f + 8 > x + 4 + length) r.fail("record '" + name + "': corrupt ZIP64 sizes");
+          *field = le(c + f, 8);
+          f += 8;
+        }
+      }
+      x += 4 + length;
+    }
+    pos += 46 + name_length + extra_length + comment_length;
+    if ((method != 0 && method != 8) || !wanted(name)) continue;
+    if (method == 0 && stored_size != plain_size) r.fail("record '" + name + "': corrupt sizes");
+    const std::string header = r.bytes(local, 30, "record '" + name + "'");
+    if (le(header.data(), 4) != kLocal) r.fail("record '" + name + "' has no local header: the file is corrupt");
+    std::uint64_t at = local + 30 + le(header.data() + 26, 2) + le(header.data() + 28, 2);
+    if (at > size || stored_size > size - at) r.fail("record '" + name + "' lies outside the file: the file is truncated or corrupt");
+    const std::string corrupt = "record '" + name + "' does not match its CRC-32: the file is corrupt";
+    std::uint32_t sum = 0;
+    if (method == 0) {
+      for (std::uint64_t left = stored_size; left > 0;) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, buffer.size()));
+        if (read(at, buffer.data(), n) != n) r.fail("record '" + name + "': cannot read");
+        sum = crc32_update(sum, std::string_view(buffer.data(), n));
+        at += n;
+        left -= n;
+      }
+    } else {  // deflated (LibTorch compresses the code): inflate, never past the size the entry states
+      z_stream z{};
+      if (inflateInit2(&z, -MAX_WBITS) != Z_OK) r.fail("record '" + name + "': cannot start zlib");
+      std::vector<char> out(1 << 16);
+      std::uint64_t left = stored_size, produced = 0;
+      int status = Z_OK;
+      while (status != Z_STREAM_END) {
+        if (z.avail_in == 0 && left > 0) {
+          const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, buffer.size()));
+          if (read(at, buffer.data(), n) != n) {
+            inflateEnd(&z);
+            r.fail("record '" + name + "': cannot read");
+          }
+          z.next_in = reinterpret_cast<Bytef*>(buffer.data());
+          z.avail_in = static_cast<uInt>(n);
+          at += n;
+          left -= n;
+        }
+        z.next_out = reinterpret_cast<Bytef*>(out.data());
+        z.avail_out = static_cast<uInt>(out.size());
+        status = inflate(&z, Z_NO_FLUSH);
+        const std::size_t n = out.size() - z.avail_out;
+        produced += n;
+        sum = crc32_update(sum, std::string_view(out.data(), n));
+        if ((status != Z_OK && status != Z_STREAM_END) || produced > plain_size || (status == Z_OK && n == 0 && z.avail_in == 0 && left == 0)) {
+          inflateEnd(&z);
+          r.fail(corrupt);
+        }
+      }
+      inflateEnd(&z);
+      if (produced != plain_size) r.fail(corrupt);
+    }
+    if (sum != crc) r.fail(corrupt);
+  }
+}
+
+}  // namespace attn::io
