@@ -105,7 +105,7 @@ struct TrainingRun::Impl {
   /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
   void open_trainer(bool new_run) {
     io::set_torch_threads(config.training.threads);
-    io::keep_freed_memory();  // step after step of similar tensors: keep their pages (issue 13: -19% per epoch)
+    io::keep_freed_memory();  // step after step of similar tensors: keep their pages (bench/results/train_ab.json)
     const models::ModelEntry& entry = models::find_model(config.model);
     torch::manual_seed(config.training.seed);  // the initial weights
     torch::jit::Module model = entry.build(models::resolve_config(entry, config.model_config));
