@@ -12,6 +12,7 @@ packages=(
   g++ cmake ninja-build ccache
   libtorch-dev libopenblas0-openmp   # LibTorch 1.13; without OpenBLAS it falls back to a 15x slower BLAS
   libcxxopts-dev nlohmann-json3-dev libicu-dev zlib1g-dev
+  libgloo-dev                        # the headers of c10d's Gloo process group (data-parallel training)
 )
 if [ "$mode" != main ]; then
   packages+=(pkg-config libcpp-httplib-dev)   # attn serve's HTTP library

@@ -1,6 +1,7 @@
 #include "app.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -73,12 +74,15 @@ data::Inputs inputs_of(const cxxopts::ParseResult& r, const std::vector<data::In
 
 void add_threads_option(cxxopts::Options& options) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  options.add_options("Compute")("threads", "Threads to use (defaults to the number of cores)",
+  options.add_options("Compute")("threads", "Threads to use (defaults to the number of cores, shared by a machine's data-parallel workers)",
                                  cxxopts::value<int>()->default_value(std::to_string(cores)));
 }
 
 int threads_option(const cxxopts::ParseResult& r) {
-  const int n = r["threads"].as<int>();
+  int n = r["threads"].as<int>();
+  // A worker of a data-parallel run (torchrun, attn train --nproc): the cores shared by this machine's workers.
+  const char* local_workers = std::getenv("LOCAL_WORLD_SIZE");
+  if (!r.count("threads") && local_workers && std::atoi(local_workers) > 1) n = std::max(1, n / std::atoi(local_workers));
   if (n < 1) throw UsageError("--threads must be >= 1, got " + std::to_string(n));
   return n;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <stdlib.h>
 #include <unordered_set>
 
 #include <torch/torch.h>
@@ -96,6 +97,26 @@ nlohmann::ordered_json planned_config(const TrainRequest& r) {
 struct TrainingRun::Impl {
   std::string dir;
   RunConfig config;
+  Workers* workers = nullptr;
+  bool writes = true;   // rank 0 (or the only process) writes the run directory
+  std::string scratch;  // the other workers' private directory for what reading the data writes
+
+  ~Impl() {
+    std::error_code ignored;
+    if (!scratch.empty()) fs::remove_all(scratch, ignored);
+  }
+
+  /// Joins `w` (may be null): workers after rank 0 write nothing to the run directory.
+  void join(Workers* w) {
+    workers = w;
+    writes = !w || w->rank() == 0;
+    if (writes) return;
+    std::string pattern = (fs::temp_directory_path() / "attn-worker-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error(pattern + ": cannot create a directory for worker " + std::to_string(w->rank()));
+    scratch = pattern;
+  }
+  /// Where reading the data may write (RUN_DIR, or a worker's scratch directory).
+  const std::string& data_dir() const { return writes ? dir : scratch; }
   std::unique_ptr<tasks::Dataset> data, validation;
   std::unique_ptr<Trainer> trainer;
   nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
@@ -112,7 +133,7 @@ struct TrainingRun::Impl {
     const TrainOptions& t = config.training;
     if (new_run && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
     if (t.freeze_embeddings) model.attr(entry.word_embedding).toTensor().set_requires_grad(false);
-    trainer = std::make_unique<Trainer>(model, *data, validation.get(), t);
+    trainer = std::make_unique<Trainer>(model, *data, validation.get(), t, workers);
   }
 };
 
@@ -126,33 +147,41 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   planned_config(r);  // every setting checked before any work
   data::require_declared(r.data, task.inputs(tasks::Command::kTrain), describe_model(entry));
   if (r.out_dir.empty()) throw std::invalid_argument("--out is required");
-  if (fs::exists(fs::path(r.out_dir) / "config.json"))
-    throw std::runtime_error(r.out_dir + ": already holds a run (config.json); continue it with --resume, or choose another --out");
+  // torchrun restarted the group after a failure: the same command line continues the run.
+  if (r.workers && r.workers->place().restart_count > 0 && fs::exists(fs::path(r.out_dir) / "checkpoint.pt"))
+    return resume(r.out_dir, nlohmann::json::object(), r.workers);
   auto s = std::make_unique<Impl>();
   s->dir = r.out_dir;
+  s->join(r.workers);
+  const bool restarted = r.workers && r.workers->place().restart_count > 0;  // before its first checkpoint
+  if (s->writes && !restarted && fs::exists(fs::path(r.out_dir) / "config.json"))
+    throw std::runtime_error(r.out_dir + ": already holds a run (config.json); continue it with --resume, or choose another --out");
   s->config.model = entry.name;
   s->config.task = task.name();
   s->config.training = effective_options(entry.training, r.training);
   io::set_torch_threads(s->config.training.threads);
-  io::ensure_directory(r.out_dir);
+  if (s->writes) io::ensure_directory(r.out_dir);
   const int threads = s->config.training.threads;
-  s->data = task.open(r.data, r.out_dir, threads);
-  if (r.data.given("val-csv")) s->validation = task.open_validation(r.data.text("val-csv"), *s->data, r.out_dir, threads);
+  s->data = task.open(r.data, s->data_dir(), threads);
+  if (r.data.given("val-csv")) s->validation = task.open_validation(r.data.text("val-csv"), *s->data, s->data_dir(), threads);
   // The model's sizes follow the data (vocabularies, labels, features, lengths) unless set explicitly.
   s->config.model_config = models::fit_config(entry, r.model_overrides, s->data->sizes());
   s->config.data = s->data->data_config();
   if (s->validation) s->config.validation = s->validation->data_config();
   s->open_trainer(/*new_run=*/true);
-  io::write_file_atomic(s->path("config.json"), nlohmann::json(s->config).dump(2) + "\n");
-  for (const auto& [name, content] : s->data->files()) io::write_file_atomic(s->path(name.c_str()), content);
+  if (s->writes) {
+    io::write_file_atomic(s->path("config.json"), nlohmann::json(s->config).dump(2) + "\n");
+    for (const auto& [name, content] : s->data->files()) io::write_file_atomic(s->path(name.c_str()), content);
+  }
   return TrainingRun(std::move(s));
 }
 
-TrainingRun TrainingRun::resume(const std::string& run_dir, const nlohmann::json& training) {
+TrainingRun TrainingRun::resume(const std::string& run_dir, const nlohmann::json& training, Workers* workers) {
   for (const auto& [key, value] : training.items())
     if (key != "epochs") throw std::invalid_argument("--resume continues with the run's own settings; only --epochs may change");
   auto s = std::make_unique<Impl>();
   s->dir = run_dir;
+  s->join(workers);
   const std::string cfg = s->path("config.json");
   try {
     s->config = io::get_like<RunConfig>(nlohmann::json::parse(io::read_file(cfg)));
@@ -190,7 +219,7 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, const nlohmann::json
     while (!s->metrics.empty() && s->metrics.back().at("epoch").get<int>() > s->trainer->epochs_done())
       s->metrics.erase(s->metrics.size() - 1);
   }
-  io::write_file_atomic(cfg, nlohmann::json(s->config).dump(2) + "\n");
+  if (s->writes) io::write_file_atomic(cfg, nlohmann::json(s->config).dump(2) + "\n");
   return TrainingRun(std::move(s));
 }
 
@@ -224,16 +253,18 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
   Impl& s = *impl_;
   const bool keep_best = s.config.training.early_stopping_patience > 0;
   const bool finished = s.trainer->run(stop, on_progress, [&](const EpochRecord& rec) {
-    s.metrics.push_back(to_json(rec));
-    std::string lines;
-    for (const auto& m : s.metrics) lines += m.dump() + "\n";
-    s.trainer->save_checkpoint(s.path("checkpoint.pt"));  // always the last epoch: --resume continues from it
-    io::write_file_atomic(s.path("metrics.jsonl"), lines);
-    // model.pt: the last epoch, or with early stopping the best one by --monitor.
-    if (!keep_best || rec.best) models::save_model(s.path("model.pt"), s.trainer->model(), nlohmann::json(s.config), s.data->files());
+    if (s.writes) {
+      s.metrics.push_back(to_json(rec));
+      std::string lines;
+      for (const auto& m : s.metrics) lines += m.dump() + "\n";
+      s.trainer->save_checkpoint(s.path("checkpoint.pt"));  // always the last epoch: --resume continues from it
+      io::write_file_atomic(s.path("metrics.jsonl"), lines);
+      // model.pt: the last epoch, or with early stopping the best one by --monitor.
+      if (!keep_best || rec.best) models::save_model(s.path("model.pt"), s.trainer->model(), nlohmann::json(s.config), s.data->files());
+    }
     if (on_epoch) on_epoch(rec);
   });
-  if (!finished) s.trainer->save_checkpoint(s.path("checkpoint.pt"));
+  if (!finished && s.writes) s.trainer->save_checkpoint(s.path("checkpoint.pt"));
   return finished;
 }
 

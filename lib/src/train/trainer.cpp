@@ -146,9 +146,12 @@ struct Trainer::Impl {
   torch::Tensor pos_weight;
   std::int64_t steps_per_epoch = 0;
   CheckpointState state;  // the position: the next batch of epoch state.epoch (0-based), with the running sums
+  Workers* workers = nullptr;  // data-parallel workers (distributed.h), or none
+  int rank = 0, world = 1;
 
-  Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o)
-      : model(std::move(m)), data(d), validation_data(v ? *v : d), options(o) {
+  Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, Workers* w)
+      : model(std::move(m)), data(d), validation_data(v ? *v : d), options(o), workers(w),
+        rank(w ? w->rank() : 0), world(w ? w->size() : 1) {
     train::validate(o);
     for (const auto& p : model.named_parameters(true)) {
       params.push_back(p.value);
@@ -173,6 +176,83 @@ struct Trainer::Impl {
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
     state.best = lower_is_better(o.monitor) ? INFINITY : -INFINITY;
     state.plateau_lr = o.lr;
+    if (world > 1) join();
+  }
+
+  /// Every worker must read the same data and start from rank 0's weights.
+  void join() {
+    torch::NoGradGuard no_grad;
+    const auto facts = [&] {
+      return torch::tensor({static_cast<double>(data.rows()), static_cast<double>(val_rows.size()), static_cast<double>(steps_per_epoch),
+                            static_cast<double>(params.size())}, torch::kFloat64);
+    };
+    torch::Tensor first = facts();
+    workers->broadcast(first);
+    if (!first.equal(facts()))
+      throw std::runtime_error("worker " + std::to_string(rank) + ": its data (" + std::to_string(data.rows()) + " rows, " +
+                               std::to_string(steps_per_epoch) + " batches an epoch) differ from rank 0's (" +
+                               std::to_string(first[0].item<std::int64_t>()) + " rows, " + std::to_string(first[2].item<std::int64_t>()) +
+                               "): every worker must read the same data and settings");
+    for (torch::Tensor& p : params) workers->broadcast(p);
+  }
+
+  struct StepTotals {
+    double loss_sum = 0, acc_sum = 0;  // over the batch's rows
+    std::int64_t tokens = 0;
+    bool stop = false;  // some worker was asked to stop
+  };
+
+  /// One optimizer step on batch `rows`. With several workers each computes its share's loss,
+  /// weighted by the share's fraction of the batch, and the gradients are summed: the step is the
+  /// one a single process takes on the whole batch.
+  StepTotals step(const std::vector<std::int64_t>& rows, tasks::Width width, bool stop_requested) {
+    StepTotals t;
+    optimizer->zero_grad();
+    const auto [begin, end] = share_of(rows.size(), rank, world);
+    if (end > begin) {
+      const std::vector<std::int64_t> mine(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end));
+      const tasks::Batch batch = data.batch(mine, width);
+      const tasks::Loss loss = data.loss(model, batch, pos_weight);
+      const auto n = static_cast<double>(mine.size());
+      if (world == 1) {
+        loss.value.backward();
+      } else {
+        (loss.value * (n / static_cast<double>(rows.size()))).backward();
+      }
+      t.loss_sum = loss.value.item<double>() * n;
+      t.acc_sum = loss.accuracy * n;
+      t.tokens = batch.tokens;
+    }
+    t.stop = stop_requested;
+    if (world > 1) sum_over_workers(t);
+    if (options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(trained, options.clip_norm);
+    optimizer->step();
+    return t;
+  }
+
+  /// The gradients (one flat buffer: one collective a step) and the step's totals, summed over the workers.
+  void sum_over_workers(StepTotals& t) {
+    std::vector<torch::Tensor> grads;
+    for (const torch::Tensor& p : trained)
+      grads.push_back(p.grad().defined() ? p.grad().reshape({-1}) : torch::zeros({p.numel()}, p.options()));
+    torch::Tensor flat = torch::cat(grads);
+    workers->sum(flat);
+    std::int64_t offset = 0;
+    for (torch::Tensor& p : trained) {
+      const torch::Tensor summed = flat.narrow(0, offset, p.numel()).view_as(p);
+      if (p.grad().defined()) {
+        p.mutable_grad().copy_(summed);
+      } else {
+        p.mutable_grad() = summed.clone();  // not a view: zero_grad() detaches gradients in place
+      }
+      offset += p.numel();
+    }
+    torch::Tensor totals = torch::tensor({t.loss_sum, t.acc_sum, static_cast<double>(t.tokens), t.stop ? 1.0 : 0.0}, torch::kFloat64);
+    workers->sum(totals);
+    t.loss_sum = totals[0].item<double>();
+    t.acc_sum = totals[1].item<double>();
+    t.tokens = totals[2].item<std::int64_t>();
+    t.stop = totals[3].item<double>() > 0;
   }
 
   std::vector<std::vector<std::int64_t>> epoch_batches(int e) const {
@@ -238,8 +318,9 @@ struct Trainer::Impl {
   }
 };
 
-Trainer::Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options)
-    : impl_(std::make_unique<Impl>(std::move(model), data, validation, options)) {}
+Trainer::Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options,
+                 Workers* workers)
+    : impl_(std::make_unique<Impl>(std::move(model), data, validation, options, workers)) {}
 Trainer::~Trainer() = default;
 
 int Trainer::epochs_done() const { return impl_->state.epoch; }
@@ -259,26 +340,21 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
     for (; p.next_batch < static_cast<std::int64_t>(batches.size()); ++p.next_batch) {
       const auto t0 = std::chrono::steady_clock::now();
       const auto& rows = batches[static_cast<std::size_t>(p.next_batch)];
-      // Dropout masks from (seed, epoch, batch): a resumed run draws exactly the same ones.
-      torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(p.epoch) * 100003ULL + static_cast<std::uint64_t>(p.next_batch));
+      // Dropout masks from (seed, epoch, batch, worker): a resumed run draws exactly the same ones.
+      torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(p.epoch) * 100003ULL + static_cast<std::uint64_t>(p.next_batch) +
+                         static_cast<std::uint64_t>(s.rank) * 0x9E3779B97F4A7C15ULL);
       lr = s.lr_at(p.epoch * s.steps_per_epoch + p.next_batch);
       s.set_lr(lr);
-      const tasks::Batch batch = s.data.batch(rows, width);
-      const tasks::Loss loss = s.data.loss(s.model, batch, s.pos_weight);
-      s.optimizer->zero_grad();
-      loss.value.backward();
-      if (s.options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(s.trained, s.options.clip_norm);
-      s.optimizer->step();
-      const auto n = static_cast<double>(rows.size());
-      p.loss_sum += loss.value.item<double>() * n;
-      p.acc_sum += loss.accuracy * n;
+      const Impl::StepTotals t = s.step(rows, width, stop.load());
+      p.loss_sum += t.loss_sum;
+      p.acc_sum += t.acc_sum;
       p.rows_done += static_cast<std::int64_t>(rows.size());
-      p.tokens_done += batch.tokens;
+      p.tokens_done += t.tokens;
       p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (on_progress)
         on_progress(Progress{p.epoch + 1, s.options.epochs, p.rows_done, static_cast<std::int64_t>(s.train_rows.size()), p.seconds,
                              p.loss_sum / static_cast<double>(p.rows_done), p.acc_sum / static_cast<double>(p.rows_done)});
-      if (stop.load()) {
+      if (s.world == 1 ? stop.load() : t.stop) {  // workers: when any of them was asked to, all stop after the same batch
         ++p.next_batch;
         return false;
       }

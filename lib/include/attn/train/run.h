@@ -37,6 +37,9 @@ struct TrainRequest {
   nlohmann::json training = nlohmann::json::object();
   std::string out_dir;
   data::Inputs data;  ///< the task's train inputs (--csv, --val-csv, --text-column, ...)
+  /// Data-parallel workers (distributed.h), or none. Only rank 0 writes the run directory; the
+  /// others read the same data. A group torchrun restarted continues the run from its checkpoint.
+  Workers* workers = nullptr;
 };
 
 /// What `--dump-config` prints: the model, its config (before the data fixes its sizes) and the
@@ -50,8 +53,8 @@ class TrainingRun {
   /// for files.
   static TrainingRun start(const TrainRequest& request);
   /// Reopens RUN_DIR at its last checkpoint with the run's settings; `training` overrides may change
-  /// the total epoch count only.
-  static TrainingRun resume(const std::string& run_dir, const nlohmann::json& training);
+  /// the total epoch count only. The number of `workers` may differ from the run's until now.
+  static TrainingRun resume(const std::string& run_dir, const nlohmann::json& training, Workers* workers = nullptr);
   TrainingRun(TrainingRun&&) noexcept;
   ~TrainingRun();
 

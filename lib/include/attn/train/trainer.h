@@ -16,6 +16,7 @@
 
 #include "attn/data/inputs.h"
 #include "attn/tasks/task.h"
+#include "attn/train/distributed.h"
 
 namespace attn::train {
 
@@ -94,8 +95,11 @@ class Trainer {
  public:
   /// `data` (and `validation`, when given: rows held out in a data set of their own, instead of
   /// the last val_split of `data`) must outlive the trainer. Parameters without requires_grad
-  /// (frozen) stay as they are.
-  Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options);
+  /// (frozen) stay as they are. With `workers` (distributed.h, outliving the trainer), this is one
+  /// of several data-parallel workers: rank 0's weights are broadcast, each global batch is shared
+  /// out and the gradients summed, so every worker holds the same weights after every step.
+  Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options,
+          Workers* workers = nullptr);
   ~Trainer();
 
   /// Trains the remaining epochs. `stop` is checked after every batch: when it turns true, run()

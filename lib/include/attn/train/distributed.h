@@ -1,0 +1,76 @@
+#pragma once
+/// Data-parallel training on PyTorch's own distributed stack: workers started by torchrun (or by
+/// `attn train --nproc N`, which sets the same environment), a rendezvous through c10d's TCPStore
+/// and collectives through c10d's ProcessGroupGloo.
+///
+/// Every worker reads the same data and makes the same global batches (trainer.h); batch b's rows
+/// are cut into world-size contiguous shares, each worker computes the loss of its share weighted by
+/// its fraction of the batch, and the gradients are summed across workers (one flat allreduce per
+/// step), so every worker takes the same optimizer step on the gradient of the whole batch. Rank 0's
+/// initial weights are broadcast. Only rank 0 writes the run directory.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace attn::train {
+
+/// This process's place among the workers, from torchrun's environment.
+struct WorkerPlace {
+  int rank = 0, world_size = 1, local_rank = 0;
+  int restart_count = 0;  ///< TORCHELASTIC_RESTART_COUNT: how often torchrun restarted the group
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  /// GLOO_SOCKET_IFNAME: the network interface Gloo connects through ("": the host name's address).
+  std::string interface;
+};
+
+/// Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RESTART_COUNT and
+/// GLOO_SOCKET_IFNAME; one worker (rank 0 of 1) when WORLD_SIZE is unset. A malformed value throws
+/// std::invalid_argument naming the variable.
+WorkerPlace worker_place_from_environment();
+
+/// "[rank N] " for the workers after the first, "" for rank 0 and single-process runs: what their
+/// output lines start with.
+std::string rank_prefix(const WorkerPlace& place);
+
+/// The workers of one training run, connected.
+class Workers {
+ public:
+  /// Rendezvous (rank 0 hosts the TCPStore at MASTER_ADDR:MASTER_PORT) and the Gloo group. A
+  /// collective that does not complete within `timeout` (a worker stopped or unreachable) throws;
+  /// a worker that died makes the others' next collective throw at once.
+  static std::unique_ptr<Workers> connect(const WorkerPlace& place, std::chrono::seconds timeout);
+  ~Workers();
+  int rank() const;
+  int size() const;
+  const WorkerPlace& place() const;
+  /// Sums `t` (contiguous, CPU) over the workers, in place. Errors are std::runtime_error naming
+  /// this worker.
+  void sum(torch::Tensor& t);
+  /// Rank 0's `t` on every worker, in place.
+  void broadcast(torch::Tensor& t);
+
+ private:
+  struct Impl;
+  explicit Workers(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Rows [begin, end) of a batch of `n` rows that worker `rank` of `world` computes: contiguous,
+/// sizes differing by at most one (a batch smaller than the world leaves some workers none).
+std::pair<std::size_t, std::size_t> share_of(std::size_t n, int rank, int world);
+
+/// This program's arguments (after argv[0]) without `--nproc N`: what each local worker is given.
+std::vector<std::string> worker_arguments(int argc, char** argv);
+
+/// `attn train --nproc N`: runs `program` with `arguments` as N local workers (RANK, WORLD_SIZE,
+/// LOCAL_RANK, MASTER_ADDR=127.0.0.1, a free MASTER_PORT), forwards SIGINT and SIGTERM to them, and
+/// when one fails stops the others (SIGTERM, then SIGKILL after `grace`). Returns the exit status:
+/// 0 when all succeeded, else the first failed worker's (128 + signal when one was killed).
+int run_local_workers(int n, const std::vector<std::string>& arguments, const std::string& program = "/proc/self/exe",
+                      std::chrono::seconds grace = std::chrono::seconds(30));
+
+}  // namespace attn::train

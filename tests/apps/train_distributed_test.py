@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""`attn train` as several data-parallel workers, end to end: `attn train --nproc 2` and torchrun
+(--no_python) give the same run, only rank 0 writes and prints, runs are deterministic for a given
+(seed, world size), a killed worker makes the others fail with a clear error instead of hanging,
+torchrun's --max_restarts continues from the checkpoint and ends as the unfaulted run, and --resume
+takes another world size.
+
+usage: train_distributed_test.py ATTN WORK_DIR      (exit 77: torchrun missing, skipped in part)
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ATTN, WORK = sys.argv[1:3]
+failures, checks = [], 0
+TORCHRUN = shutil.which("torchrun")
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args, timeout=300):
+    p = subprocess.run(list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return p.returncode, p.stdout
+
+
+def metrics(d):
+    """metrics.jsonl without the clock's fields."""
+    out = []
+    with open(os.path.join(d, "metrics.jsonl")) as f:
+        for line in f:
+            m = json.loads(line)
+            m.pop("seconds"), m.pop("rows_per_second")
+            out.append(m)
+    return out
+
+
+def torchrun(log_dir, *extra):
+    # bookworm's torchrun (torch 1.13, Python 3.11) needs --redirects/--tee/--log_dir to start workers.
+    return [TORCHRUN, "--standalone", "--nproc_per_node", "2", "--redirects", "1", "--tee", "1", "--log_dir", log_dir, *extra,
+            "--no_python", ATTN]
+
+
+def workers_of(out_dir):
+    """pid -> RANK of the attn train processes writing out_dir."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+            if not comm.startswith("attn") or out_dir.encode() not in cmd:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+            if b"RANK" in env:
+                found[int(pid)] = int(env[b"RANK"])
+        except OSError:
+            continue
+    return found
+
+
+def kill_rank_after_first_epoch(proc, out_dir, rank):
+    """Waits for the run's first epoch (its checkpoint), then SIGKILLs worker `rank`; False if the run ended first."""
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(os.path.join(out_dir, "checkpoint.pt")):
+            for pid, r in workers_of(out_dir).items():
+                if r == rank:
+                    os.kill(pid, signal.SIGKILL)
+                    return True
+        time.sleep(0.05)
+    return False
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+csv = os.path.join(WORK, "toxic.csv")
+code, out = run(ATTN, "datagen", "toxic", "--rows", "4000", "--seed", "4", "--out", csv)
+assert code == 0, out
+small = ["--set", "embed_dim=8", "--set", "lstm_units=4", "--batch-size", "32", "--seed", "2"]
+train = [ATTN, "train", "--csv", csv, "--epochs", "3", *small, "--out"]
+
+# --nproc 2: a complete run, written and printed once (by rank 0).
+d1 = os.path.join(WORK, "nproc")
+code, out = run(*train, d1, "--nproc", "2")
+check(code == 0, f"--nproc 2 exits 0 (got {code}): {out[-2000:]}")
+check(out.count("epoch 3/3") == 1, "the epoch lines are printed once, by rank 0")
+check(all(os.path.exists(os.path.join(d1, f)) for f in ("config.json", "model.pt", "checkpoint.pt", "metrics.jsonl")),
+      "rank 0 wrote the run directory")
+check(len(metrics(d1)) == 3 and metrics(d1)[-1]["train_rows"] == 3200, "every training row once per epoch, across the workers")
+
+# Deterministic for a given seed and world size (dropout on: each worker draws its own masks).
+d2 = os.path.join(WORK, "nproc-again")
+code, out = run(*train, d2, "--nproc", "2")
+check(code == 0 and metrics(d2) == metrics(d1), "two runs with the same seed and world size give the same metrics")
+
+# The model explains like any other.
+code, out = run(ATTN, "explain", "--model", d1, "you are an idiot")
+check(code == 0 and "idiot" in out, f"the workers' model.pt explains: {out[-500:]}")
+
+# A killed worker: the others fail with a clear error, and do not hang.
+d3 = os.path.join(WORK, "killed")
+t0 = time.time()
+proc = subprocess.Popen([ATTN, "train", "--csv", csv, "--epochs", "30", *small, "--out", d3, "--nproc", "2", "--worker-timeout", "60"],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+killed = kill_rank_after_first_epoch(proc, d3, 1)
+check(killed, "worker 1 was killed while the run was going on")
+try:
+    out, _ = proc.communicate(timeout=90)
+except subprocess.TimeoutExpired:
+    proc.kill()
+    out, _ = proc.communicate()
+    check(False, "the launcher hung after a worker was killed")
+check(proc.returncode not in (0, None), f"a killed worker fails the run (exit {proc.returncode})")
+check("worker 0 of 2" in out and "failed" in out, f"rank 0 says the group broke: {out[-1500:]}")
+print(f"killed worker: the launcher ended {time.time() - t0:.1f} s after starting", file=sys.stderr)
+
+# --resume with another world size (2 workers, then 1 process).
+code, out = run(ATTN, "train", "--resume", d1, "--epochs", "4")
+check(code == 0 and len(metrics(d1)) == 4, f"--resume of a 2-worker run in one process: {out[-800:]}")
+
+if not TORCHRUN:
+    print(f"{checks - len(failures)}/{checks} checks passed; torchrun missing: its checks skipped", file=sys.stderr)
+    sys.exit(1 if failures else 77)
+
+# torchrun --no_python: the same run as --nproc 2.
+d4 = os.path.join(WORK, "torchrun")
+code, out = run(*torchrun(os.path.join(WORK, "logs1")), *train[1:], d4)
+check(code == 0, f"torchrun exits 0 (got {code}): {out[-2000:]}")
+check(os.path.exists(os.path.join(d4, "metrics.jsonl")) and metrics(d4) == metrics(d2),
+      "torchrun's workers give the run --nproc 2 gives")
+
+# torchrun --max_restarts 1: a worker killed after the first epoch; the restarted group resumes from
+# the checkpoint with the same command line and ends as the unfaulted run.
+d5 = os.path.join(WORK, "restarted")
+proc = subprocess.Popen([*torchrun(os.path.join(WORK, "logs2"), "--max_restarts", "1"), *train[1:], d5],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+killed = kill_rank_after_first_epoch(proc, d5, 1)
+check(killed, "a torchrun worker was killed while the run was going on")
+try:
+    out, _ = proc.communicate(timeout=300)
+except subprocess.TimeoutExpired:
+    proc.kill()
+    out, _ = proc.communicate()
+check(proc.returncode == 0, f"the restarted group finishes (exit {proc.returncode}): {out[-2500:]}")
+check(os.path.exists(os.path.join(d5, "metrics.jsonl")) and metrics(d5) == metrics(d2),
+      "the restarted run ends as the unfaulted one")
+
+print(f"{checks - len(failures)}/{checks} checks passed", file=sys.stderr)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,205 @@
+// Data-parallel training: batches shared out, torchrun's environment read, and two workers (two
+// threads, each with its own c10d TCPStore client and Gloo group) ending where one process ends.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <torch/torch.h>
+
+#include "attn/data/prepare.h"
+#include "attn/data/toxic_corpus.h"
+#include "attn/models/registry.h"
+#include "attn/tasks/text_classification.h"
+#include "attn/train/distributed.h"
+#include "attn/train/trainer.h"
+
+using namespace attn;
+
+namespace {
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::unique_ptr<tasks::Dataset> toxic_data(std::int64_t rows) {
+  const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string csv = (dir / "toxic.csv").string();
+  {
+    std::ofstream f(csv, std::ios::binary);
+    data::write_toxic_corpus(f, data::ToxicCorpusOptions{rows, 3, 0.0});
+  }
+  data::PrepareOptions o;
+  o.csv = csv;
+  o.pad.maxlen = 60;
+  auto prepared = data::prepare_csv(o);
+  std::filesystem::remove_all(dir);
+  tasks::TextDataConfig config;
+  config.labels = prepared.data.label_names;
+  return tasks::text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
+}
+
+/// The seed model, small, without dropout (so that the workers' result is one process's).
+torch::jit::Module small_model() {
+  torch::manual_seed(5);
+  const auto& entry = models::find_model("bilstm-attention");
+  return entry.build(models::resolve_config(entry, {{"num_words", 20000}, {"embed_dim", 8}, {"lstm_units", 4},
+                                                    {"spatial_dropout", 0.0}, {"lstm_dropout", 0.0}, {"recurrent_dropout", 0.0}}));
+}
+
+std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : m.named_parameters(true)) out.push_back(p.value.detach().clone());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("share_of: contiguous shares of a batch, sizes within one, none lost", "[train][distributed]") {
+  for (std::size_t n : {0, 1, 2, 5, 512, 513}) {
+    for (int world : {1, 2, 3, 4}) {
+      std::size_t expect = 0;
+      for (int r = 0; r < world; ++r) {
+        const auto [begin, end] = train::share_of(n, r, world);
+        CHECK(begin == expect);
+        CHECK(end - begin <= n / static_cast<std::size_t>(world) + 1);
+        expect = end;
+      }
+      CHECK(expect == n);
+    }
+  }
+}
+
+TEST_CASE("torchrun's environment: the worker's place, and a malformed variable named", "[train][distributed]") {
+  for (const char* k : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "GLOO_SOCKET_IFNAME"})
+    ::unsetenv(k);
+  auto p = train::worker_place_from_environment();
+  CHECK(p.world_size == 1);
+  CHECK(p.rank == 0);
+  CHECK(train::rank_prefix(p).empty());
+  ::setenv("RANK", "1", 1), ::setenv("WORLD_SIZE", "2", 1), ::setenv("MASTER_ADDR", "10.0.0.5", 1), ::setenv("MASTER_PORT", "29511", 1);
+  ::setenv("TORCHELASTIC_RESTART_COUNT", "2", 1);
+  p = train::worker_place_from_environment();
+  CHECK(p.rank == 1);
+  CHECK(p.world_size == 2);
+  CHECK(p.local_rank == 1);
+  CHECK(p.master_addr == "10.0.0.5");
+  CHECK(p.master_port == 29511);
+  CHECK(p.restart_count == 2);
+  CHECK(train::rank_prefix(p) == "[rank 1] ");
+  ::setenv("RANK", "2", 1);
+  CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("RANK=2") && Catch::Contains("WORLD_SIZE=2"));
+  ::setenv("RANK", "one", 1);
+  CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("RANK=one"));
+  ::setenv("RANK", "0", 1), ::setenv("MASTER_PORT", "99999", 1);
+  CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("MASTER_PORT=99999"));
+  for (const char* k : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT"}) ::unsetenv(k);
+}
+
+TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the same global batch", "[train][distributed]") {
+  torch::set_num_threads(1);
+  const auto data = toxic_data(400);
+  train::TrainOptions o;
+  o.epochs = 2;
+  o.batch_size = 50;  // shares of 25; the last batch of an epoch is smaller
+  o.seed = 3;
+  o.clip_norm = 1.0;
+
+  torch::jit::Module single_model = small_model();
+  train::Trainer single(single_model, *data, nullptr, o);
+  const std::atomic<bool> no_stop{false};
+  train::EpochRecord single_last;
+  REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
+  const auto expected = parameters_of(single.model());
+  const auto expected_val = single.validate();
+
+  // Built here: the global generator is not for two threads at once.
+  std::vector<torch::jit::Module> models{small_model(), small_model()};
+  {
+    torch::NoGradGuard no_grad;  // other initial weights on rank 1: rank 0's are broadcast
+    for (const auto& p : models[1].parameters()) p.add_(1.0);
+  }
+  const int port = free_port();
+  std::vector<std::vector<torch::Tensor>> got(2);
+  std::vector<nlohmann::ordered_json> val(2);
+  std::vector<train::EpochRecord> last(2);
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        train::WorkerPlace place;
+        place.rank = rank, place.world_size = 2, place.master_port = port;
+        const auto workers = train::Workers::connect(place, std::chrono::seconds(60));
+        train::Trainer t(models[static_cast<std::size_t>(rank)], *data, nullptr, o, workers.get());
+        if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& r) { last[static_cast<std::size_t>(rank)] = r; }))
+          throw std::runtime_error("stopped");
+        got[static_cast<std::size_t>(rank)] = parameters_of(t.model());
+        val[static_cast<std::size_t>(rank)] = t.validate();
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(rank)] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  INFO(errors[0] + " / " + errors[1]);
+  REQUIRE(errors[0].empty());
+  REQUIRE(errors[1].empty());
+  REQUIRE(got[0].size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(got[0][i].equal(got[1][i]));  // every worker holds the same weights
+    CHECK((got[0][i] - expected[i]).abs().max().item<double>() <= 1e-5);
+  }
+  // The epoch's figures are the whole batch's: each row counted once, by one worker.
+  for (const auto& r : last) {
+    CHECK(r.train_rows == single_last.train_rows);
+    CHECK(r.train_tokens <= single_last.train_tokens);  // positions incl. padding: each share is trimmed to its own longest row
+    CHECK(r.loss == Approx(single_last.loss).margin(1e-6));
+    CHECK(r.accuracy == Approx(single_last.accuracy).margin(1e-9));
+  }
+  CHECK(val[0]["loss"].get<double>() == Approx(expected_val["loss"].get<double>()).margin(1e-5));
+  CHECK(val[0]["mean_auc"].get<double>() == Approx(expected_val["mean_auc"].get<double>()).margin(1e-4));
+}
+
+TEST_CASE("a worker whose data differ from rank 0's is refused, naming both", "[train][distributed]") {
+  torch::set_num_threads(1);
+  const auto data = toxic_data(400), other = toxic_data(300);
+  train::TrainOptions o;
+  o.epochs = 1;
+  o.batch_size = 50;
+  std::vector<torch::jit::Module> models{small_model(), small_model()};
+  const int port = free_port();
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        train::WorkerPlace place;
+        place.rank = rank, place.world_size = 2, place.master_port = port;
+        const auto workers = train::Workers::connect(place, std::chrono::seconds(20));
+        train::Trainer t(models[static_cast<std::size_t>(rank)], rank == 0 ? *data : *other, nullptr, o, workers.get());
+        const std::atomic<bool> no_stop{false};
+        t.run(no_stop, nullptr, nullptr);
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(rank)] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK_THAT(errors[1], Catch::Contains("worker 1") && Catch::Contains("300 rows") && Catch::Contains("rank 0's (400 rows"));
+  CHECK_THAT(errors[0], Catch::Contains("worker 0 of 2"));  // its peer left: an error, not a hang
+}
