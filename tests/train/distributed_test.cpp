@@ -69,21 +69,6 @@ std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
 
 }  // namespace
 
-TEST_CASE("share_of: contiguous shares of a batch, sizes within one, none lost", "[train][distributed]") {
-  for (std::size_t n : {0, 1, 2, 5, 512, 513}) {
-    for (int world : {1, 2, 3, 4}) {
-      std::size_t expect = 0;
-      for (int r = 0; r < world; ++r) {
-        const auto [begin, end] = train::share_of(n, r, world);
-        CHECK(begin == expect);
-        CHECK(end - begin <= n / static_cast<std::size_t>(world) + 1);
-        expect = end;
-      }
-      CHECK(expect == n);
-    }
-  }
-}
-
 TEST_CASE("torchrun's environment: the worker's place, and a malformed variable named", "[train][distributed]") {
   for (const char* k : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "GLOO_SOCKET_IFNAME"})
     ::unsetenv(k);

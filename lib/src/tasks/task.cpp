@@ -130,4 +130,16 @@ std::string keep_copy(const std::string& csv, const std::string& run_dir, const 
   return stored;
 }
 
+std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const RowSharing* sharing,
+                                const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score) {
+  if (!sharing || sharing->size() == 1) return score(rows);
+  const auto [begin, end] = share_of(rows.size(), sharing->rank(), sharing->size());
+  const std::vector<std::int64_t> mine(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end));
+  std::vector<float> all = sharing->gather(mine.empty() ? std::vector<float>{} : score(mine));
+  if (!rows.empty() && all.size() % rows.size() != 0)
+    throw std::runtime_error("the workers' validation outputs do not add up: " + std::to_string(all.size()) + " values for " +
+                             std::to_string(rows.size()) + " rows");
+  return all;
+}
+
 }  // namespace attn::tasks

@@ -85,7 +85,9 @@ class TextDataset : public Dataset {
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;
-    const std::vector<float> probs = predict(model, data_.x, data_.padding, rows, options.batch_size);
+    const std::vector<float> probs = score_shared(rows, options.sharing, [&](const std::vector<std::int64_t>& some) {
+      return predict(model, data_.x, data_.padding, some, options.batch_size);
+    });
     const std::size_t L = rows.empty() ? 0 : probs.size() / rows.size();
     if (labels_.defined()) {
       std::vector<float> y;

@@ -69,11 +69,6 @@ WorkerPlace worker_place_from_environment() {
 
 std::string rank_prefix(const WorkerPlace& place) { return place.rank == 0 ? "" : "[rank " + std::to_string(place.rank) + "] "; }
 
-std::pair<std::size_t, std::size_t> share_of(std::size_t n, int rank, int world) {
-  const auto r = static_cast<std::size_t>(rank), w = static_cast<std::size_t>(world);
-  return {n * r / w, n * (r + 1) / w};
-}
-
 // ---- Workers ----------------------------------------------------------------------------------
 
 struct Workers::Impl {

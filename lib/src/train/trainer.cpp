@@ -131,6 +131,28 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckpointState, format, paramet
 
 }  // namespace
 
+/// Validation shared by the workers: outputs gathered with one sum (each worker fills its own
+/// segment of a zero vector; adding zeros changes no bit).
+class WorkerSharing : public tasks::RowSharing {
+ public:
+  explicit WorkerSharing(Workers& w) : workers_(w) {}
+  int rank() const override { return workers_.rank(); }
+  int size() const override { return workers_.size(); }
+  std::vector<float> gather(const std::vector<float>& mine) const override {
+    torch::Tensor lengths = torch::zeros({size()}, torch::kInt64);
+    lengths[rank()] = static_cast<std::int64_t>(mine.size());
+    workers_.sum(lengths);
+    const std::int64_t offset = lengths.narrow(0, 0, rank()).sum().item<std::int64_t>();
+    torch::Tensor all = torch::zeros({lengths.sum().item<std::int64_t>()}, torch::kFloat32);
+    if (!mine.empty()) all.narrow(0, offset, static_cast<std::int64_t>(mine.size())).copy_(torch::tensor(mine, torch::kFloat32));
+    workers_.sum(all);
+    return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
+  }
+
+ private:
+  Workers& workers_;
+};
+
 struct Trainer::Impl {
   // TorchScript's executor swaps in an optimised graph after a module's first runs, which can
   // change the last bits of a result: a resumed run (a fresh module) would drift from an
@@ -148,6 +170,8 @@ struct Trainer::Impl {
   CheckpointState state;  // the position: the next batch of epoch state.epoch (0-based), with the running sums
   Workers* workers = nullptr;  // data-parallel workers (distributed.h), or none
   int rank = 0, world = 1;
+  std::unique_ptr<WorkerSharing> sharing;  // their validation
+  bool joined = false;                     // the workers agree on the data, the position and the weights
 
   Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, Workers* w)
       : model(std::move(m)), data(d), validation_data(v ? *v : d), options(o), workers(w),
@@ -176,24 +200,32 @@ struct Trainer::Impl {
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
     state.best = lower_is_better(o.monitor) ? INFINITY : -INFINITY;
     state.plateau_lr = o.lr;
-    if (world > 1) join();
+    if (world > 1) sharing = std::make_unique<WorkerSharing>(*workers);
   }
 
-  /// Every worker must read the same data and start from rank 0's weights.
+  /// Before the first step (after a checkpoint is loaded): every worker must read the same data and
+  /// stand at the same position (a restarted worker that found no checkpoint does not), and starts
+  /// from rank 0's weights.
   void join() {
+    if (world == 1 || joined) return;
     torch::NoGradGuard no_grad;
     const auto facts = [&] {
       return torch::tensor({static_cast<double>(data.rows()), static_cast<double>(val_rows.size()), static_cast<double>(steps_per_epoch),
-                            static_cast<double>(params.size())}, torch::kFloat64);
+                            static_cast<double>(params.size()), static_cast<double>(state.epoch), static_cast<double>(state.next_batch)},
+                           torch::kFloat64);
     };
     torch::Tensor first = facts();
     workers->broadcast(first);
+    const auto said = [](const torch::Tensor& f) {
+      return std::to_string(f[0].item<std::int64_t>()) + " rows, " + std::to_string(f[2].item<std::int64_t>()) + " batches an epoch, at epoch " +
+             std::to_string(f[4].item<std::int64_t>() + 1) + " batch " + std::to_string(f[5].item<std::int64_t>() + 1);
+    };
     if (!first.equal(facts()))
-      throw std::runtime_error("worker " + std::to_string(rank) + ": its data (" + std::to_string(data.rows()) + " rows, " +
-                               std::to_string(steps_per_epoch) + " batches an epoch) differ from rank 0's (" +
-                               std::to_string(first[0].item<std::int64_t>()) + " rows, " + std::to_string(first[2].item<std::int64_t>()) +
-                               "): every worker must read the same data and settings");
+      throw std::runtime_error("worker " + std::to_string(rank) + ": its data and position (" + said(facts()) + ") differ from rank 0's (" +
+                               said(first) + "): every worker must read the same data, and resume from the same checkpoint " +
+                               "(across machines: the run directory on a shared file system)");
     for (torch::Tensor& p : params) workers->broadcast(p);
+    joined = true;
   }
 
   struct StepTotals {
@@ -208,7 +240,7 @@ struct Trainer::Impl {
   StepTotals step(const std::vector<std::int64_t>& rows, tasks::Width width, bool stop_requested) {
     StepTotals t;
     optimizer->zero_grad();
-    const auto [begin, end] = share_of(rows.size(), rank, world);
+    const auto [begin, end] = tasks::share_of(rows.size(), rank, world);  // a batch smaller than the world leaves some none
     if (end > begin) {
       const std::vector<std::int64_t> mine(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end));
       const tasks::Batch batch = data.batch(mine, width);
@@ -262,7 +294,7 @@ struct Trainer::Impl {
   }
 
   nlohmann::ordered_json validate() {
-    return validation_data.evaluate(model, val_rows, {options.batch_size, tasks::EvaluateOptions::Detail::kMetrics}).metrics;
+    return validation_data.evaluate(model, val_rows, {options.batch_size, tasks::EvaluateOptions::Detail::kMetrics, sharing.get()}).metrics;
   }
 
   /// The learning rate of global step `step` (0-based).
@@ -334,6 +366,7 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
   CheckpointState& p = s.state;
   const tasks::Width width = s.options.bucket ? tasks::Width::kLongestRow : tasks::Width::kData;
   double lr = s.options.lr;
+  s.join();
   while (p.epoch < s.options.epochs) {
     const auto batches = s.epoch_batches(p.epoch);
     s.model.train();

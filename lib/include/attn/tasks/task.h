@@ -65,12 +65,30 @@ struct VocabularyWord {
   std::int64_t count = 0;
 };
 
+/// Data-parallel workers sharing a validation: each scores its share of the rows (share_of) and
+/// the shares' outputs are gathered in order (train/ implements it over c10d).
+class RowSharing {
+ public:
+  virtual ~RowSharing() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Every worker's `mine`, concatenated in rank order (the workers' lengths may differ).
+  virtual std::vector<float> gather(const std::vector<float>& mine) const = 0;
+};
+
 struct EvaluateOptions {
   /// kMetrics: the metrics only (validation); kFull: also the predictions and the pictures.
   enum class Detail { kMetrics, kFull };
   std::int64_t batch_size = 512;
   Detail detail = Detail::kMetrics;
+  /// Validation by several workers (text classification; the other tasks score every row on each).
+  const RowSharing* sharing = nullptr;
 };
+
+/// `score(rows)` (a fixed number of floats per row, in the order of `rows`), computed on this
+/// worker's share of `rows` and gathered when `sharing` is given: what score(rows) gives alone.
+std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const RowSharing* sharing,
+                                const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score);
 
 struct Evaluation {
   nlohmann::ordered_json metrics;  ///< see above; {} when the rows have no labels or targets

@@ -59,10 +59,6 @@ class Workers {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Rows [begin, end) of a batch of `n` rows that worker `rank` of `world` computes: contiguous,
-/// sizes differing by at most one (a batch smaller than the world leaves some workers none).
-std::pair<std::size_t, std::size_t> share_of(std::size_t n, int rank, int world);
-
 /// This program's arguments (after argv[0]) without `--nproc N`: what each local worker is given.
 std::vector<std::string> worker_arguments(int argc, char** argv);
 
