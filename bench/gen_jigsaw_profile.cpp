@@ -32,7 +32,7 @@ std::string word_for_rank(std::uint32_t rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
+  if (argc < 2 || argv[1][0] == '-') {  // --help is not a file name
     std::fprintf(stderr, "usage: %s OUT.csv [ROWS] [SEED]\n", argv[0]);
     return 2;
   }
