@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -16,6 +19,60 @@
 namespace tasks_test {
 
 namespace fs = std::filesystem;
+
+/// Two workers' validation in one process: each thread gathers through this in-memory stand-in
+/// for the workers' collective (train/ uses c10d's).
+struct TwoThreads {
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<std::vector<float>> parts{2};
+  int arrived = 0, round = 0;
+};
+class ThreadSharing : public attn::tasks::RowSharing {
+ public:
+  ThreadSharing(TwoThreads& s, int rank) : s_(s), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return 2; }
+  std::vector<float> gather(const std::vector<float>& mine) const override {
+    std::unique_lock<std::mutex> lock(s_.m);
+    const int round = s_.round;
+    s_.parts[static_cast<std::size_t>(rank_)] = mine;
+    if (++s_.arrived == 2) {
+      s_.arrived = 0, ++s_.round;
+      s_.cv.notify_all();
+    } else {
+      s_.cv.wait(lock, [&] { return s_.round != round; });
+    }
+    std::vector<float> all = s_.parts[0];
+    all.insert(all.end(), s_.parts[1].begin(), s_.parts[1].end());
+    return all;
+  }
+
+ private:
+  TwoThreads& s_;
+  int rank_;
+};
+
+/// The metrics of `rows` as two workers (threads, each with its own copy of the model) compute
+/// them, sharing the rows: rank 0's, and whether rank 1 got the same.
+inline nlohmann::ordered_json shared_metrics(const attn::tasks::Dataset& data, const torch::jit::Module& module,
+                                             const std::vector<std::int64_t>& rows, std::int64_t batch_size, bool* same = nullptr) {
+  TwoThreads state;
+  std::vector<nlohmann::ordered_json> got(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) {
+    threads.emplace_back([&, rank] {
+      torch::jit::Module copy = module.clone();
+      const ThreadSharing sharing(state, rank);
+      got[static_cast<std::size_t>(rank)] =
+          data.evaluate(copy, rows, {batch_size, attn::tasks::EvaluateOptions::Detail::kMetrics, &sharing}).metrics;
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(state.round > 0);  // the rows were shared out and gathered
+  if (same) *same = got[0] == got[1];
+  return got[0];
+}
 
 inline fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("attn_tasks_" + name + "_" + std::to_string(::getpid()));

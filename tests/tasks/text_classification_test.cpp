@@ -124,6 +124,12 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
   CHECK(std::abs(e.metrics.at("mean_auc").get<double>() - last.at("val_mean_auc").get<double>()) <= 1e-6);
   CHECK(std::abs(e.metrics.at("auc").at("rude").get<double>() - last.at("val_auc").at("rude").get<double>()) <= 1e-6);
   CHECK_THAT(e.predictions_csv, Catch::StartsWith("id,bad,rude\nr200,"));
+  // Shared by two workers (each scoring half the rows), validation gives the same metrics.
+  bool same = false;
+  const auto shared = shared_metrics(*data, model->module(), tasks::all_rows(data->rows()), 7, &same);
+  CHECK(same);
+  for (const char* key : {"loss", "mean_auc", "accuracy"})
+    CHECK(std::abs(shared.at(key).get<double>() - e.metrics.at(key).get<double>()) <= 1e-6);
   // predict, the cheap path, gives what explain gives, whatever the batch mates and their lengths.
   const std::vector<tasks::Input> in = {{"thanks good edit stupid", {}}, {"sucks", {}}, {"page fine see talk source good edit", {}}, {"zzz", {}}};
   const auto predicted = model->predict(in, 2);

@@ -67,12 +67,27 @@ class FeatureDataset : public Dataset {
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;
-    std::vector<float> values, y;
-    for (std::int64_t r : rows) {
-      values.insert(values.end(), t_.values.begin() + r * d_, t_.values.begin() + (r + 1) * d_);
+    std::vector<float> y;
+    for (std::int64_t r : rows)
       if (!t_.labels.empty()) y.push_back(t_.labels[static_cast<std::size_t>(r)]);
+    // Per row: the probability, then the d weights (gathered so, when validation is shared).
+    const std::size_t d = static_cast<std::size_t>(d_);
+    const std::vector<float> scored = score_shared(rows, options.sharing, [&](const std::vector<std::int64_t>& some) {
+      std::vector<float> values, packed;
+      for (std::int64_t r : some) values.insert(values.end(), t_.values.begin() + r * d_, t_.values.begin() + (r + 1) * d_);
+      const auto [p, a] = predict(model, values, d_, options.batch_size);
+      for (std::size_t i = 0; i < some.size(); ++i) {
+        packed.push_back(p[i]);
+        packed.insert(packed.end(), a.begin() + static_cast<std::ptrdiff_t>(i * d), a.begin() + static_cast<std::ptrdiff_t>((i + 1) * d));
+      }
+      return packed;
+    });
+    std::vector<float> probs, attention;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      probs.push_back(scored[i * (d + 1)]);
+      attention.insert(attention.end(), scored.begin() + static_cast<std::ptrdiff_t>(i * (d + 1) + 1),
+                       scored.begin() + static_cast<std::ptrdiff_t>((i + 1) * (d + 1)));
     }
-    const auto [probs, attention] = predict(model, values, d_, options.batch_size);
     std::vector<double> mean(static_cast<std::size_t>(d_), 0.0);
     for (std::size_t i = 0; i < rows.size(); ++i)
       for (std::size_t f = 0; f < mean.size(); ++f) mean[f] += attention[i * mean.size() + f] / static_cast<double>(rows.size());

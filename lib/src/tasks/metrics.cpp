@@ -176,15 +176,22 @@ std::vector<std::string> code_points(const std::string& s) {
 }
 }  // namespace
 
+StringTally string_tally(const std::string& predicted, const std::string& target) {
+  StringTally s;
+  s.exact = predicted == target ? 1 : 0;
+  const auto p = code_points(predicted), t = code_points(target);
+  for (std::size_t k = 0; k < std::min(p.size(), t.size()); ++k) s.right += p[k] == t[k] ? 1 : 0;
+  s.total = static_cast<double>(std::max(p.size(), t.size()));
+  return s;
+}
+
 StringAccuracy string_accuracy(const std::vector<std::string>& predicted, const std::vector<std::string>& targets) {
   StringAccuracy a;
   if (predicted.empty()) return a;
   double exact = 0, right = 0, total = 0;
   for (std::size_t i = 0; i < predicted.size(); ++i) {
-    exact += predicted[i] == targets[i] ? 1 : 0;
-    const auto p = code_points(predicted[i]), t = code_points(targets[i]);
-    for (std::size_t k = 0; k < std::min(p.size(), t.size()); ++k) right += p[k] == t[k] ? 1 : 0;
-    total += static_cast<double>(std::max(p.size(), t.size()));
+    const StringTally s = string_tally(predicted[i], targets[i]);
+    exact += s.exact, right += s.right, total += s.total;
   }
   a.exact_match = exact / static_cast<double>(predicted.size());
   a.char_accuracy = total > 0 ? right / total : 1.0;

@@ -132,36 +132,25 @@ class Seq2SeqDataset : public Dataset {
   Evaluation evaluate(torch::jit::Module& module, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;
-    const std::vector<Translation> translated = translate(module, enc_.source, rows, options.batch_size, beam_);
-    std::vector<std::string> predicted;
-    for (const Translation& t : translated) predicted.push_back(decode(target_, t.ids));
-    const bool have_targets = !pairs_.targets.empty();
+    const bool have_targets = !pairs_.targets.empty(), full = options.detail == EvaluateOptions::Detail::kFull;
+    std::vector<std::string> predicted;  // with Detail::kFull (then every row here: not shared)
     if (have_targets) {
-      // Teacher-forced loss and next-character accuracy, summed over the target characters.
-      nn::EvalModeGuard eval(module);
-      models::Seq2SeqModel model(module);
-      double loss_sum = 0, correct = 0, chars = 0;
-      for (const auto& rows_b : make_batches(rows, enc_.source.lengths, BatchPlan{options.batch_size, BatchPlan::Grouping::kByLength, std::nullopt})) {
-        const Batch b = batch(rows_b, Width::kLongestRow);
-        const torch::Tensor logits = model.logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
-        const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
-        const torch::Tensor real = y != 0;
-        loss_sum += F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kSum)).item<double>();
-        correct += (flat.argmax(-1).eq(y) & real).sum().item<double>();
-        chars += real.sum().item<double>();
-      }
-      std::vector<std::string> targets;
-      for (std::int64_t r : rows) targets.push_back(pairs_.targets[static_cast<std::size_t>(r)]);
-      const StringAccuracy a = string_accuracy(predicted, targets);
-      out.metrics["loss"] = loss_sum / std::max(1.0, chars);
-      out.metrics["accuracy"] = correct / std::max(1.0, chars);
-      out.metrics["exact_match"] = a.exact_match;
-      out.metrics["char_accuracy"] = a.char_accuracy;
+      const std::vector<float> t = score_shared(rows, full ? nullptr : options.sharing, [&](const std::vector<std::int64_t>& some) {
+        return tallies(module, some, options.batch_size, full ? &predicted : nullptr);
+      });
+      double sum[kTally] = {};
+      for (std::size_t i = 0; i < t.size(); ++i) sum[i % kTally] += t[i];
+      out.metrics["loss"] = sum[0] / std::max(1.0, sum[2]);
+      out.metrics["accuracy"] = sum[1] / std::max(1.0, sum[2]);
+      out.metrics["exact_match"] = sum[3] / static_cast<double>(rows.size());
+      out.metrics["char_accuracy"] = sum[5] > 0 ? sum[4] / sum[5] : 1.0;
       if (beam_ > 1) out.metrics["beam"] = beam_;  // the decoding exact_match and char_accuracy measure
       out.metrics["rows"] = static_cast<std::int64_t>(rows.size());
       out.metrics["rows_skipped"] = 0;
+    } else if (full) {
+      for (const Translation& t : translate(module, enc_.source, rows, options.batch_size, beam_)) predicted.push_back(decode(target_, t.ids));
     }
-    if (options.detail == EvaluateOptions::Detail::kFull) {
+    if (full) {
       std::string& csv = out.predictions_csv;
       csv = have_targets ? "source,target,prediction\n" : "source,prediction\n";
       for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -171,6 +160,40 @@ class Seq2SeqDataset : public Dataset {
       }
     }
     return out;
+  }
+
+  /// Per row of `rows`, kTally values: the teacher-forced cross-entropy summed over its target
+  /// characters, its correctly predicted next characters, its target characters, and its decoded
+  /// output's exact match, right characters and length against the target (string_tally).
+  static constexpr std::size_t kTally = 6;
+  std::vector<float> tallies(torch::jit::Module& module, const std::vector<std::int64_t>& rows, std::int64_t batch_size,
+                             std::vector<std::string>* predicted) const {
+    std::vector<float> t(rows.size() * kTally, 0.0f);
+    const std::vector<Translation> translated = translate(module, enc_.source, rows, batch_size, beam_);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::string output = decode(target_, translated[i].ids);
+      const StringTally s = string_tally(output, pairs_.targets[static_cast<std::size_t>(rows[i])]);
+      t[i * kTally + 3] = static_cast<float>(s.exact), t[i * kTally + 4] = static_cast<float>(s.right), t[i * kTally + 5] = static_cast<float>(s.total);
+      if (predicted) predicted->push_back(std::move(output));
+    }
+    nn::EvalModeGuard eval(module);
+    torch::NoGradGuard no_grad;
+    models::Seq2SeqModel model(module);
+    for_each_bucket(rows, enc_.source.lengths, batch_size, [&](const std::vector<std::int64_t>& rows_b, const std::vector<std::size_t>& at) {
+      const Batch b = batch(rows_b, Width::kLongestRow);
+      const torch::Tensor logits = model.logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
+      const auto n = static_cast<std::int64_t>(rows_b.size());
+      const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
+      const torch::Tensor real = y != 0;
+      const torch::Tensor loss = F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kNone)).reshape({n, -1}).sum(1);
+      const torch::Tensor correct = (flat.argmax(-1).eq(y) & real).reshape({n, -1}).sum(1).to(torch::kFloat32);
+      const torch::Tensor chars = real.reshape({n, -1}).sum(1).to(torch::kFloat32);
+      for (std::int64_t j = 0; j < n; ++j) {
+        float* row = t.data() + at[static_cast<std::size_t>(j)] * kTally;
+        row[0] = loss[j].item<float>(), row[1] = correct[j].item<float>(), row[2] = chars[j].item<float>();
+      }
+    });
+    return t;
   }
 
   nlohmann::json data_config() const override { return config_; }

@@ -50,6 +50,11 @@ void add_to(nlohmann::ordered_json& metrics, const Decisions& d, const std::vect
 struct StringAccuracy {
   double exact_match = 0, char_accuracy = 0;
 };
+/// One output against its target: exact (1 or 0), right characters, and the longer length.
+struct StringTally {
+  double exact = 0, right = 0, total = 0;
+};
+StringTally string_tally(const std::string& predicted, const std::string& target);
 StringAccuracy string_accuracy(const std::vector<std::string>& predicted, const std::vector<std::string>& targets);
 
 /// A number, or null for NaN (JSON has no NaN).

@@ -81,7 +81,7 @@ struct EvaluateOptions {
   enum class Detail { kMetrics, kFull };
   std::int64_t batch_size = 512;
   Detail detail = Detail::kMetrics;
-  /// Validation by several workers (text classification; the other tasks score every row on each).
+  /// Validation by several workers: each scores its share of the rows (Detail::kMetrics only).
   const RowSharing* sharing = nullptr;
 };
 
