@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -59,6 +60,27 @@ torch::jit::Module small_model() {
   const auto& entry = models::find_model("bilstm-attention");
   return entry.build(models::resolve_config(entry, {{"num_words", 20000}, {"embed_dim", 8}, {"lstm_units", 4},
                                                     {"spatial_dropout", 0.0}, {"lstm_dropout", 0.0}, {"recurrent_dropout", 0.0}}));
+}
+
+/// Runs body(rank, workers) as two connected workers, one thread each; returns each one's error ("" if none).
+std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body) {
+  const int port = free_port();
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        train::WorkerPlace place;
+        place.rank = rank, place.world_size = 2, place.master_port = port;
+        const auto workers = train::Workers::connect(place, timeout);
+        body(rank, *workers);
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(rank)] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return errors;
 }
 
 std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
@@ -118,29 +140,16 @@ TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the 
     torch::NoGradGuard no_grad;  // other initial weights on rank 1: rank 0's are broadcast
     for (const auto& p : models[1].parameters()) p.add_(1.0);
   }
-  const int port = free_port();
   std::vector<std::vector<torch::Tensor>> got(2);
   std::vector<nlohmann::ordered_json> val(2);
   std::vector<train::EpochRecord> last(2);
-  std::vector<std::string> errors(2);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < 2; ++rank) {
-    threads.emplace_back([&, rank] {
-      try {
-        train::WorkerPlace place;
-        place.rank = rank, place.world_size = 2, place.master_port = port;
-        const auto workers = train::Workers::connect(place, std::chrono::seconds(60));
-        train::Trainer t(models[static_cast<std::size_t>(rank)], *data, nullptr, o, workers.get());
-        if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& r) { last[static_cast<std::size_t>(rank)] = r; }))
-          throw std::runtime_error("stopped");
-        got[static_cast<std::size_t>(rank)] = parameters_of(t.model());
-        val[static_cast<std::size_t>(rank)] = t.validate();
-      } catch (const std::exception& e) {
-        errors[static_cast<std::size_t>(rank)] = e.what();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+    const auto r = static_cast<std::size_t>(rank);
+    train::Trainer t(models[r], *data, nullptr, o, &workers);
+    if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { last[r] = e; })) throw std::runtime_error("stopped");
+    got[r] = parameters_of(t.model());
+    val[r] = t.validate();
+  });
   INFO(errors[0] + " / " + errors[1]);
   REQUIRE(errors[0].empty());
   REQUIRE(errors[1].empty());
@@ -167,24 +176,11 @@ TEST_CASE("a worker whose data differ from rank 0's is refused, naming both", "[
   o.epochs = 1;
   o.batch_size = 50;
   std::vector<torch::jit::Module> models{small_model(), small_model()};
-  const int port = free_port();
-  std::vector<std::string> errors(2);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < 2; ++rank) {
-    threads.emplace_back([&, rank] {
-      try {
-        train::WorkerPlace place;
-        place.rank = rank, place.world_size = 2, place.master_port = port;
-        const auto workers = train::Workers::connect(place, std::chrono::seconds(20));
-        train::Trainer t(models[static_cast<std::size_t>(rank)], rank == 0 ? *data : *other, nullptr, o, workers.get());
-        const std::atomic<bool> no_stop{false};
-        t.run(no_stop, nullptr, nullptr);
-      } catch (const std::exception& e) {
-        errors[static_cast<std::size_t>(rank)] = e.what();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  const auto errors = two_workers(std::chrono::seconds(20), [&](int rank, train::Workers& workers) {
+    train::Trainer t(models[static_cast<std::size_t>(rank)], rank == 0 ? *data : *other, nullptr, o, &workers);
+    const std::atomic<bool> no_stop{false};
+    t.run(no_stop, nullptr, nullptr);
+  });
   CHECK_THAT(errors[1], Catch::Contains("worker 1") && Catch::Contains("300 rows") && Catch::Contains("rank 0's (400 rows"));
   CHECK_THAT(errors[0], Catch::Contains("worker 0 of 2"));  // its peer left: an error, not a hang
 }
