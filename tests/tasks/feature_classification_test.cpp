@@ -32,7 +32,7 @@ TEST_CASE("features: evaluate on a run's validation rows reproduces its last val
     CHECK(std::abs(e.metrics.at(key).get<double>() - last.at(std::string("val_") + key).get<double>()) <= 1e-6);
   CHECK(e.metrics.at("auc").is_object());
   bool same = false;  // shared by two workers, each scoring half the rows
-  const auto shared = shared_metrics(*data, model->module(), tasks::all_rows(data->rows()), 1000, &same);
+  const auto shared = shared_metrics(*data, (dir / "run").string(), tasks::all_rows(data->rows()), 1000, &same);
   CHECK(same);
   for (const char* key : {"loss", "accuracy", "mean_auc"})
     CHECK(std::abs(shared.at(key).get<double>() - e.metrics.at(key).get<double>()) <= 1e-6);

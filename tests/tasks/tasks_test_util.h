@@ -53,19 +53,23 @@ class ThreadSharing : public attn::tasks::RowSharing {
   int rank_;
 };
 
-/// The metrics of `rows` as two workers (threads, each with its own copy of the model) compute
-/// them, sharing the rows: rank 0's, and whether rank 1 got the same.
-inline nlohmann::ordered_json shared_metrics(const attn::tasks::Dataset& data, const torch::jit::Module& module,
+/// The metrics of `rows` as two workers compute them, sharing the rows: rank 0's, and whether
+/// rank 1 got the same. Each thread has the model loaded from `model_path` on its own (as each
+/// worker process would; a clone() shares the compiled methods, which two threads must not run at
+/// once).
+inline nlohmann::ordered_json shared_metrics(const attn::tasks::Dataset& data, const std::string& model_path,
                                              const std::vector<std::int64_t>& rows, std::int64_t batch_size, bool* same = nullptr) {
+  std::vector<std::unique_ptr<attn::tasks::TrainedModel>> models;
+  for (int rank = 0; rank < 2; ++rank) models.push_back(attn::tasks::open_model(model_path));
   TwoThreads state;
   std::vector<nlohmann::ordered_json> got(2);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < 2; ++rank) {
     threads.emplace_back([&, rank] {
-      torch::jit::Module copy = module.clone();
       const ThreadSharing sharing(state, rank);
-      got[static_cast<std::size_t>(rank)] =
-          data.evaluate(copy, rows, {batch_size, attn::tasks::EvaluateOptions::Detail::kMetrics, &sharing}).metrics;
+      got[static_cast<std::size_t>(rank)] = data.evaluate(models[static_cast<std::size_t>(rank)]->module(), rows,
+                                                          {batch_size, attn::tasks::EvaluateOptions::Detail::kMetrics, &sharing})
+                                                .metrics;
     });
   }
   for (auto& t : threads) t.join();

@@ -126,7 +126,7 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
   CHECK_THAT(e.predictions_csv, Catch::StartsWith("id,bad,rude\nr200,"));
   // Shared by two workers (each scoring half the rows), validation gives the same metrics.
   bool same = false;
-  const auto shared = shared_metrics(*data, model->module(), tasks::all_rows(data->rows()), 7, &same);
+  const auto shared = shared_metrics(*data, (dir / "run").string(), tasks::all_rows(data->rows()), 7, &same);
   CHECK(same);
   for (const char* key : {"loss", "mean_auc", "accuracy"})
     CHECK(std::abs(shared.at(key).get<double>() - e.metrics.at(key).get<double>()) <= 1e-6);
