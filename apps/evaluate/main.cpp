@@ -26,7 +26,7 @@ int run(int argc, char** argv) {
   options.add_options("Output")
       ("predictions", "Write the predictions here (text models: id + one probability column per label)", cxxopts::value<std::string>())
       ("metrics", "Write the metrics as JSON here", cxxopts::value<std::string>())
-      ("batch-size", "Rows per batch", cxxopts::value<std::int64_t>()->default_value("512"));
+      ("batch-size", "Rows per batch (the batches validation scored)", cxxopts::value<std::int64_t>()->default_value(std::to_string(attn::tasks::kScoringBatchSize)));
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;

@@ -119,7 +119,8 @@ void check_texts(const std::vector<Input>& inputs) {
 text::Tokenizer read_tokenizer(const std::string& path) { return text::Tokenizer::from_json(io::read_file(path), path); }
 
 text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::string& name) {
-  return text::Tokenizer::from_json(model.file(name), model.path + ":" + name);
+  // A trained model only applies its tokenizer: word_index is all it reads (the fast load).
+  return text::Tokenizer::from_json(model.file(name), model.path + ":" + name, text::TokenizerTables::kForTransform);
 }
 
 std::string keep_copy(const std::string& csv, const std::string& run_dir, const std::string& name) {

@@ -4,8 +4,6 @@
 #include <numeric>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
 #include "attn/text/python_json.h"
 #include "attn/text/unicode.h"
 
@@ -121,12 +119,19 @@ std::vector<std::string> Tokenizer::sequences_to_texts(const std::vector<Sequenc
   return out;
 }
 
+void Tokenizer::require_all_tables(const char* what) const {
+  if (tables_ != TokenizerTables::kAll)
+    throw std::logic_error(std::string(what) + " needs the tokenizer's word counts, which were not loaded (TokenizerTables::kForTransform)");
+}
+
 std::int64_t Tokenizer::word_count(std::string_view word) const {
+  require_all_tables("word_count");
   const std::int32_t id = vocab_.find(word);
   return id == StringTable::kMissing ? 0 : counts_[static_cast<std::size_t>(id)];
 }
 
 std::int64_t Tokenizer::word_docs(std::string_view word) const {
+  require_all_tables("word_docs");
   const std::int32_t id = vocab_.find(word);
   return id == StringTable::kMissing ? 0 : docs_[static_cast<std::size_t>(id)];
 }
@@ -151,6 +156,7 @@ std::optional<std::string> Tokenizer::index_word(std::int32_t index) const {
 // to_json / from_json: the format of keras_preprocessing's Tokenizer.to_json().
 
 std::string Tokenizer::to_json() const {
+  require_all_tables("to_json");
   namespace pj = pyjson;
   const std::int32_t n = vocab_.size();
   std::string word_counts, word_docs, index_docs, index_word, word_index;
@@ -232,181 +238,6 @@ std::string Tokenizer::to_json() const {
   cfg.close();
   top.close();
   return out;
-}
-
-namespace {
-
-using ojson = nlohmann::ordered_json;
-
-[[noreturn]] void bad(const std::string& source, const std::string& key, const std::string& what) {
-  throw std::runtime_error(source + ": " + key + ": " + what);
-}
-
-const ojson& member(const ojson& obj, const char* key, const std::string& source, const std::string& where) {
-  auto it = obj.find(key);
-  if (it == obj.end()) bad(source, where + key, "missing");
-  return *it;
-}
-
-/// One entry of a flat JSON object.
-struct Entry {
-  std::string key;
-  ojson value;  // a scalar
-};
-
-/// Collects a flat object's entries in file order with nlohmann's SAX interface. (A DOM would not
-/// do: ordered_json finds keys by linear search, quadratic for a 200k-word table.)
-class FlatObjectReader : public nlohmann::json_sax<ojson> {
- public:
-  std::vector<Entry> entries;
-  std::string error;
-
-  bool null() override { return scalar(nullptr); }
-  bool boolean(bool v) override { return scalar(v); }
-  bool number_integer(number_integer_t v) override { return scalar(v); }
-  bool number_unsigned(number_unsigned_t v) override { return scalar(v); }
-  bool number_float(number_float_t v, const string_t&) override { return scalar(v); }
-  bool string(string_t& v) override { return scalar(std::move(v)); }
-  bool binary(binary_t&) override { return fail("unexpected binary value"); }
-  bool start_object(std::size_t) override { return ++depth_ == 1 ? true : fail("expected a flat object"); }
-  bool key(string_t& k) override {
-    entries.push_back(Entry{std::move(k), ojson()});
-    return true;
-  }
-  bool end_object() override {
-    --depth_;
-    return true;
-  }
-  bool start_array(std::size_t) override { return fail("expected a flat object, found an array"); }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override { return fail(e.what()); }
-
- private:
-  template <class T>
-  bool scalar(T&& v) {
-    if (depth_ != 1 || entries.empty()) return fail("expected a JSON object");
-    entries.back().value = ojson(std::forward<T>(v));
-    return true;
-  }
-  bool fail(const std::string& why) {
-    if (error.empty()) error = why;
-    return false;
-  }
-  int depth_ = 0;
-};
-
-/// Parses a double-encoded table: a JSON string whose content is a flat JSON object.
-std::vector<Entry> inner_table(const ojson& cfg, const char* key, const std::string& source) {
-  const ojson& v = member(cfg, key, source, "config.");
-  if (!v.is_string()) bad(source, std::string("config.") + key, "expected a string holding a JSON object");
-  FlatObjectReader reader;
-  if (!ojson::sax_parse(v.get_ref<const std::string&>(), &reader) || !reader.error.empty())
-    bad(source, std::string("config.") + key, "not a JSON object of words: " + reader.error);
-  return std::move(reader.entries);
-}
-
-std::int64_t int_value(const ojson& v, const std::string& source, const std::string& key) {
-  if (!v.is_number_integer()) bad(source, key, "expected an integer, got " + v.dump());
-  return v.get<std::int64_t>();
-}
-
-std::int32_t int_key(const std::string& k, const std::string& source, const std::string& table) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(k, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != k.size() || k.empty() || value < 1 || value > INT32_MAX)
-    bad(source, "config." + table, "key '" + k + "' is not a positive integer");
-  return static_cast<std::int32_t>(value);
-}
-
-}  // namespace
-
-Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source) {
-  ojson doc;
-  try {
-    doc = ojson::parse(json);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(source + ": not valid JSON: " + e.what());
-  }
-  if (!doc.is_object()) bad(source, "(top level)", "expected an object");
-  if (doc.contains("class_name") && doc["class_name"] != "Tokenizer")
-    bad(source, "class_name", "expected \"Tokenizer\", got " + doc["class_name"].dump());
-  const ojson& cfg = member(doc, "config", source, "");
-  if (!cfg.is_object()) bad(source, "config", "expected an object");
-
-  TokenizerOptions opt;
-  const ojson& num_words = member(cfg, "num_words", source, "config.");
-  if (!num_words.is_null()) opt.num_words = int_value(num_words, source, "config.num_words");
-  auto str = [&](const char* key) {
-    const ojson& v = member(cfg, key, source, "config.");
-    if (!v.is_string()) bad(source, std::string("config.") + key, "expected a string");
-    return v.get<std::string>();
-  };
-  auto boolean = [&](const char* key) {
-    const ojson& v = member(cfg, key, source, "config.");
-    if (!v.is_boolean()) bad(source, std::string("config.") + key, "expected true or false");
-    return v.get<bool>();
-  };
-  opt.filters = str("filters");
-  opt.lower = boolean("lower");
-  opt.split = str("split");
-  opt.char_level = boolean("char_level");
-  const ojson& oov = member(cfg, "oov_token", source, "config.");
-  if (!oov.is_null()) {
-    if (!oov.is_string()) bad(source, "config.oov_token", "expected a string or null");
-    opt.oov_token = oov.get<std::string>();
-  }
-  if (opt.split.empty()) bad(source, "config.split", "must not be empty");
-  Tokenizer t(std::move(opt));
-  t.document_count_ = cfg.contains("document_count") ? int_value(cfg["document_count"], source, "config.document_count") : 0;
-
-  for (const auto& [word, count] : inner_table(cfg, "word_counts", source)) {
-    const std::int32_t id = t.vocab_.intern(word);
-    if (id != static_cast<std::int32_t>(t.counts_.size())) bad(source, "config.word_counts", "repeated word '" + word + "'");
-    t.counts_.push_back(int_value(count, source, "config.word_counts['" + word + "']"));
-    t.docs_.push_back(0);
-  }
-  for (const auto& [word, docs] : inner_table(cfg, "word_docs", source)) {
-    const std::int32_t id = t.vocab_.find(word);
-    if (id == StringTable::kMissing) bad(source, "config.word_docs", "word '" + word + "' is not in word_counts");
-    t.docs_[static_cast<std::size_t>(id)] = int_value(docs, source, "config.word_docs['" + word + "']");
-  }
-  inner_table(cfg, "index_docs", source);  // derived from word_docs and word_index; checked for form only
-
-  // word_index is what texts_to_sequences reads; index_word what sequences_to_texts reads.
-  t.index_of_.assign(static_cast<std::size_t>(t.vocab_.size()), 0);
-  for (const auto& [word, value] : inner_table(cfg, "word_index", source)) {
-    const std::int64_t index = int_value(value, source, "config.word_index['" + word + "']");
-    if (index < 1 || index > INT32_MAX) bad(source, "config.word_index['" + word + "']", "index must be >= 1");
-    const std::int32_t id = t.vocab_.find(word);
-    if (id != StringTable::kMissing) {
-      t.index_of_[static_cast<std::size_t>(id)] = static_cast<std::int32_t>(index);
-    } else if (!(t.options_.oov_token && word == *t.options_.oov_token)) {
-      bad(source, "config.word_index", "word '" + word + "' is neither in word_counts nor the oov_token");
-    }
-    if (t.options_.oov_token && word == *t.options_.oov_token) t.oov_index_ = static_cast<std::int32_t>(index);
-  }
-  const std::vector<Entry> index_word = inner_table(cfg, "index_word", source);
-  std::int32_t max_index = 0;
-  for (const auto& [key, value] : index_word) max_index = std::max(max_index, int_key(key, source, "index_word"));
-  t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
-  for (const auto& [key, value] : index_word) {
-    const std::int32_t index = int_key(key, source, "index_word");
-    if (!value.is_string()) bad(source, "config.index_word['" + key + "']", "expected a string");
-    const std::string word = value.get<std::string>();
-    const std::int32_t id = t.vocab_.find(word);
-    if (id != StringTable::kMissing)
-      t.index_word_[static_cast<std::size_t>(index)] = id;
-    else if (t.options_.oov_token && word == *t.options_.oov_token)
-      t.index_word_[static_cast<std::size_t>(index)] = kOovWord;
-    else
-      bad(source, "config.index_word['" + key + "']", "word '" + word + "' is neither in word_counts nor the oov_token");
-  }
-  return t;
 }
 
 }  // namespace attn::text

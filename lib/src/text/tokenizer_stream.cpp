@@ -295,6 +295,7 @@ void Tokenizer::Stream::add_borrowed(const std::string* texts, std::size_t count
 SequenceBatch Tokenizer::Stream::finish(TransformStats* stats) { return impl_->finish(stats); }
 
 Tokenizer::Stream Tokenizer::fit_stream(int threads) {
+  require_all_tables("fitting");
   auto impl = std::make_unique<Stream::Impl>();
   impl->fitting = this;
   impl->tokenizer = this;

@@ -294,7 +294,7 @@ struct Trainer::Impl {
   }
 
   nlohmann::ordered_json validate() {
-    return validation_data.evaluate(model, val_rows, {options.batch_size, tasks::EvaluateOptions::Detail::kMetrics, sharing.get()}).metrics;
+    return validation_data.evaluate(model, val_rows, {tasks::kScoringBatchSize, tasks::EvaluateOptions::Detail::kMetrics, sharing.get()}).metrics;
   }
 
   /// The learning rate of global step `step` (0-based).

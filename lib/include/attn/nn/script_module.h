@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 #include <torch/types.h>
 
@@ -18,9 +19,13 @@ using torch::Tensor;
 /// An optional tensor argument (a mask): {} or a tensor.
 using OptionalTensor = c10::optional<Tensor>;
 
-/// Evaluation mode for the guard's lifetime: dropout off and no gradients. The module's previous
-/// mode comes back when the guard goes, also when an exception leaves the scope. A module already in
-/// eval mode is not written to, so threads may share one (a server's inference threads).
+/// Evaluation mode for the guard's lifetime: dropout off, no gradients, and TorchScript's graph
+/// optimiser off on this thread, so that inference runs the graph as written, as training's
+/// validation does (a saved model then scores exactly what its run's validation scored, and a
+/// result never changes when the executor swaps in an optimised graph after a few runs). The
+/// module's previous mode comes back when the guard goes, also when an exception leaves the scope.
+/// A module already in eval mode is not written to, so threads may share one (a server's
+/// inference threads).
 class EvalModeGuard {
  public:
   explicit EvalModeGuard(torch::jit::Module& module) : module_(module), was_training_(module.is_training()) {
@@ -36,6 +41,7 @@ class EvalModeGuard {
   torch::jit::Module& module_;
   bool was_training_;
   at::NoGradGuard no_grad_;
+  torch::jit::GraphOptimizerEnabledGuard unoptimized_{false};
 };
 
 /// A configuration check: throws std::invalid_argument(message) unless `ok`.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
+#include "attn/tasks/batching.h"
 
 namespace attn::tasks {
 
@@ -29,7 +30,7 @@ struct EvaluateRequest {
   std::string model;        ///< run directory or model.pt
   std::string csv;          ///< the rows to score
   data::Inputs options;     ///< the task's evaluate inputs (columns, --labels-csv, --svg)
-  std::int64_t batch_size = 512;
+  std::int64_t batch_size = kScoringBatchSize;
   int threads = 1;
   std::string predictions;  ///< write the predictions CSV here ("" = none)
   std::string metrics;      ///< write the metrics JSON here ("" = none)

@@ -79,7 +79,7 @@ class RowSharing {
 struct EvaluateOptions {
   /// kMetrics: the metrics only (validation); kFull: also the predictions and the pictures.
   enum class Detail { kMetrics, kFull };
-  std::int64_t batch_size = 512;
+  std::int64_t batch_size = kScoringBatchSize;
   Detail detail = Detail::kMetrics;
   /// Validation by several workers: each scores its share of the rows (Detail::kMetrics only).
   const RowSharing* sharing = nullptr;

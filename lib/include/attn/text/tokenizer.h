@@ -47,6 +47,13 @@ struct TokenizerOptions {
   std::optional<std::string> oov_token;
 };
 
+/// What Tokenizer::from_json reads: every table (the default: the tokenizer can then be saved and
+/// fitted further), or only what applying it needs (config and word_index: texts_to_sequences,
+/// word_index(), index_word(), sequences_to_texts; word_count(), word_docs(), to_json() and the
+/// fit methods then throw std::logic_error). A model that only scores texts loads the second,
+/// several times faster for a large vocabulary.
+enum class TokenizerTables { kAll, kForTransform };
+
 /// Token accounting of a transform (what `attn prepare` reports).
 struct TransformStats {
   std::int64_t tokens = 0;            ///< tokens produced by splitting
@@ -118,7 +125,8 @@ class Tokenizer {
   std::string to_json() const;
 
   /// Keras' `tokenizer_from_json`. Errors (std::runtime_error: a bad file) name `source` and the key.
-  static Tokenizer from_json(std::string_view json, const std::string& source = "tokenizer.json");
+  static Tokenizer from_json(std::string_view json, const std::string& source = "tokenizer.json",
+                             TokenizerTables tables = TokenizerTables::kAll);
 
   // ---- The fitted tables, as Keras exposes them ----
   std::int64_t document_count() const { return document_count_; }
@@ -137,6 +145,8 @@ class Tokenizer {
   void rebuild_index();
   /// The emitted index of a token with vocabulary id `id` (kMissing = unknown), or 0 to drop it.
   std::int32_t emit_index(std::int32_t id, TransformStats& stats) const;
+  /// Throws std::logic_error naming `what` unless every table was loaded.
+  void require_all_tables(const char* what) const;
 
   TokenizerOptions options_;
   WordSplitter splitter_;
@@ -147,6 +157,7 @@ class Tokenizer {
   static constexpr std::int32_t kNoWord = -1, kOovWord = -2;
   std::vector<std::int32_t> index_word_;  // index -> vocabulary id | kOovWord | kNoWord
   std::int32_t oov_index_ = 0;            // word_index.get(oov_token), 0 when none
+  TokenizerTables tables_ = TokenizerTables::kAll;  // what from_json read
 };
 
 }  // namespace attn::text

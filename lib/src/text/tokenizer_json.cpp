@@ -1,0 +1,477 @@
+// Reading Keras' tokenizer.json (Tokenizer::from_json). The file is two levels of JSON objects
+// whose five word tables are JSON strings that hold JSON objects; a Jigsaw-sized one is 25 MB, and
+// every explain, evaluate and served model reads one on start-up. A general JSON parser reads it
+// byte by byte into a document (nlohmann: ~200 MB/s, 120 ms for an 8 MB file); the scanner below
+// is strict RFC 8259 JSON too, but reads only these shapes and copies unescaped runs whole, and
+// from_json reads only the tables it is asked for.
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "attn/text/tokenizer.h"
+#include "attn/text/unicode.h"
+
+namespace attn::text {
+namespace {
+
+[[noreturn]] void bad(const std::string& source, const std::string& key, const std::string& what) {
+  throw std::runtime_error(source + ": " + key + ": " + what);
+}
+
+/// A syntax error at a byte offset of the text being scanned.
+struct SyntaxError {
+  std::size_t offset;
+  std::string what;
+};
+
+/// A JSON value as read. Objects and arrays are only recognised (and skipped), never kept.
+struct Value {
+  enum class Kind { kNull, kBool, kInteger, kNumber, kString, kObject, kArray } kind = Kind::kNull;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  std::string string;     // kString: the decoded text
+  std::string_view text;  // the value as written, for messages
+};
+
+/// A strict JSON reader over one buffer: whitespace, strings (escapes, surrogate pairs and UTF-8
+/// checked), numbers, literals, and nested values to skip (at most kMaxDepth deep).
+class Scanner {
+ public:
+  explicit Scanner(std::string_view s) : s_(s) {}
+
+  void skip_whitespace() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+  }
+  /// The next character after whitespace, '\0' at the end.
+  char peek() {
+    skip_whitespace();
+    return i_ < s_.size() ? s_[i_] : '\0';
+  }
+  bool consume(char c) {
+    if (peek() != c) return false;
+    ++i_;
+    return true;
+  }
+  void expect(char c) {
+    if (!consume(c)) fail(std::string("expected '") + c + "'");
+  }
+  bool at_end() { return peek() == '\0' && i_ >= s_.size(); }
+
+  /// A string at the cursor, decoded into `out` (replacing its contents); with `out` null, checked
+  /// and skipped.
+  void string(std::string* out) {
+    if (out) out->clear();
+    expect('"');
+    for (;;) {
+      const std::size_t start = i_;
+      unsigned char high = 0;  // a run without quotes, escapes or control characters, copied whole
+      while (i_ < s_.size()) {
+        const auto c = static_cast<unsigned char>(s_[i_]);
+        if (c == '"' || c == '\\' || c < 0x20) break;
+        high |= c;
+        ++i_;
+      }
+      const std::string_view run = s_.substr(start, i_ - start);
+      if (high & 0x80) {  // not all ASCII: check the UTF-8
+        const std::size_t invalid = find_invalid_utf8(run);
+        if (invalid != std::string_view::npos) fail_at(start + invalid, "invalid UTF-8");
+      }
+      if (out) out->append(run);
+      if (i_ >= s_.size()) fail("unterminated string");
+      const char c = s_[i_++];
+      if (c == '"') return;
+      if (c != '\\') fail_at(i_ - 1, "control character in a string");
+      escape(out ? *out : scratch_);
+      if (!out) scratch_.clear();
+    }
+  }
+  void string(std::string& out) { string(&out); }
+
+  /// Any value at the cursor; objects and arrays are skipped, and so is a string's text when
+  /// `strings` is kSkip.
+  enum class Strings { kDecode, kSkip };
+  Value value(Strings strings = Strings::kDecode) {
+    Value v;
+    const char c = peek();
+    const std::size_t start = i_;
+    if (c == '"') {
+      v.kind = Value::Kind::kString;
+      string(strings == Strings::kDecode ? &v.string : nullptr);
+    } else if (c == '{' || c == '[') {
+      v.kind = c == '{' ? Value::Kind::kObject : Value::Kind::kArray;
+      skip(0);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      number(v);
+    } else if (literal("true")) {
+      v.kind = Value::Kind::kBool;
+      v.boolean = true;
+    } else if (literal("false")) {
+      v.kind = Value::Kind::kBool;
+    } else if (!literal("null")) {
+      fail("expected a value");
+    }
+    v.text = s_.substr(start, i_ - start);
+    return v;
+  }
+
+  /// Reads an object's members: `member(key)` is called with the cursor on each value and must read it.
+  template <class Member>
+  void object(std::string& key, Member&& member) {
+    expect('{');
+    if (consume('}')) return;
+    do {
+      if (peek() != '"') fail("expected a key");
+      string(key);
+      expect(':');
+      peek();
+      member(key);
+    } while (consume(','));
+    expect('}');
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { fail_at(i_, what); }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& what) const { throw SyntaxError{offset, what}; }
+
+ private:
+  static constexpr int kMaxDepth = 256;
+
+  bool literal(std::string_view word) {
+    if (s_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+  }
+
+  unsigned hex4() {
+    if (i_ + 4 > s_.size()) fail("truncated \\u escape");
+    unsigned v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char h = s_[i_++];
+      v <<= 4;
+      if (h >= '0' && h <= '9') v |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f') v |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F') v |= static_cast<unsigned>(h - 'A' + 10);
+      else fail_at(i_ - 1, "bad hex digit in a \\u escape");
+    }
+    return v;
+  }
+
+  void escape(std::string& out) {
+    if (i_ >= s_.size()) fail("unterminated string");
+    const char e = s_[i_++];
+    switch (e) {
+      case '"': out += '"'; return;
+      case '\\': out += '\\'; return;
+      case '/': out += '/'; return;
+      case 'b': out += '\b'; return;
+      case 'f': out += '\f'; return;
+      case 'n': out += '\n'; return;
+      case 'r': out += '\r'; return;
+      case 't': out += '\t'; return;
+      case 'u': break;
+      default: fail_at(i_ - 1, "bad escape");
+    }
+    unsigned cp = hex4();
+    if (cp >= 0xDC00 && cp <= 0xDFFF) fail("lone low surrogate in a \\u escape");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (s_.substr(i_, 2) != "\\u") fail("high surrogate without its low surrogate");
+      i_ += 2;
+      const unsigned low = hex4();
+      if (low < 0xDC00 || low > 0xDFFF) fail("high surrogate without its low surrogate");
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  /// JSON's number grammar; an integer without fraction or exponent that fits int64 is kInteger.
+  void number(Value& v) {
+    const bool negative = s_[i_] == '-';
+    if (negative) ++i_;
+    if (i_ >= s_.size() || s_[i_] < '0' || s_[i_] > '9') fail("bad number");
+    bool fits = true;
+    std::uint64_t magnitude = 0;
+    if (s_[i_] == '0') {
+      ++i_;
+    } else {
+      for (; i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9'; ++i_) {
+        const auto d = static_cast<std::uint64_t>(s_[i_] - '0');
+        if (magnitude > (UINT64_MAX - d) / 10) fits = false;
+        magnitude = magnitude * 10 + d;
+      }
+    }
+    bool integral = true;
+    if (i_ < s_.size() && s_[i_] == '.') {
+      integral = false;
+      ++i_;
+      if (i_ >= s_.size() || s_[i_] < '0' || s_[i_] > '9') fail("bad number");
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+    }
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      integral = false;
+      ++i_;
+      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      if (i_ >= s_.size() || s_[i_] < '0' || s_[i_] > '9') fail("bad number");
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+    }
+    const std::uint64_t limit = negative ? static_cast<std::uint64_t>(INT64_MAX) + 1 : static_cast<std::uint64_t>(INT64_MAX);
+    if (integral && fits && magnitude <= limit) {
+      v.kind = Value::Kind::kInteger;
+      v.integer = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+    } else {
+      v.kind = Value::Kind::kNumber;
+    }
+  }
+
+  void skip(int depth) {
+    if (depth > kMaxDepth) fail("nested too deeply");
+    const char c = peek();
+    if (c == '{' || c == '[') {
+      const char close = c == '{' ? '}' : ']';
+      ++i_;
+      if (consume(close)) return;
+      do {
+        if (c == '{') {
+          if (peek() != '"') fail("expected a key");
+          string(nullptr);
+          expect(':');
+        }
+        skip(depth + 1);
+      } while (consume(','));
+      expect(close);
+    } else {
+      value(Strings::kSkip);
+    }
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+  std::string scratch_;
+};
+
+/// The config's double-encoded tables, by name.
+enum Table { kWordCounts, kWordDocs, kIndexDocs, kIndexWord, kWordIndex, kTables };
+constexpr const char* kTableNames[kTables] = {"word_counts", "word_docs", "index_docs", "index_word", "word_index"};
+
+/// Calls `entry(key, value)` for each member of the flat object in a table's text, in file order.
+template <class Entry>
+void for_each_entry(const std::string& table, const char* name, const std::string& source, Entry&& entry) {
+  try {
+    Scanner sc(table);
+    std::string key;
+    sc.object(key, [&](const std::string& k) {
+      const Value v = sc.value();
+      if (v.kind == Value::Kind::kObject || v.kind == Value::Kind::kArray) sc.fail("expected a flat object");
+      entry(k, v);
+    });
+    if (!sc.at_end()) sc.fail("trailing characters after the object");
+  } catch (const SyntaxError& e) {
+    bad(source, std::string("config.") + name, "not a JSON object of words: " + e.what + " at byte " + std::to_string(e.offset));
+  }
+}
+
+std::int64_t integer(const Value& v, const std::string& source, const std::string& key) {
+  if (v.kind != Value::Kind::kInteger) bad(source, key, "expected an integer, got " + std::string(v.text.substr(0, 40)));
+  return v.integer;
+}
+
+/// The value of table `table`'s entry `word`, an integer (the key for a message is made only then).
+std::int64_t entry_integer(const Value& v, const std::string& source, const char* table, const std::string& word) {
+  return v.kind == Value::Kind::kInteger ? v.integer : integer(v, source, std::string("config.") + table + "['" + word + "']");
+}
+
+std::int32_t index_key(const std::string& k, const std::string& source, const char* table) {
+  std::int64_t value = 0;
+  bool ok = !k.empty() && k.size() <= 10 && k[0] != '0';
+  for (const char c : k) {
+    ok = ok && c >= '0' && c <= '9';
+    if (ok) value = value * 10 + (c - '0');
+  }
+  if (!ok || value < 1 || value > INT32_MAX) bad(source, std::string("config.") + table, "key '" + k + "' is not a positive integer");
+  return static_cast<std::int32_t>(value);
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source, TokenizerTables tables) {
+  // The two outer levels: class_name, and config's settings and tables (a table not wanted is
+  // skipped, but still checked as JSON). A repeated key counts once, the last time (as in Python).
+  Value class_name;
+  bool has_config = false, config_is_object = false, top_is_object = true;
+  std::map<std::string, Value> settings;
+  std::string text[kTables];
+  Value table_value[kTables];
+  bool has_table[kTables] = {};
+  const auto wanted = [&](int t) { return tables == TokenizerTables::kAll || t == kWordIndex; };
+  try {
+    Scanner sc(json);
+    std::string key, config_key;
+    if (sc.peek() != '{') {
+      top_is_object = false;
+      sc.value();
+    } else sc.object(key, [&](const std::string& k) {
+      if (k == "config") {
+        has_config = true;
+        config_is_object = sc.peek() == '{';
+        settings.clear();
+        if (!config_is_object) {
+          sc.value();
+          return;
+        }
+        sc.object(config_key, [&](const std::string& ck) {
+          for (int t = 0; t < kTables; ++t) {
+            if (ck != kTableNames[t]) continue;
+            has_table[t] = true;
+            if (sc.peek() == '"' && wanted(t)) {
+              table_value[t] = Value();
+              table_value[t].kind = Value::Kind::kString;
+              sc.string(text[t]);
+            } else {
+              table_value[t] = sc.value(Scanner::Strings::kSkip);  // a string not wanted is checked, not kept
+            }
+            return;
+          }
+          settings[ck] = sc.value();
+        });
+      } else if (k == "class_name") {
+        class_name = sc.value();
+      } else {
+        sc.value(Scanner::Strings::kSkip);
+      }
+    });
+    if (!sc.at_end()) sc.fail("trailing characters after the object");
+  } catch (const SyntaxError& e) {
+    throw std::runtime_error(source + ": not valid JSON: " + e.what + " at byte " + std::to_string(e.offset));
+  }
+  if (!top_is_object) bad(source, "(top level)", "expected an object");
+  if (!class_name.text.empty() && !(class_name.kind == Value::Kind::kString && class_name.string == "Tokenizer"))
+    bad(source, "class_name", "expected \"Tokenizer\", got " + std::string(class_name.text.substr(0, 40)));
+  if (!has_config) bad(source, "config", "missing");
+  if (!config_is_object) bad(source, "config", "expected an object");
+
+  const auto setting = [&](const char* key) -> const Value& {
+    const auto it = settings.find(key);
+    if (it == settings.end()) bad(source, std::string("config.") + key, "missing");
+    return it->second;
+  };
+  const auto str = [&](const char* key) {
+    const Value& v = setting(key);
+    if (v.kind != Value::Kind::kString) bad(source, std::string("config.") + key, "expected a string");
+    return v.string;
+  };
+  const auto boolean = [&](const char* key) {
+    const Value& v = setting(key);
+    if (v.kind != Value::Kind::kBool) bad(source, std::string("config.") + key, "expected true or false");
+    return v.boolean;
+  };
+  TokenizerOptions opt;
+  const Value& num_words = setting("num_words");
+  if (num_words.kind != Value::Kind::kNull) opt.num_words = integer(num_words, source, "config.num_words");
+  opt.filters = str("filters");
+  opt.lower = boolean("lower");
+  opt.split = str("split");
+  opt.char_level = boolean("char_level");
+  const Value& oov = setting("oov_token");
+  if (oov.kind != Value::Kind::kNull) {
+    if (oov.kind != Value::Kind::kString) bad(source, "config.oov_token", "expected a string or null");
+    opt.oov_token = oov.string;
+  }
+  if (opt.split.empty()) bad(source, "config.split", "must not be empty");
+  Tokenizer t(std::move(opt));
+  t.tables_ = tables;
+  if (settings.count("document_count")) t.document_count_ = integer(settings["document_count"], source, "config.document_count");
+  for (int k = 0; k < kTables; ++k) {
+    if (!wanted(k)) continue;
+    if (!has_table[k]) bad(source, std::string("config.") + kTableNames[k], "missing");
+    if (table_value[k].kind != Value::Kind::kString)
+      bad(source, std::string("config.") + kTableNames[k], "expected a string holding a JSON object");
+  }
+  const std::optional<std::string>& oov_token = t.options_.oov_token;
+  const auto is_oov = [&](const std::string& word) { return oov_token && word == *oov_token; };
+
+  if (tables == TokenizerTables::kAll) {
+    for_each_entry(text[kWordCounts], "word_counts", source, [&](const std::string& word, const Value& count) {
+      const std::int32_t id = t.vocab_.intern(word);
+      if (id != static_cast<std::int32_t>(t.counts_.size())) bad(source, "config.word_counts", "repeated word '" + word + "'");
+      t.counts_.push_back(entry_integer(count, source, "word_counts", word));
+      t.docs_.push_back(0);
+    });
+    for_each_entry(text[kWordDocs], "word_docs", source, [&](const std::string& word, const Value& docs) {
+      const std::int32_t id = t.vocab_.find(word);
+      if (id == StringTable::kMissing) bad(source, "config.word_docs", "word '" + word + "' is not in word_counts");
+      t.docs_[static_cast<std::size_t>(id)] = entry_integer(docs, source, "word_docs", word);
+    });
+    for_each_entry(text[kIndexDocs], "index_docs", source, [](const std::string&, const Value&) {});  // derived; form only
+  }
+
+  // word_index is what texts_to_sequences reads.
+  std::vector<std::pair<std::string, std::int32_t>> word_index;
+  word_index.reserve(static_cast<std::size_t>(std::count(text[kWordIndex].begin(), text[kWordIndex].end(), ':')));
+  for_each_entry(text[kWordIndex], "word_index", source, [&](const std::string& word, const Value& value) {
+    const std::int64_t index = entry_integer(value, source, "word_index", word);
+    if (index < 1 || index > INT32_MAX) bad(source, "config.word_index['" + word + "']", "index must be >= 1");
+    word_index.emplace_back(word, static_cast<std::int32_t>(index));
+  });
+  if (tables == TokenizerTables::kForTransform) {
+    // The counted words are word_index's keys, but for the OOV token, which is one of them only when
+    // it collides with a counted word (it then has a later index than 1: see rebuild_index).
+    std::int32_t oov_index = 0;
+    for (const auto& [word, index] : word_index)
+      if (is_oov(word)) oov_index = index;
+    t.vocab_.reserve(word_index.size());
+    for (const auto& [word, index] : word_index)
+      if (!is_oov(word) || oov_index != 1) t.vocab_.intern(word);
+  }
+  t.index_of_.assign(static_cast<std::size_t>(t.vocab_.size()), 0);
+  std::int32_t max_index = 0;
+  for (const auto& [word, index] : word_index) {
+    const std::int32_t id = t.vocab_.find(word);
+    if (id != StringTable::kMissing)
+      t.index_of_[static_cast<std::size_t>(id)] = index;
+    else if (!is_oov(word))
+      bad(source, "config.word_index", "word '" + word + "' is neither in word_counts nor the oov_token");
+    if (is_oov(word)) t.oov_index_ = index;
+    max_index = std::max(max_index, index);
+  }
+
+  if (tables == TokenizerTables::kForTransform) {  // index_word is word_index inverted
+    t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
+    for (const auto& [word, index] : word_index) {
+      const std::int32_t id = t.vocab_.find(word);
+      t.index_word_[static_cast<std::size_t>(index)] = id != StringTable::kMissing ? id : kOovWord;
+    }
+    return t;
+  }
+  std::vector<std::pair<std::int32_t, std::string>> index_word;
+  for_each_entry(text[kIndexWord], "index_word", source, [&](const std::string& key, const Value& value) {
+    const std::int32_t index = index_key(key, source, "index_word");
+    if (value.kind != Value::Kind::kString) bad(source, "config.index_word['" + key + "']", "expected a string");
+    index_word.emplace_back(index, value.string);
+    max_index = std::max(max_index, index);
+  });
+  t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
+  for (const auto& [index, word] : index_word) {
+    const std::int32_t id = t.vocab_.find(word);
+    if (id != StringTable::kMissing)
+      t.index_word_[static_cast<std::size_t>(index)] = id;
+    else if (is_oov(word))
+      t.index_word_[static_cast<std::size_t>(index)] = kOovWord;
+    else
+      bad(source, "config.index_word['" + std::to_string(index) + "']", "word '" + word + "' is neither in word_counts nor the oov_token");
+  }
+  return t;
+}
+
+}  // namespace attn::text
