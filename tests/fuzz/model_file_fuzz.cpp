@@ -7,7 +7,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   attn::io::set_warning_handler([](const std::string&) {});
   try {
-    attn::models::load_model(fuzz::as_file(data, size, ".model.pt"));
+    attn::models::load_model(fuzz::as_file(data, size, ".model.pt"), attn::nn::Runtime::kNative);
   } catch (const std::exception&) {
   }
   return 0;

@@ -13,10 +13,11 @@
 namespace models_test {
 
 /// The registry's model `name` with `overrides`, built with seed 1, in eval mode.
-inline torch::jit::Module build(const std::string& name, const nlohmann::json& overrides) {
+inline torch::jit::Module build(const std::string& name, const nlohmann::json& overrides,
+                                attn::nn::Runtime runtime = attn::nn::Runtime::kPortable) {
   torch::manual_seed(1);
   const auto& entry = attn::models::find_model(name);
-  torch::jit::Module m = entry.build(attn::models::resolve_config(entry, overrides));
+  torch::jit::Module m = entry.build(attn::models::resolve_config(entry, overrides), runtime);
   m.eval();
   return m;
 }

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "attn/models/kinds.h"
+#include "attn/models/saved_model.h"
 #include "models_test_util.h"
 
 using namespace attn;
@@ -36,6 +37,19 @@ Probe probe_for(models::ModelKind kind, const nlohmann::json& config) {
   return {};
 }
 
+/// Every parameter's gradient of a scalar of the model's training outputs (logits), flattened into
+/// one vector, in training mode with the module's dropout switched off.
+torch::Tensor gradients_of(torch::jit::Module& m, models::ModelKind kind, const Probe& probe) {
+  for (const auto& p : m.named_parameters(true)) p.value.mutable_grad() = torch::Tensor();
+  std::vector<c10::IValue> inputs = probe.inputs;
+  if (kind == models::ModelKind::kSeq2Seq) inputs.push_back(torch::tensor({{1, 2, 3}, {4, 5, 6}}, torch::kInt64));  // target_in
+  const auto [logits, attention] = pair_of(m.get_method("logits")(inputs));
+  (logits.sin().sum() + attention.cos().sum()).backward();
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : m.named_parameters(true)) grads.push_back(p.value.grad().defined() ? p.value.grad().reshape({-1}) : torch::zeros({p.value.numel()}));
+  return torch::cat(grads);
+}
+
 }  // namespace
 
 TEST_CASE("every registered model: builds from its defaults, masks padding, reloads equal, counts every parameter once",
@@ -46,7 +60,7 @@ TEST_CASE("every registered model: builds from its defaults, masks padding, relo
     INFO(entry.name);
     const nlohmann::json config = models::resolve_config(entry, {});
     torch::manual_seed(1);
-    torch::jit::Module m = entry.build(config);
+    torch::jit::Module m = entry.build(config, nn::Runtime::kPortable);
     m.eval();
     CHECK_NOTHROW(models::require_interface(entry.kind, m, entry.name));
     const Probe probe = probe_for(entry.kind, config);
@@ -73,6 +87,16 @@ TEST_CASE("every registered model: builds from its defaults, masks padding, relo
     CHECK(sum == t.total);
     CHECK(t.total == parameter_count(m));
     CHECK_THAT(models::format_layer_table(entry, t), Catch::Contains("Total params: "));
+    // The native build (attn's kernels) with these weights computes the same, and so do its
+    // gradients in training mode (dropout off: the same function).
+    torch::manual_seed(2);
+    torch::jit::Module native = entry.build(config, nn::Runtime::kNative);
+    models::copy_weights(m, native);
+    native.eval();
+    const auto [scores3, attention3] = pair_of(native.forward(probe.inputs));
+    CHECK(torch::allclose(scores3, scores, 1e-5, 1e-5));
+    CHECK(torch::allclose(attention3, attention, 1e-5, 1e-5));
+    CHECK(gradients_of(native, entry.kind, probe).allclose(gradients_of(m, entry.kind, probe), 1e-4, 1e-5));
     // A training recipe of its own.
     CHECK(entry.training.epochs >= 1);
     CHECK(entry.training.batch_size >= 1);
@@ -97,14 +121,14 @@ TEST_CASE("registry: one list, config defaults and overrides, clear errors", "[m
   CHECK_THROWS_AS(models::resolve_config(entry, {{"lstm_unit", 30}}), std::invalid_argument);
   CHECK_THROWS_WITH(models::resolve_config(entry, {{"lstm_unit", 30}}), Catch::Contains("no config key 'lstm_unit'"));
   CHECK_THROWS_WITH(models::resolve_config(entry, {{"lstm_units", "many"}}), Catch::Contains("expects a value like 60"));
-  CHECK_THROWS_AS(entry.build(models::resolve_config(entry, {{"spatial_dropout", 1.5}})), std::invalid_argument);
+  CHECK_THROWS_AS(entry.build(models::resolve_config(entry, {{"spatial_dropout", 1.5}}), nn::Runtime::kPortable), std::invalid_argument);
   CHECK(models::parse_assignment("spatial_dropout=0.2") == nlohmann::json{{"spatial_dropout", 0.2}});
   CHECK(models::parse_assignment("score=general") == nlohmann::json{{"score", "general"}});
   CHECK_THROWS_AS(models::parse_assignment("novalue"), std::invalid_argument);
   const auto& s2s = models::find_model("seq2seq-attention");
-  CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"score", "manhattan"}})),
+  CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"score", "manhattan"}}), nn::Runtime::kPortable),
                     Catch::Contains("unknown attention score 'manhattan'") && Catch::Contains("scaled-dot"));
-  CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"style", "vaswani"}})), Catch::Contains("'style'"));
+  CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"style", "vaswani"}}), nn::Runtime::kPortable), Catch::Contains("'style'"));
 }
 
 TEST_CASE("read_overrides: a JSON file, then --set on top, errors name the file", "[models][registry]") {

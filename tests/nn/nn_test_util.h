@@ -12,6 +12,18 @@ namespace nn_test {
 
 using torch::Tensor;
 
+/// LibTorch's intra-op thread count for the guard's lifetime.
+class ThreadsGuard {
+ public:
+  explicit ThreadsGuard(int threads) : before_(torch::get_num_threads()) { torch::set_num_threads(threads); }
+  ~ThreadsGuard() { torch::set_num_threads(before_); }
+  ThreadsGuard(const ThreadsGuard&) = delete;
+  ThreadsGuard& operator=(const ThreadsGuard&) = delete;
+
+ private:
+  int before_;
+};
+
 inline double max_diff(const Tensor& a, const Tensor& b) {
   REQUIRE(a.sizes() == b.sizes());
   return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();

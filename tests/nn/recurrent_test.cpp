@@ -6,9 +6,10 @@
 using namespace attn::nn;
 using torch::Tensor;
 
-TEST_CASE("BiLSTM forward_lengths equals torch::nn::LSTM on packed sequences", "[nn][lstm]") {
+TEST_CASE("BiLSTM forward_lengths equals torch::nn::LSTM on packed sequences, in both builds", "[nn][lstm]") {
+  const Runtime runtime = GENERATE(Runtime::kPortable, Runtime::kNative);
   torch::manual_seed(4);
-  torch::jit::Module m = script::bilstm(3, 5, 0.0);
+  torch::jit::Module m = script::bilstm(3, 5, 0.0, runtime);
   m.eval();
   torch::nn::LSTM reference(torch::nn::LSTMOptions(3, 5).bidirectional(true).batch_first(true));
   {

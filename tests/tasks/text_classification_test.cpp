@@ -15,7 +15,7 @@ namespace {
 models::TextClassifier tiny_classifier(std::int64_t labels) {
   torch::manual_seed(3);
   const auto& entry = models::find_model("bilstm-attention");
-  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", labels}, {"embed_dim", 8}, {"lstm_units", 4}}));
+  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", labels}, {"embed_dim", 8}, {"lstm_units", 4}}), nn::Runtime::kNative);
   m.eval();
   return models::TextClassifier(m);
 }

@@ -59,7 +59,7 @@ torch::jit::Module small_model() {
   torch::manual_seed(5);
   const auto& entry = models::find_model("bilstm-attention");
   return entry.build(models::resolve_config(entry, {{"num_words", 20000}, {"embed_dim", 8}, {"lstm_units", 4},
-                                                    {"spatial_dropout", 0.0}, {"lstm_dropout", 0.0}, {"recurrent_dropout", 0.0}}));
+                                                    {"spatial_dropout", 0.0}, {"lstm_dropout", 0.0}, {"recurrent_dropout", 0.0}}), nn::Runtime::kNative);
 }
 
 /// Runs body(rank, workers) as two connected workers, one thread each; returns each one's error ("" if none).

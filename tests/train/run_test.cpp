@@ -168,7 +168,7 @@ TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case t
   const std::vector<std::pair<std::string, std::string>> inputs = {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}};
   tasks_test::train_run("bilstm-attention", (dir / "frozen").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 4}},
                         {{"epochs", 1}, {"batch_size", 16}, {"embeddings", (dir / "vectors.vec.gz").string()}, {"freeze_embeddings", true}});
-  const models::SavedModel saved = models::load_model((dir / "frozen").string());
+  const models::SavedModel saved = models::load_model((dir / "frozen").string(), nn::Runtime::kPortable);
   const auto& coverage = saved.config.at("embeddings");
   CHECK(coverage.at("words_found") == 4);  // thanks, stupid (from "Stupid"), good, edit; zebra is not in the data
   CHECK(coverage.at("found_as_other_case") == 1);
@@ -183,7 +183,7 @@ TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case t
   // Not frozen: the vectors are a start, and training moves them.
   tasks_test::train_run("bilstm-attention", (dir / "tuned").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 4}},
                         {{"epochs", 1}, {"batch_size", 16}, {"embeddings", (dir / "vectors.vec.gz").string()}});
-  const models::SavedModel tuned = models::load_model((dir / "tuned").string());
+  const models::SavedModel tuned = models::load_model((dir / "tuned").string(), nn::Runtime::kPortable);
   CHECK_FALSE(torch::allclose(tuned.module.attr("embedding").toTensor()[*tokenizer.word_index("thanks")],
                               0.5f + 0.01f * torch::arange(8, torch::kFloat32)));
   // The model's size must match the file's.

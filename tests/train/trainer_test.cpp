@@ -45,7 +45,7 @@ std::unique_ptr<tasks::Dataset> tiny_data() {
 torch::jit::Module tiny_model() {
   torch::manual_seed(5);
   const auto& entry = models::find_model("bilstm-attention");
-  return entry.build(models::resolve_config(entry, {{"num_words", 20000}, {"embed_dim", 8}, {"lstm_units", 4}}));
+  return entry.build(models::resolve_config(entry, {{"num_words", 20000}, {"embed_dim", 8}, {"lstm_units", 4}}), nn::Runtime::kNative);
 }
 
 train::TrainOptions tiny_options() {
@@ -101,7 +101,7 @@ TEST_CASE("Trainer: a checkpoint of another model is refused with the path", "[t
   const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt2_" + std::to_string(::getpid()) + ".pt")).string();
   train::Trainer(tiny_model(), data, nullptr, tiny_options()).save_checkpoint(ckpt);
   const auto& entry = models::find_model("bilstm-attention");
-  train::Trainer other(entry.build(models::resolve_config(entry, {{"embed_dim", 8}, {"lstm_units", 5}})), data, nullptr, tiny_options());
+  train::Trainer other(entry.build(models::resolve_config(entry, {{"embed_dim", 8}, {"lstm_units", 5}}), nn::Runtime::kNative), data, nullptr, tiny_options());
   CHECK_THROWS_WITH(other.load_checkpoint(ckpt), Catch::Contains(ckpt) && Catch::Contains("shape"));
   CHECK_THROWS_WITH(other.load_checkpoint("/nonexistent/ckpt.pt"), Catch::Contains("/nonexistent/ckpt.pt"));
   std::remove(ckpt.c_str());

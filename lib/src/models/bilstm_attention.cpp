@@ -31,7 +31,7 @@ def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     return torch.sigmoid(logits), attention
 )";
 
-torch::jit::Module build(const nlohmann::json& c) {
+torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   const std::int64_t num_words = c.at("num_words"), embed = c.at("embed_dim"), units = c.at("lstm_units"),
                      labels = c.at("labels");
   nn::require_config(num_words > 1 && embed > 0 && units > 0 && labels > 0, "bilstm-attention: sizes must be positive");
@@ -44,7 +44,7 @@ torch::jit::Module build(const nlohmann::json& c) {
     torch::NoGradGuard no_grad;  // Keras' Embedding initialiser: uniform(-0.05, 0.05)
     nn::script::add_parameter(m, "embedding", torch::empty({num_words, embed}).uniform_(-0.05, 0.05));
   }
-  m.register_module("lstm", nn::script::bilstm(embed, units, c.at("recurrent_dropout").get<double>()));
+  m.register_module("lstm", nn::script::bilstm(embed, units, c.at("recurrent_dropout").get<double>(), runtime));
   m.register_module("attention", nn::WordAttention(nn::WordAttentionOptions(2 * units)).module());
   m.register_module("dense", nn::script::linear(2 * units, labels));
   m.register_attribute("spatial_dropout", c10::FloatType::get(), c.at("spatial_dropout").get<double>());

@@ -36,7 +36,7 @@ std::vector<std::int64_t> hidden_sizes(const nlohmann::json& c) {
   return sizes;
 }
 
-torch::jit::Module build(const nlohmann::json& c) {
+torch::jit::Module build(const nlohmann::json& c, nn::Runtime) {  // no recurrent layer: one build
   const std::int64_t d = c.at("features");
   nn::require_config(d > 0, "feature-attention: features must be positive");
   const std::vector<std::int64_t> hidden = hidden_sizes(c);

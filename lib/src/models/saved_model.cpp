@@ -96,7 +96,31 @@ void save_model(const std::string& path, torch::jit::Module& module, const nlohm
   io::write_file_atomic(path, bytes.str());
 }
 
-SavedModel load_model(const std::string& given) {
+void copy_weights(const torch::jit::Module& from, torch::jit::Module& to) {
+  std::map<std::string, torch::Tensor> source;
+  for (const auto& p : from.named_parameters(/*recurse=*/true)) source[p.name] = p.value;
+  for (const auto& b : from.named_buffers(/*recurse=*/true)) source[b.name] = b.value;
+  std::size_t copied = 0;
+  torch::NoGradGuard no_grad;
+  const auto copy = [&](const std::string& name, torch::Tensor& target) {
+    const auto it = source.find(name);
+    if (it == source.end() || !it->second.sizes().equals(target.sizes()))
+      throw std::logic_error("copy_weights: '" + name + "' is not in the other module, or has another shape");
+    target.copy_(it->second);
+    ++copied;
+  };
+  for (const auto& p : to.named_parameters(/*recurse=*/true)) {
+    torch::Tensor t = p.value;
+    copy(p.name, t);
+  }
+  for (const auto& b : to.named_buffers(/*recurse=*/true)) {
+    torch::Tensor t = b.value;
+    copy(b.name, t);
+  }
+  if (copied != source.size()) throw std::logic_error("copy_weights: the modules do not have the same tensors");
+}
+
+SavedModel load_model(const std::string& given, nn::Runtime runtime) {
   SavedModel m;
   m.path = std::filesystem::is_directory(given) ? (std::filesystem::path(given) / "model.pt").string() : given;
   const std::string& path = m.path;
@@ -131,6 +155,18 @@ SavedModel load_model(const std::string& given) {
   for (auto& [name, content] : extra)
     if (name != kConfig && name != kChecksums) m.files[name] = std::move(content);
   m.module.eval();
+  m.portable = m.module;
+  const nlohmann::json& revision = m.config.contains("model_revision") ? m.config["model_revision"] : nlohmann::json();
+  if (runtime == nn::Runtime::kNative && revision.is_number_integer() && revision.get<int>() == m.entry->revision) {
+    try {
+      m.module = m.entry->build(resolve_config(*m.entry, m.config.at("model_config")), nn::Runtime::kNative);
+      copy_weights(m.portable, m.module);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": embedded config.json: key 'model_config' does not describe the model in the file (" +
+                               e.what() + ")");
+    }
+    m.module.eval();
+  }
   return m;
 }
 

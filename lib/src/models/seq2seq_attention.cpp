@@ -146,7 +146,7 @@ bool is_luong(const nlohmann::json& c) {
   return style == "luong";
 }
 
-torch::jit::Module build(const nlohmann::json& c) {
+torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   const std::int64_t src_vocab = c.at("source_vocab"), tgt_vocab = c.at("target_vocab"), embed = c.at("embed_dim"),
                      units = c.at("units"), max_src = c.at("max_source_length"), max_out = c.at("max_output_length");
   nn::require_config(src_vocab > 1 && tgt_vocab > 3 && embed > 0 && units > 0 && max_src > 0 && max_out > 0, "seq2seq-attention: sizes must be positive (target_vocab counts padding, end and start)");
@@ -159,7 +159,7 @@ torch::jit::Module build(const nlohmann::json& c) {
     nn::script::add_parameter(m, "source_embedding", torch::randn({src_vocab, embed}) * 0.1);
     nn::script::add_parameter(m, "target_embedding", torch::randn({tgt_vocab, embed}) * 0.1);
   }
-  m.register_module("encoder", nn::script::bilstm(embed, units, 0.0));
+  m.register_module("encoder", nn::script::bilstm(embed, units, 0.0, runtime));
   m.register_module("bridge", nn::script::linear(key, dec));
   m.register_module("attention", nn::QueryKeyAttention(nn::QueryKeyAttentionOptions(dec, key)
                                                            .score(score)

@@ -44,7 +44,7 @@ def self_attention(self, ids: Tensor) -> List[Tensor]:
   return s;
 }
 
-torch::jit::Module build(const nlohmann::json& c) {
+torch::jit::Module build(const nlohmann::json& c, nn::Runtime) {  // no recurrent layer: one build
   const std::int64_t num_words = c.at("num_words"), labels = c.at("labels"), d = c.at("d_model"), heads = c.at("heads"),
                      layers = c.at("layers"), ff = c.at("feedforward"), max_length = c.at("max_length");
   const double dropout = c.at("dropout");

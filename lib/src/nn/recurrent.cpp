@@ -6,11 +6,29 @@
 
 #include <torch/torch.h>
 
-namespace attn::nn::script {
+#include "attn/nn/fused_lstm.h"
 
-torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout) {
+namespace attn::nn::script {
+namespace {
+
+/// forward_lengths and forward_masked on attn's kernel (fused_lstm.h).
+const char* kNativeSource = R"(
+def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
+    steps = torch.arange(x.size(1), device=x.device).unsqueeze(0)
+    return self.forward_masked(x, steps < lengths.unsqueeze(1))
+
+def forward_masked(self, x: Tensor, mask: Tensor) -> Tensor:
+    w_hh = torch.dropout(self.weight_hh_l0, self.recurrent_dropout, self.training)
+    w_hh_reverse = torch.dropout(self.weight_hh_l0_reverse, self.recurrent_dropout, self.training)
+    return attn.bilstm_masked(x, mask, self.weight_ih_l0, w_hh, self.bias_ih_l0, self.bias_hh_l0,
+                              self.weight_ih_l0_reverse, w_hh_reverse, self.bias_ih_l0_reverse, self.bias_hh_l0_reverse)
+)";
+
+}  // namespace
+
+torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout, Runtime runtime) {
   require_config(recurrent_dropout >= 0 && recurrent_dropout < 1, "BiLSTM: recurrent_dropout must be in [0, 1)");
-  auto m = new_module("BiLSTM");
+  auto m = new_module(runtime == Runtime::kNative ? "BiLSTMNative" : "BiLSTM");
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));  // torch.nn.LSTM's init
   torch::NoGradGuard no_grad;
   for (const char* suffix : {"_l0", "_l0_reverse"}) {
@@ -22,6 +40,7 @@ torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, dou
   }
   m.register_attribute("hidden_size", c10::IntType::get(), hidden_size);
   m.register_attribute("recurrent_dropout", c10::FloatType::get(), recurrent_dropout);
+  // forward(x): every step, on torch.lstm.
   define(m, R"(
 def forward(self, x: Tensor) -> Tensor:
     # x [B, T, I] -> [B, T, 2H]; DropConnect on the recurrent weights while training
@@ -32,7 +51,14 @@ def forward(self, x: Tensor) -> Tensor:
     h0 = torch.zeros([2, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
     out, h_n, c_n = torch.lstm(x, [h0, h0], params, True, 1, 0.0, self.training, True, True)
     return out
-
+)",
+         "BiLSTM");
+  if (runtime == Runtime::kNative) {
+    register_fused_lstm();
+    define(m, kNativeSource, "BiLSTM (native)");
+    return m;
+  }
+  define(m, R"(
 def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
     # post-padded x [B, T, I] whose row b is real on its first lengths[b] steps -> [B, T, 2H].
     # Each direction reads a row's real steps before its padding (the backward one reads them

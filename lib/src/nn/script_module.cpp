@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/torch.h>
 
 namespace attn::nn {
@@ -55,9 +57,25 @@ void add_parameter(torch::jit::Module& m, const std::string& name, Tensor value)
   m.register_parameter(name, std::move(value), /*is_buffer=*/false);
 }
 
+namespace {
+
+/// Names in attn's TorchScript source: `torch` (PyTorch's operators, as everywhere) and `attn`
+/// (attn's own operators, e.g. attn.bilstm_masked: native builds only, see nn::Runtime).
+struct Resolver : torch::jit::Resolver {
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction&,
+                                                         const torch::jit::SourceRange&) override {
+    if (name == "torch") return std::make_shared<torch::jit::BuiltinModule>("aten");
+    if (name == "attn") return std::make_shared<torch::jit::BuiltinModule>("attn");
+    return nullptr;
+  }
+  c10::TypePtr resolveType(const std::string&, const torch::jit::SourceRange&) override { return nullptr; }
+};
+
+}  // namespace
+
 void define(torch::jit::Module& m, const std::string& source, const std::string& what, bool masked_softmax) {
   try {
-    m.define(masked_softmax ? std::string(kMaskedSoftmax) + source : source);
+    m.define(masked_softmax ? std::string(kMaskedSoftmax) + source : source, std::make_shared<Resolver>());
   } catch (const c10::Error& e) {
     throw std::runtime_error("internal error compiling the TorchScript of " + what + ": " + e.what_without_backtrace());
   }

@@ -70,7 +70,7 @@ std::string evaluate(const EvaluateRequest& r) {
 std::string export_model(const std::string& from, const std::string& to) {
   std::unique_ptr<TrainedModel> model = open_model(from);  // checks that its task can use it
   models::SavedModel saved = model->saved();
-  models::save_model(to, saved.module, saved.config, saved.files);
+  models::save_model(to, saved.portable, saved.config, saved.files);
   return "wrote " + to + " (" + saved.entry->name + ")\n";
 }
 
@@ -95,14 +95,14 @@ std::string describe_models() {
 std::string summarize(const std::string& what, const nlohmann::json& overrides) {
   nlohmann::json config;
   if (std::filesystem::exists(what)) {
-    config = models::load_model(what).config;
+    config = models::load_model(what, nn::Runtime::kPortable).config;
   } else {
     const models::ModelEntry& entry = models::find_model(what);
     config = {{"model", entry.name}, {"model_config", models::resolve_config(entry, overrides)}};
   }
   const models::ModelEntry& entry = models::find_model(config.at("model"));
   const nlohmann::json model_config = models::resolve_config(entry, config.at("model_config"));
-  return models::format_layer_table(entry, models::layer_table(entry, entry.build(model_config), model_config));
+  return models::format_layer_table(entry, models::layer_table(entry, entry.build(model_config, nn::Runtime::kPortable), model_config));
 }
 
 }  // namespace attn::tasks

@@ -45,7 +45,7 @@ std::vector<data::InputSpec> all_inputs(Command command) {
 }
 
 std::unique_ptr<TrainedModel> open_model(const std::string& path) {
-  models::SavedModel saved = models::load_model(path);
+  models::SavedModel saved = models::load_model(path, nn::Runtime::kNative);
   const Task& task = task_for(saved.entry->kind);
   return task.use(std::move(saved));
 }

@@ -85,7 +85,7 @@ std::string describe_model(const models::ModelEntry& entry) {
 nlohmann::ordered_json planned_config(const TrainRequest& r) {
   const models::ModelEntry& entry = models::find_model(r.model);
   const nlohmann::json model_config = models::resolve_config(entry, r.model_overrides);
-  entry.build(model_config);  // a bad value fails here, before any data is read
+  entry.build(model_config, nn::Runtime::kPortable);  // a bad value fails here, before any data is read
   nlohmann::ordered_json j;
   j["model"] = entry.name;
   j["task"] = tasks::task_for(entry.kind).name();
@@ -118,7 +118,8 @@ struct TrainingRun::Impl {
   /// Where reading the data may write (RUN_DIR, or a worker's scratch directory).
   const std::string& data_dir() const { return writes ? dir : scratch; }
   std::unique_ptr<tasks::Dataset> data, validation;
-  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<Trainer> trainer;  // trains the model's native build (attn's kernels: nn::Runtime)
+  torch::jit::Module portable;       // the portable build, what model.pt holds: the trainer's weights copied in
   nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
 
   std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
@@ -128,8 +129,11 @@ struct TrainingRun::Impl {
     io::set_torch_threads(config.training.threads);
     io::keep_freed_memory();  // step after step of similar tensors: keep their pages (bench/results/train_ab.json)
     const models::ModelEntry& entry = models::find_model(config.model);
+    config.model_revision = entry.revision;  // the registry's model is what trains, also on --resume
     torch::manual_seed(config.training.seed);  // the initial weights
-    torch::jit::Module model = entry.build(models::resolve_config(entry, config.model_config));
+    const nlohmann::json model_config = models::resolve_config(entry, config.model_config);
+    torch::jit::Module model = entry.build(model_config, nn::Runtime::kNative);
+    portable = entry.build(model_config, nn::Runtime::kPortable);
     const TrainOptions& t = config.training;
     if (new_run && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
     if (t.freeze_embeddings) model.attr(entry.word_embedding).toTensor().set_requires_grad(false);
@@ -260,7 +264,10 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
       s.trainer->save_checkpoint(s.path("checkpoint.pt"));  // always the last epoch: --resume continues from it
       io::write_file_atomic(s.path("metrics.jsonl"), lines);
       // model.pt: the last epoch, or with early stopping the best one by --monitor.
-      if (!keep_best || rec.best) models::save_model(s.path("model.pt"), s.trainer->model(), nlohmann::json(s.config), s.data->files());
+      if (!keep_best || rec.best) {
+        models::copy_weights(s.trainer->model(), s.portable);
+        models::save_model(s.path("model.pt"), s.portable, nlohmann::json(s.config), s.data->files());
+      }
     }
     if (on_epoch) on_epoch(rec);
   });

@@ -13,6 +13,7 @@
 #include <torch/script.h>
 
 #include "attn/models/kinds.h"
+#include "attn/nn/script_module.h"
 
 namespace attn::models {
 
@@ -52,9 +53,10 @@ struct ModelEntry {
   std::string description;
   std::vector<ConfigKey> keys;
   TrainingDefaults training;
-  /// Builds a fresh (randomly initialised) TorchScript model from a complete configuration; bad
-  /// values throw std::invalid_argument naming the key.
-  std::function<torch::jit::Module(const nlohmann::json& config)> build;
+  /// Builds a fresh (randomly initialised) TorchScript model from a complete configuration, with
+  /// PyTorch's operators only or with attn's kernels (nn::Runtime); bad values throw
+  /// std::invalid_argument naming the key.
+  std::function<torch::jit::Module(const nlohmann::json& config, nn::Runtime runtime)> build;
   /// Fits `config` (resolved) to the data: sets the keys the data fixes unless `given` (what the user
   /// set) names them, using fit_exact / fit_at_least.
   std::function<void(nlohmann::json& config, const nlohmann::json& given, const DataSizes& data)> fit;
@@ -63,6 +65,11 @@ struct ModelEntry {
   /// The parameter holding the input word vectors, one row per word id (what --embeddings fills);
   /// empty when the model has none.
   std::string word_embedding = "";
+  /// The revision of what the model computes, saved in every model.pt (config.json's
+  /// "model_revision"). attn runs a saved model on its native build (nn::Runtime::kNative, the
+  /// file's weights) only when the file's revision is the registry's; any other file runs as
+  /// saved. Bump it whenever the model's TorchScript computes something else.
+  int revision = 1;
 };
 
 /// Every registered model, in a fixed order.

@@ -16,7 +16,10 @@ namespace attn::nn::script {
 ///     batched (what pack_padded_sequence does, without its slow CPU path);
 ///   forward_masked(x, mask [B, T]): the same for padding anywhere (pre-padded rows included),
 ///     zeros at the padded steps.
-torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout);
+/// `runtime` kNative runs forward_lengths and forward_masked on attn's fused kernel (fused_lstm.h;
+/// forward_lengths then gives zeros at padded steps, where the portable build leaves what the LSTM
+/// computed on the padding: callers read real steps only).
+torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout, Runtime runtime);
 
 /// LSTM cell parameters as torch.nn.LSTMCell names them (weight_ih [4H, I], weight_hh [4H, H],
 /// bias_ih, bias_hh), for TorchScript that steps with torch.lstm_cell (a decoder).

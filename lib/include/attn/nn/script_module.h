@@ -16,6 +16,13 @@ namespace attn::nn {
 
 using torch::Tensor;
 
+/// Which operators a module's TorchScript may call. kPortable: PyTorch's own only, so that the file
+/// it saves loads anywhere PyTorch does (Python's torch.jit.load); every file attn writes is
+/// portable. kNative: attn's own CPU kernels too (fused_lstm.h), registered in attn's processes:
+/// what attn trains and scores with. A module's two builds have the same parameters and compute the
+/// same function (to float rounding; tested for every registered model).
+enum class Runtime { kPortable, kNative };
+
 /// An optional tensor argument (a mask): {} or a tensor.
 using OptionalTensor = c10::optional<Tensor>;
 

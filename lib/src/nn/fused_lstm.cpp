@@ -1,0 +1,424 @@
+// attn's CPU kernel for the masked bidirectional LSTM (see fused_lstm.h): packing, the gates'
+// forward and backward passes, the autograd function and the TorchScript operator.
+#include "attn/nn/fused_lstm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+namespace attn::nn {
+namespace {
+
+using torch::Tensor;
+
+// ---- The gates, element by element --------------------------------------------------------------
+// Branch-free single-precision exp (Cody-Waite reduction and Cephes' polynomial: relative error
+// below 2e-7), so that the compiler vectorises the loops below; built for AVX-512, AVX2 and the
+// baseline, the best chosen when the program starts.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ATTN_NO_TARGET_CLONES)
+#define ATTN_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ATTN_VECTOR_CLONES
+#endif
+
+inline float exp_approx(float x) {
+  x = std::min(std::max(x, -87.0f), 88.0f);
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(x / ln 2)
+  const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;             // x - n ln 2, in two parts
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float e = p * r * r + r + 1.0f;
+  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;  // 2^n
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return e * scale;
+}
+inline float sigmoid(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
+inline float tanh_approx(float x) { return 2.0f * sigmoid(2.0f * x) - 1.0f; }
+
+// The kernel keeps a direction's values unit-major: gates [4H, N], c and h [H, N], one row per unit
+// over the N packed rows, so that a step's values of one unit (its rows of the batch) are
+// contiguous and the loops below run over the batch: long, vectorised loops, whatever H is.
+
+/// One step's gates: g points at the step's first column of gates [4H, ld] (W_ih x + W_hh h', the
+/// bias not yet added; replaced by the activated i, f, g, o), bias [4H], c_prev at the previous
+/// step's first column of c [H, ld_prev] (zeros at the first step), c at this step's columns of c
+/// [H, ld], h at the step's hidden states [H, ld_h]; `rows` columns each.
+ATTN_VECTOR_CLONES
+void gates_forward(float* __restrict g, const float* __restrict bias, const float* __restrict c_prev, std::int64_t ld_prev,
+                   float* __restrict c, float* __restrict h, std::int64_t rows, std::int64_t H, std::int64_t ld, std::int64_t ld_h) {
+  for (std::int64_t k = 0; k < H; ++k) {
+    float* __restrict gi = g + k * ld;
+    float* __restrict gf = g + (H + k) * ld;
+    float* __restrict gg = g + (2 * H + k) * ld;
+    float* __restrict go = g + (3 * H + k) * ld;
+    const float* __restrict cp = c_prev + k * ld_prev;
+    float* __restrict ck = c + k * ld;
+    float* __restrict hk = h + k * ld_h;
+    const float bi = bias[k], bf = bias[H + k], bg = bias[2 * H + k], bo = bias[3 * H + k];
+    for (std::int64_t j = 0; j < rows; ++j) {
+      const float i = sigmoid(gi[j] + bi), f = sigmoid(gf[j] + bf), cell = tanh_approx(gg[j] + bg), o = sigmoid(go[j] + bo);
+      const float cv = f * cp[j] + i * cell;  // torch's order: f c' + i g
+      gi[j] = i;
+      gf[j] = f;
+      gg[j] = cell;
+      go[j] = o;
+      ck[j] = cv;
+      hk[j] = o * tanh_approx(cv);
+    }
+  }
+}
+
+/// One step's backward pass, in the layout above: from the activated gates g, c, c_prev [H,
+/// ld_prev] (zeros at the first step), and the gradient of this step's h (its output's plus the
+/// next step's) dh [H, ld_next] and c's from the next step dc_next [H, ld_next], writes the gates'
+/// pre-activation gradients dg [4H, ld] and replaces dc_next with the gradient of c_prev.
+ATTN_VECTOR_CLONES
+void gates_backward(const float* __restrict g, const float* __restrict c, const float* __restrict c_prev, std::int64_t ld_prev,
+                    const float* __restrict dh, float* __restrict dc_next, float* __restrict dg, std::int64_t rows,
+                    std::int64_t H, std::int64_t ld, std::int64_t ld_next) {
+  for (std::int64_t k = 0; k < H; ++k) {
+    const float* __restrict gi = g + k * ld;
+    const float* __restrict gf = g + (H + k) * ld;
+    const float* __restrict gg = g + (2 * H + k) * ld;
+    const float* __restrict go = g + (3 * H + k) * ld;
+    const float* __restrict ck = c + k * ld;
+    const float* __restrict cp = c_prev + k * ld_prev;
+    const float* __restrict dhk = dh + k * ld_next;
+    float* __restrict dck = dc_next + k * ld_next;
+    float* __restrict di = dg + k * ld;
+    float* __restrict df = dg + (H + k) * ld;
+    float* __restrict dgg = dg + (2 * H + k) * ld;
+    float* __restrict dgo = dg + (3 * H + k) * ld;
+    for (std::int64_t j = 0; j < rows; ++j) {
+      const float i = gi[j], f = gf[j], cell = gg[j], o = go[j];
+      const float tc = tanh_approx(ck[j]);
+      const float dc = dck[j] + dhk[j] * o * (1.0f - tc * tc);
+      di[j] = dc * cell * i * (1.0f - i);
+      df[j] = dc * cp[j] * f * (1.0f - f);
+      dgg[j] = dc * i * (1.0f - cell * cell);
+      dgo[j] = dhk[j] * tc * o * (1.0f - o);
+      dck[j] = dc * f;
+    }
+  }
+}
+
+// ---- Between the rows of x or y and a step's unit-major block ------------------------------------
+// A step's rows sit anywhere in y [B * T, width] (each row's H values at column `col`); a block
+// [H, ld] holds them unit-major. Both transposes go eight rows at a time, the next rows prefetched,
+// so that each row's cache lines are fetched once.
+
+constexpr std::int64_t kRowBlock = 8;
+
+void prefetch_rows(const float* base, const std::int64_t* source, std::int64_t from, std::int64_t to, std::int64_t width,
+                   std::int64_t col, std::int64_t H) {
+  for (std::int64_t j = from; j < to; ++j)
+    for (std::int64_t k = 0; k < H; k += 16) __builtin_prefetch(base + source[j] * width + col + k);
+}
+
+/// y[source[j], col + k] = block[k * ld + j] for j < rows, k < H.
+void scatter_rows(const float* block, std::int64_t ld, std::int64_t rows, std::int64_t H, const std::int64_t* source, float* y,
+                  std::int64_t width, std::int64_t col) {
+  for (std::int64_t j0 = 0; j0 < rows; j0 += kRowBlock) {
+    const std::int64_t n = std::min(kRowBlock, rows - j0);
+    prefetch_rows(y, source, j0 + kRowBlock, std::min(rows, j0 + 2 * kRowBlock), width, col, H);
+    float* out[kRowBlock];
+    for (std::int64_t jj = 0; jj < n; ++jj) out[jj] = y + source[j0 + jj] * width + col;
+    for (std::int64_t k = 0; k < H; ++k)
+      for (std::int64_t jj = 0; jj < n; ++jj) out[jj][k] = block[k * ld + j0 + jj];
+  }
+}
+
+/// block[k * ld + j] += dy[source[j], col + k] for j < rows, k < H.
+void gather_rows_add(const float* dy, std::int64_t width, std::int64_t col, const std::int64_t* source, std::int64_t rows,
+                     std::int64_t H, float* block, std::int64_t ld) {
+  for (std::int64_t j0 = 0; j0 < rows; j0 += kRowBlock) {
+    const std::int64_t n = std::min(kRowBlock, rows - j0);
+    prefetch_rows(dy, source, j0 + kRowBlock, std::min(rows, j0 + 2 * kRowBlock), width, col, H);
+    const float* in[kRowBlock];
+    for (std::int64_t jj = 0; jj < n; ++jj) in[jj] = dy + source[j0 + jj] * width + col;
+    for (std::int64_t k = 0; k < H; ++k)
+      for (std::int64_t jj = 0; jj < n; ++jj) block[k * ld + j0 + jj] += in[jj][k];
+  }
+}
+
+// ---- Packing: each direction's real steps, time-major, rows sorted by length -------------------
+
+struct Packing {
+  std::int64_t H = 0;                // hidden size
+  std::int64_t steps = 0;            // the longest row's real steps
+  std::vector<std::int64_t> batch;   // batch[t]: rows with more than t real steps (a prefix of the sorted rows)
+  std::vector<std::int64_t> offset;  // offset[t]: the first packed row of step t; offset[steps]: all of them
+  Tensor source[2];                  // int64 [N] per direction: the packed row's b * T + position in x
+};
+
+Packing pack(const Tensor& mask, std::int64_t H) {
+  const Tensor m = (mask != 0).to(torch::kUInt8).contiguous();
+  const std::int64_t B = m.size(0), T = m.size(1);
+  const std::uint8_t* real = m.data_ptr<std::uint8_t>();
+  std::vector<std::vector<std::int64_t>> positions(static_cast<std::size_t>(B));
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t t = 0; t < T; ++t)
+      if (real[b * T + t]) positions[static_cast<std::size_t>(b)].push_back(t);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(B));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return positions[static_cast<std::size_t>(a)].size() > positions[static_cast<std::size_t>(b)].size();
+  });
+  Packing p;
+  p.H = H;
+  p.steps = B ? static_cast<std::int64_t>(positions[static_cast<std::size_t>(order[0])].size()) : 0;
+  p.offset.push_back(0);
+  for (std::int64_t t = 0; t < p.steps; ++t) {
+    std::int64_t n = 0;
+    while (n < B && static_cast<std::int64_t>(positions[static_cast<std::size_t>(order[static_cast<std::size_t>(n)])].size()) > t) ++n;
+    p.batch.push_back(n);
+    p.offset.push_back(p.offset.back() + n);
+  }
+  const std::int64_t N = p.offset.back();
+  for (Tensor& s : p.source) s = torch::empty({N}, torch::kInt64);
+  std::int64_t* fwd = p.source[0].data_ptr<std::int64_t>();
+  std::int64_t* bwd = p.source[1].data_ptr<std::int64_t>();
+  for (std::int64_t t = 0; t < p.steps; ++t) {
+    for (std::int64_t j = 0; j < p.batch[static_cast<std::size_t>(t)]; ++j) {
+      const std::int64_t b = order[static_cast<std::size_t>(j)];
+      const auto& pos = positions[static_cast<std::size_t>(b)];
+      const std::int64_t n = p.offset[static_cast<std::size_t>(t)] + j;
+      fwd[n] = b * T + pos[static_cast<std::size_t>(t)];
+      bwd[n] = b * T + pos[pos.size() - 1 - static_cast<std::size_t>(t)];
+    }
+  }
+  return p;
+}
+
+// ---- One direction --------------------------------------------------------------------------------
+
+/// What a direction's forward pass keeps for its backward pass: the packed input x [N, I], and
+/// unit-major (see above) the activated gates [4H, N], the cell states c [H, N] and, in each packed
+/// row's column, the hidden state it started from, h_prev [H, N] (zeros at the first step).
+struct Pass {
+  Tensor x, gates, c, h_prev;
+};
+
+/// Direction d's forward pass; writes its half of every real row of y [B * T, 2H].
+Pass forward_direction(const Packing& p, int d, const Tensor& x_rows, const LstmWeights& w, float* y) {
+  Pass s;
+  const std::int64_t H = p.H;
+  s.x = x_rows.index_select(0, p.source[d]);
+  const std::int64_t N = s.x.size(0), widest = p.steps ? p.batch[0] : 0;
+  s.gates = torch::mm(w.weight_ih, s.x.t());  // every step's input projection at once
+  s.c = torch::empty({H, N}, s.x.options());
+  s.h_prev = torch::empty({H, N}, s.x.options());
+  s.h_prev.narrow(1, 0, widest).zero_();
+  const Tensor bias = (w.bias_ih + w.bias_hh).contiguous(), zeros = torch::zeros({H, widest}, s.x.options());
+  const Tensor h = torch::empty({H, widest}, s.x.options());  // the step's hidden states
+  const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
+  float* g = s.gates.data_ptr<float>();
+  float* c = s.c.data_ptr<float>();
+  float* hp = s.h_prev.data_ptr<float>();
+  for (std::int64_t t = 0; t < p.steps; ++t) {
+    const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
+    const float* c_prev = zeros.data_ptr<float>();
+    std::int64_t ld_prev = widest;
+    if (t > 0) {  // gates += W_hh h_{t-1}
+      s.gates.narrow(1, at, rows).addmm_(w.weight_hh, s.h_prev.narrow(1, at, rows));
+      c_prev = c + p.offset[static_cast<std::size_t>(t) - 1];
+      ld_prev = N;
+    }
+    gates_forward(g + at, bias.data_ptr<float>(), c_prev, ld_prev, c + at, h.data_ptr<float>(), rows, H, N, widest);
+    if (t + 1 < p.steps) {  // the rows that go on start the next step from h
+      const std::int64_t next = p.offset[static_cast<std::size_t>(t) + 1], going_on = p.batch[static_cast<std::size_t>(t) + 1];
+      for (std::int64_t k = 0; k < H; ++k) std::memcpy(hp + k * N + next, h.data_ptr<float>() + k * widest, sizeof(float) * going_on);
+    }
+    scatter_rows(h.data_ptr<float>(), widest, rows, H, source + at, y, 2 * H, d * H);
+  }
+  return s;
+}
+
+/// The gradients of one direction: x (packed), weight_ih, weight_hh and the bias.
+struct Grads {
+  Tensor x, weight_ih, weight_hh, bias;
+};
+
+/// Direction d's backward pass from dy [B * T, 2H], the gradient of the forward pass's y.
+Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy, const LstmWeights& w) {
+  const std::int64_t H = p.H, N = s.x.size(0), widest = p.steps ? p.batch[0] : 0;
+  const Tensor dgates = torch::empty({4 * H, N}, s.x.options());
+  // dh: the gradient of the step's h, its output's and the next step's; dc: c's from the next step.
+  const Tensor dh = torch::zeros({H, widest}, s.x.options()), dc = torch::zeros({H, widest}, s.x.options()),
+               zeros = torch::zeros({H, widest}, s.x.options());
+  const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
+  const float* g = s.gates.data_ptr<float>();
+  const float* c = s.c.data_ptr<float>();
+  float* dg = dgates.data_ptr<float>();
+  float* dhp = dh.data_ptr<float>();
+  const Tensor w_hh_t = w.weight_hh.t();
+  for (std::int64_t t = p.steps - 1; t >= 0; --t) {
+    const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
+    gather_rows_add(dy, 2 * H, d * H, source + at, rows, H, dhp, widest);  // dh += the step's rows of dy
+    if (t > 0) {
+      gates_backward(g + at, c + at, c + p.offset[static_cast<std::size_t>(t) - 1], N, dhp, dc.data_ptr<float>(), dg + at, rows, H, N,
+                     widest);
+      Tensor into = dh.narrow(1, 0, rows);
+      torch::mm_out(into, w_hh_t, dgates.narrow(1, at, rows));  // dh_{t-1} = W_hh^T dgates_t
+      const std::int64_t ending = p.batch[static_cast<std::size_t>(t) - 1] - rows;  // rows whose last step is t - 1
+      if (ending > 0) {
+        dh.narrow(1, rows, ending).zero_();
+        dc.narrow(1, rows, ending).zero_();
+      }
+    } else {
+      gates_backward(g + at, c + at, zeros.data_ptr<float>(), widest, dhp, dc.data_ptr<float>(), dg + at, rows, H, N, widest);
+    }
+  }
+  Grads out;
+  out.weight_ih = torch::mm(dgates, s.x);
+  out.weight_hh = torch::mm(dgates, s.h_prev.t());  // sum over steps of dgates_t h_{t-1}^T (h_{-1} = 0)
+  out.bias = dgates.sum(1);
+  out.x = torch::mm(dgates.t(), w.weight_ih);
+  return out;
+}
+
+/// Runs f(0) and f(1), at once on two threads when LibTorch may use two or more. The work is
+/// plain arithmetic on tensors that autograd must not record (the kernel is its own autograd
+/// function), on every thread (the gradient mode is a thread's own).
+template <class F>
+void both_directions(const F& f) {
+  at::parallel_for(0, 2, 1, [&](std::int64_t begin, std::int64_t end) {
+    torch::NoGradGuard no_grad;
+    for (std::int64_t d = begin; d < end; ++d) f(static_cast<int>(d));
+  });
+}
+
+// ---- The autograd function ----------------------------------------------------------------------
+
+using torch::autograd::AutogradContext;
+using torch::autograd::tensor_list;
+
+void check_inputs(const Tensor& x, const Tensor& mask, const LstmWeights& w0, const LstmWeights& w1) {
+  TORCH_CHECK(x.dim() == 3 && x.scalar_type() == torch::kFloat32 && x.device().is_cpu(), "bilstm_masked: x must be a float32 CPU tensor [B, T, I]");
+  TORCH_CHECK(mask.dim() == 2 && mask.size(0) == x.size(0) && mask.size(1) == x.size(1), "bilstm_masked: mask must be [B, T] like x");
+  for (const LstmWeights* w : {&w0, &w1}) {
+    const std::int64_t H4 = w->weight_hh.size(0);
+    TORCH_CHECK(w->weight_ih.dim() == 2 && w->weight_ih.size(0) == H4 && w->weight_ih.size(1) == x.size(2) && H4 % 4 == 0 &&
+                    w->weight_hh.size(1) == H4 / 4 && w->bias_ih.numel() == H4 && w->bias_hh.numel() == H4,
+                "bilstm_masked: weights of another shape than the input and each other");
+    for (const Tensor* t : {&w->weight_ih, &w->weight_hh, &w->bias_ih, &w->bias_hh})
+      TORCH_CHECK(t->scalar_type() == torch::kFloat32, "bilstm_masked: float32 weights only");
+  }
+  TORCH_CHECK(w0.weight_hh.sizes() == w1.weight_hh.sizes(), "bilstm_masked: the directions' hidden sizes differ");
+}
+
+/// The packing and a direction's pass as the autograd context keeps them (IValues).
+void save(AutogradContext* ctx, const Packing& p, const std::array<Pass, 2>& passes) {
+  auto& d = ctx->saved_data;
+  d["H"] = p.H;
+  d["steps"] = p.steps;
+  d["batch"] = p.batch;
+  d["offset"] = p.offset;
+  d["source0"] = p.source[0];
+  d["source1"] = p.source[1];
+  for (int k = 0; k < 2; ++k) {
+    const std::string n = std::to_string(k);
+    d["x" + n] = passes[static_cast<std::size_t>(k)].x;
+    d["gates" + n] = passes[static_cast<std::size_t>(k)].gates;
+    d["c" + n] = passes[static_cast<std::size_t>(k)].c;
+    d["h_prev" + n] = passes[static_cast<std::size_t>(k)].h_prev;
+  }
+}
+
+void restore(AutogradContext* ctx, Packing& p, std::array<Pass, 2>& passes) {
+  auto& d = ctx->saved_data;
+  p.H = d["H"].toInt();
+  p.steps = d["steps"].toInt();
+  p.batch = d["batch"].toIntVector();
+  p.offset = d["offset"].toIntVector();
+  p.source[0] = d["source0"].toTensor();
+  p.source[1] = d["source1"].toTensor();
+  for (int k = 0; k < 2; ++k) {
+    const std::string n = std::to_string(k);
+    passes[static_cast<std::size_t>(k)] = {d["x" + n].toTensor(), d["gates" + n].toTensor(), d["c" + n].toTensor(), d["h_prev" + n].toTensor()};
+  }
+}
+
+/// Whether a forward pass keeps what its backward pass needs (scoring keeps nothing).
+enum class Keep { kNothing, kForBackward };
+
+class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
+ public:
+  static Tensor forward(AutogradContext* ctx, Keep keep, const Tensor& x, const Tensor& mask, const Tensor& w_ih, const Tensor& w_hh,
+                        const Tensor& b_ih, const Tensor& b_hh, const Tensor& w_ih_r, const Tensor& w_hh_r, const Tensor& b_ih_r,
+                        const Tensor& b_hh_r) {
+    const LstmWeights w[2] = {{w_ih.contiguous(), w_hh.contiguous(), b_ih, b_hh}, {w_ih_r.contiguous(), w_hh_r.contiguous(), b_ih_r, b_hh_r}};
+    check_inputs(x, mask, w[0], w[1]);
+    const std::int64_t B = x.size(0), T = x.size(1), I = x.size(2), H = w_hh.size(1);
+    const Packing packing = pack(mask, H);
+    const Tensor x_rows = x.contiguous().view({B * T, I});
+    std::array<Pass, 2> passes;
+    Tensor y = torch::zeros({B * T, 2 * H}, x.options());
+    float* out = y.data_ptr<float>();
+    both_directions([&](int d) { passes[static_cast<std::size_t>(d)] = forward_direction(packing, d, x_rows, w[d], out); });
+    if (keep == Keep::kForBackward) {
+      ctx->save_for_backward({w_ih, w_hh, w_ih_r, w_hh_r});
+      ctx->saved_data["shape"] = std::vector<std::int64_t>{B, T, I};
+      save(ctx, packing, passes);
+    }
+    return y.view({B, T, 2 * H});
+  }
+
+  static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
+    const auto saved = ctx->get_saved_variables();
+    const LstmWeights w[2] = {{saved[0].contiguous(), saved[1].contiguous(), {}, {}}, {saved[2].contiguous(), saved[3].contiguous(), {}, {}}};
+    const auto shape = ctx->saved_data["shape"].toIntVector();
+    const std::int64_t B = shape[0], T = shape[1], I = shape[2];
+    Packing p;
+    std::array<Pass, 2> passes;
+    restore(ctx, p, passes);
+    const Tensor dy = grad_outputs[0].contiguous();
+    Grads g[2];
+    both_directions([&](int d) { g[d] = backward_direction(p, d, passes[static_cast<std::size_t>(d)], dy.data_ptr<float>(), w[d]); });
+    Tensor dx = torch::zeros({B * T, I}, dy.options());
+    float* dxp = dx.data_ptr<float>();
+    for (int d = 0; d < 2; ++d) {  // each real row of x gets its gradient from each direction
+      const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
+      const float* from = g[d].x.data_ptr<float>();
+      for (std::int64_t n = 0; n < g[d].x.size(0); ++n) {
+        float* row = dxp + source[n] * I;
+        for (std::int64_t k = 0; k < I; ++k) row[k] += from[n * I + k];
+      }
+    }
+    return {Tensor(), dx.view({B, T, I}), Tensor(), g[0].weight_ih, g[0].weight_hh, g[0].bias, g[0].bias,
+            g[1].weight_ih, g[1].weight_hh, g[1].bias, g[1].bias};
+  }
+};
+
+Tensor bilstm_op(const Tensor& x, const Tensor& mask, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
+                 const Tensor& w_ih_r, const Tensor& w_hh_r, const Tensor& b_ih_r, const Tensor& b_hh_r) {
+  return bilstm_masked(x, mask, {w_ih, w_hh, b_ih, b_hh}, {w_ih_r, w_hh_r, b_ih_r, b_hh_r});
+}
+
+}  // namespace
+
+Tensor bilstm_masked(const Tensor& x, const Tensor& mask, const LstmWeights& f, const LstmWeights& b) {
+  bool grad = false;
+  for (const Tensor* t : {&x, &f.weight_ih, &f.weight_hh, &f.bias_ih, &f.bias_hh, &b.weight_ih, &b.weight_hh, &b.bias_ih, &b.bias_hh})
+    grad = grad || t->requires_grad();
+  const Keep keep = grad && torch::GradMode::is_enabled() ? Keep::kForBackward : Keep::kNothing;
+  return BiLstmFunction::apply(keep, x, mask, f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh);
+}
+
+void register_fused_lstm() {
+  static const auto registered = torch::RegisterOperators().op(
+      "attn::bilstm_masked(Tensor x, Tensor mask, Tensor w_ih, Tensor w_hh, Tensor b_ih, Tensor b_hh, "
+      "Tensor w_ih_reverse, Tensor w_hh_reverse, Tensor b_ih_reverse, Tensor b_hh_reverse) -> Tensor",
+      &bilstm_op);
+  (void)registered;
+}
+
+}  // namespace attn::nn

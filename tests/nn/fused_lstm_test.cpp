@@ -1,0 +1,101 @@
+// attn's fused LSTM kernel against torch.lstm run row by row on each row's real steps: outputs and
+// every gradient, for any padding (pre, post, gaps, empty rows), on one and two threads.
+#include "attn/nn/fused_lstm.h"
+#include "nn_test_util.h"
+
+using namespace attn::nn;
+using nn_test::ThreadsGuard;
+using torch::Tensor;
+
+namespace {
+
+LstmWeights random_weights(std::int64_t input, std::int64_t hidden) {
+  const auto u = [](std::vector<std::int64_t> shape) { return (torch::rand(shape) * 0.8 - 0.4).requires_grad_(); };
+  return {u({4 * hidden, input}), u({4 * hidden, hidden}), u({4 * hidden}), u({4 * hidden})};
+}
+
+/// The definition: each row's real steps, in order, through torch.lstm forwards and backwards.
+Tensor reference(const Tensor& x, const Tensor& mask, const LstmWeights& f, const LstmWeights& b) {
+  const std::int64_t T = x.size(1), H = f.weight_hh.size(1);
+  std::vector<Tensor> rows;
+  for (std::int64_t r = 0; r < x.size(0); ++r) {
+    const Tensor positions = mask[r].nonzero().view({-1});
+    Tensor out = torch::zeros({T, 2 * H});
+    if (positions.numel() > 0) {
+      const Tensor xs = x[r].index_select(0, positions).unsqueeze(0);
+      const Tensor h0 = torch::zeros({1, 1, H});
+      const auto run = [&](const Tensor& in, const LstmWeights& w) {
+        return std::get<0>(torch::lstm(in, {h0, h0}, {w.weight_ih, w.weight_hh, w.bias_ih, w.bias_hh}, true, 1, 0.0, false, false, true))[0];
+      };
+      out = out.index_put({positions}, torch::cat({run(xs, f), run(xs.flip(1), b).flip(0)}, -1));
+    }
+    rows.push_back(out);
+  }
+  return torch::stack(rows);
+}
+
+std::vector<Tensor> inputs_of(const Tensor& x, const LstmWeights& f, const LstmWeights& b) {
+  return {x, f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
+}
+
+}  // namespace
+
+TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each row's real steps", "[nn][lstm][fused]") {
+  const int threads = GENERATE(1, 2);
+  ThreadsGuard guard(threads);
+  torch::manual_seed(11);
+  const std::int64_t B = 7, T = 9, I = 5, H = 4;
+  const Tensor x = torch::randn({B, T, I}).requires_grad_();
+  Tensor mask = torch::zeros({B, T}, torch::kBool);
+  const std::int64_t lengths[] = {9, 3, 0, 5, 9, 1, 6};
+  for (std::int64_t r = 0; r < B; ++r)  // pre-padded, post-padded, one row empty, one with gaps
+    for (std::int64_t t = 0; t < lengths[r]; ++t) mask[r][r % 2 ? t : T - lengths[r] + t] = true;
+  mask[6] = torch::tensor({1, 0, 1, 1, 0, 0, 1, 1, 1}, torch::kInt64) != 0;
+  const LstmWeights f = random_weights(I, H), b = random_weights(I, H);
+  const Tensor ours = bilstm_masked(x, mask, f, b), expected = reference(x, mask, f, b);
+  CHECK(torch::allclose(ours, expected, 1e-5, 1e-6));
+  CHECK(ours.masked_select(torch::logical_not(mask).unsqueeze(-1).expand_as(ours)).abs().sum().item<float>() == 0.0f);
+  const Tensor probe = torch::randn({B, T, 2 * H});
+  const auto inputs = inputs_of(x, f, b);
+  const auto g_ours = torch::autograd::grad({(ours * probe).sum()}, inputs);
+  const auto g_expected = torch::autograd::grad({(expected * probe).sum()}, inputs);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    INFO("gradient " << k);
+    CHECK(torch::allclose(g_ours[k], g_expected[k], 1e-4, 1e-5));
+  }
+}
+
+TEST_CASE("fused BiLSTM: the same bits on one thread and two, scoring keeps no graph", "[nn][lstm][fused]") {
+  torch::manual_seed(12);
+  const Tensor x = torch::randn({64, 30, 16}).requires_grad_();
+  const Tensor mask = torch::arange(30).unsqueeze(0) >= torch::randint(0, 30, {64, 1});
+  const LstmWeights f = random_weights(16, 8), b = random_weights(16, 8);
+  const Tensor probe = torch::randn({64, 30, 16});
+  std::vector<std::vector<Tensor>> results;
+  for (int threads : {1, 2}) {
+    ThreadsGuard guard(threads);
+    const Tensor y = bilstm_masked(x, mask, f, b);
+    std::vector<Tensor> r = torch::autograd::grad({(y * probe).sum()}, inputs_of(x, f, b));
+    r.push_back(y.detach());
+    results.push_back(r);
+  }
+  for (std::size_t k = 0; k < results[0].size(); ++k) CHECK(torch::equal(results[0][k], results[1][k]));
+  torch::NoGradGuard no_grad;
+  CHECK_FALSE(bilstm_masked(x, mask, f, b).requires_grad());
+}
+
+TEST_CASE("fused BiLSTM: a TorchScript operator, with clear errors for inputs it does not take", "[nn][lstm][fused]") {
+  register_fused_lstm();
+  torch::jit::Module m = script::new_module("M");
+  script::define(m, R"(
+def forward(self, x: Tensor, mask: Tensor, w: List[Tensor]) -> Tensor:
+    return attn.bilstm_masked(x, mask, w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+)", "a test module");
+  const LstmWeights f = random_weights(3, 2), b = random_weights(3, 2);
+  const Tensor x = torch::randn({2, 4, 3}), mask = torch::ones({2, 4}, torch::kBool);
+  const std::vector<Tensor> w = {f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
+  CHECK(torch::allclose(m.forward({x, mask, w}).toTensor(), bilstm_masked(x, mask, f, b)));
+  CHECK_THROWS_WITH(bilstm_masked(x.to(torch::kFloat64), mask, f, b), Catch::Contains("float32"));
+  CHECK_THROWS_WITH(bilstm_masked(x, torch::ones({2, 5}), f, b), Catch::Contains("mask must be [B, T]"));
+  CHECK_THROWS_WITH(bilstm_masked(torch::randn({2, 4, 7}), mask, f, b), Catch::Contains("another shape"));
+}
