@@ -67,3 +67,30 @@ def write_result(path, result, show=None):
         f.write("\n")
     os.replace(tmp, path)
     print(json.dumps(result if show is None else {k: result[k] for k in show if k in result}, indent=2))
+
+
+PYTHON = "/usr/bin/python3"  # Debian's, with python3-torch and python3-keras-preprocessing
+
+
+def median_of(samples):
+    import statistics
+    return statistics.median(samples)
+
+
+def jigsaw_model(work, rows=160000, threads=2):
+    """A bilstm-attention run trained one epoch on `rows` Jigsaw-profile comments (the seed's sizes:
+    a ~220k-word tokenizer.json, 2.67 M parameters): what the start-up and scoring benchmarks load."""
+    corpus = os.path.join(work, f"jigsaw-{rows}.csv")
+    run = os.path.join(work, f"jigsaw-{rows}-run")
+    if not os.path.exists(os.path.join(run, "model.pt")):
+        subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, str(rows), "2018"], check=True)
+        attn("train", "--csv", corpus, "--epochs", "1", "--batch-size", "512", "--threads", str(threads), "--out", run)
+    return run
+
+
+def sgemm_peak_gflops(threads):
+    """The best single-precision matrix-product rate of this host (LibTorch's BLAS, 2048 x 2048, best of 5)."""
+    code = (f"import torch, time\ntorch.set_num_threads({threads})\nn = 2048\na, b = torch.randn(n, n), torch.randn(n, n)\n"
+            "a @ b\nbest = 0\nfor _ in range(5):\n    t = time.perf_counter(); a @ b; best = max(best, 2 * n ** 3 / (time.perf_counter() - t))\n"
+            "print(best / 1e9)")
+    return float(subprocess.run([PYTHON, "-c", code], check=True, capture_output=True, text=True).stdout)

@@ -5,10 +5,16 @@ baseline build and this tree's, in one session (hosts and runs differ by ±20%, 
 comparison counts). Records per run the epoch time, wall, user and system CPU and peak RSS, and checks
 that both builds give the same metrics.
 
-usage: python3 bench/run_train_ab.py --baseline DIR [--rows 32000] [--repeats 3] [--threads 2]
-       [--out bench/results/train_ab.json]
-DIR holds a baseline build's binaries, e.g. from `git worktree add /tmp/base-src COMMIT` built with
-scripts/setup.sh, or a copy of build/bin taken before a change.
+Also records the training step's useful work as a share of this host's sgemm peak: 0.63 MFLOP per
+real token forward and backward (the seed model's products: the LSTM's input and recurrent
+weights, the attention's Dense), over the epoch's training seconds.
+
+usage: python3 bench/run_train_ab.py (--baseline DIR | --baseline-commit COMMIT) [--rows 32000]
+       [--repeats 3] [--threads 2] [--out bench/results/train_ab.json]
+DIR holds a baseline build's binaries (attn-train, attn-evaluate), e.g. a copy of build/bin taken
+before a change; --baseline-commit builds them from that commit of this repository in a temporary
+worktree (issue 13 measures against 749db53, the main of the day it was filed).
+Targets: >= 1.5x the baseline's epoch; >= 40% of the sgemm peak.
 """
 import argparse
 import json
@@ -18,7 +24,33 @@ import subprocess
 import sys
 import time
 
-from benchlib import BIN, RESULTS, last_epoch, workdir, write_result
+from benchlib import BIN, PYTHON, RESULTS, ROOT, last_epoch, sgemm_peak_gflops, workdir, write_result
+
+FLOP_PER_TOKEN = 0.63e6  # forward and backward, bilstm-attention at the seed's sizes
+
+
+def build_baseline(commit, work):
+    """bin/ of a Release build of `commit` (attn-train, attn-evaluate) in a temporary worktree."""
+    src = os.path.join(work, "baseline-src")
+    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", src, commit], check=True)
+    build = os.path.join(src, "build")
+    subprocess.run(["cmake", "-S", src, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DATTN_BUILD_TESTS=OFF",
+                    "-DATTN_BUILD_BENCH=OFF"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", build, "--target", "attn-train", "attn-evaluate"], check=True)
+    return os.path.join(build, "bin"), src
+
+
+def differences(a, b):
+    """|a - b| of the numeric metrics both builds report (names changed between builds: see README's metric vocabulary)."""
+    return {k: abs(a[k] - b[k]) for k in sorted(set(a) & set(b)) if isinstance(a[k], (int, float)) and isinstance(b[k], (int, float))}
+
+
+def real_training_tokens(run):
+    """The real (unpadded) tokens of a run's training rows: its data.pt lengths, less the validation split."""
+    code = ("import json, sys, torch\nrun = sys.argv[1]\nc = json.load(open(run + '/config.json'))\n"
+            "n = torch.load(c['data']['dir'] + '/data.pt')['lengths']\n"
+            "train = len(n) - int(len(n) * c['training']['val_split'])\nprint(int(n[:train].sum()))")
+    return int(subprocess.run([PYTHON, "-c", code, run], check=True, capture_output=True, text=True).stdout)
 
 
 def timed_process(argv):
@@ -56,13 +88,18 @@ def one_epoch(binary, corpus, out, threads):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--baseline", required=True, help="directory with the baseline build's attn-train")
+    group = ap.add_mutually_exclusive_group(required=True)
+    group.add_argument("--baseline", help="directory with the baseline build's attn-train and attn-evaluate")
+    group.add_argument("--baseline-commit", help="build the baseline from this commit first")
     ap.add_argument("--rows", type=int, default=32000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(RESULTS, "train_ab.json"))
     args = ap.parse_args()
     work = workdir("train-ab")
+    baseline_src = None
+    if args.baseline_commit:
+        args.baseline, baseline_src = build_baseline(args.baseline_commit, work)
     corpus = os.path.join(work, "corpus.csv")
     subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), corpus, str(args.rows), "2018"], check=True)
     scored = os.path.join(work, "score.csv")
@@ -79,11 +116,16 @@ def main():
             runs[name].append(figures)
             metrics[name] = m
             out = os.path.join(work, f"{name}-{i}-metrics.json")
-            scoring[name].append(timed_process([os.path.join(bin_dir, "attn-evaluate"), "--model", os.path.join(work, f"baseline-{i}"),
+            scoring[name].append(timed_process([os.path.join(bin_dir, "attn-evaluate"), "--model", run,
                                                 "--csv", scored, "--threads", str(args.threads), "--metrics", out]))
             with open(out) as f:
                 scored_metrics[name] = json.load(f)
     median = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for name, rs in runs.items()}
+    tokens = real_training_tokens(os.path.join(work, f"current-{args.repeats - 1}"))
+    peak = sgemm_peak_gflops(args.threads)
+    efficiency = {name: {"gflop_per_second": round(FLOP_PER_TOKEN * tokens / m["epoch_seconds"] / 1e9, 1),
+                         "share_of_sgemm_peak": round(FLOP_PER_TOKEN * tokens / m["epoch_seconds"] / 1e9 / peak, 3)}
+                  for name, m in median.items()}
     scoring_median = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for name, rs in scoring.items()}
     result = {
         "benchmark": "one epoch of bilstm-attention (embed 128, BiLSTM 2x60, batch 512), baseline build vs current, alternating",
@@ -92,12 +134,19 @@ def main():
         "runs": runs,
         "median": median,
         "epoch_speedup": round(median["baseline"]["epoch_seconds"] / median["current"]["epoch_seconds"], 3),
-        "same_metrics": metrics["baseline"] == metrics["current"],
-        "evaluate": {"what": "attn evaluate of 20,000 Jigsaw-profile comments (gen_jigsaw_profile 7) with the baseline's model, whole process",
+        "training_tokens": tokens,
+        "sgemm_peak_gflop_per_second": round(peak, 1),
+        "efficiency": efficiency,
+        "targets": {"epoch_speedup_at_least": 1.5, "share_of_sgemm_peak_at_least": 0.4},
+        "metrics_difference": differences(metrics["baseline"], metrics["current"]),
+        "evaluate": {"what": "attn evaluate of 20,000 Jigsaw-profile comments (gen_jigsaw_profile 7) with the build's own model, whole process",
                      "runs": scoring, "median": scoring_median,
                      "speedup": round(scoring_median["baseline"]["wall_seconds"] / scoring_median["current"]["wall_seconds"], 3),
-                     "same_metrics": scored_metrics["baseline"] == scored_metrics["current"]},
+                     "metrics_difference": differences(scored_metrics["baseline"], scored_metrics["current"])},
     }
+    if args.baseline_commit:
+        result["baseline_commit"] = args.baseline_commit
+        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", baseline_src], check=False)
     write_result(args.out, result)
 
 

@@ -1,6 +1,7 @@
 #include "app.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <csignal>
 #include <iostream>
@@ -28,6 +29,20 @@ int guarded(const std::string& command, const std::function<int()>& body) {
     std::cerr << command << ": error: " << e.what() << "\n";
     return kExitFailure;
   }
+}
+
+void exit_now(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+  std::exit(code);
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+  std::exit(code);
+#endif
+#endif
+  std::_Exit(code);
 }
 
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv, bool takes_positional) {

@@ -29,5 +29,5 @@ int run(int argc, char** argv) {
 }  // namespace attn::apps
 
 int main(int argc, char** argv) {
-  return attn::apps::guarded("attn plot", [&] { return attn::apps::run(argc, argv); });
+  attn::apps::exit_now(attn::apps::guarded("attn plot", [&] { return attn::apps::run(argc, argv); }));
 }

@@ -1,0 +1,10 @@
+// The floor of every LibTorch program's start-up (bench/perf_explain.py): load LibTorch, add two
+// numbers, print, exit. attn explain's start-up is measured against this.
+#include <iostream>
+
+#include <torch/torch.h>
+
+int main() {
+  const torch::Tensor one = torch::ones({1});
+  std::cout << (one + one).item<float>() << "\n";
+}
