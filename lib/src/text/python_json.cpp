@@ -18,6 +18,13 @@ void append_string(std::string& out, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n;) {
+    std::size_t run = i;  // printable ASCII other than '"' and '\\' is written as it is: copied a run at a time
+    while (run < n && p[run] >= 0x20 && p[run] < 0x7F && p[run] != '"' && p[run] != '\\') ++run;
+    if (run > i) {
+      out.append(s.data() + i, run - i);
+      i = run;
+      continue;
+    }
     const unsigned char c = p[i];
     if (c < 0x80) {
       switch (c) {

@@ -160,6 +160,11 @@ std::string Tokenizer::to_json() const {
   namespace pj = pyjson;
   const std::int32_t n = vocab_.size();
   std::string word_counts, word_docs, index_docs, index_word, word_index;
+  // Room for each table up front (a 220k-word vocabulary makes 25 MB of JSON): no string regrows.
+  std::size_t key_bytes = 0;
+  for (std::int32_t i = 0; i < n; ++i) key_bytes += vocab_.key(i).size();
+  const std::size_t table_bytes = key_bytes * 2 + static_cast<std::size_t>(n) * 16 + 64;
+  for (std::string* t : {&word_counts, &word_docs, &index_docs, &index_word, &word_index}) t->reserve(table_bytes);
   {
     pj::DictWriter d(word_counts);
     for (std::int32_t i = 0; i < n; ++i) {
@@ -204,6 +209,7 @@ std::string Tokenizer::to_json() const {
     wi.close();
   }
   std::string out;
+  out.reserve(2 * (word_counts.size() + word_docs.size() + index_docs.size() + index_word.size() + word_index.size()) + 4096);
   pj::DictWriter top(out);
   top.key("class_name");
   pj::append_string(out, "Tokenizer");
