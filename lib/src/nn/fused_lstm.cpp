@@ -76,6 +76,58 @@ void gates_forward(float* __restrict g, const float* __restrict bias, const floa
   }
 }
 
+/// Batches of at most this many rows run row-major (few_rows_step): vectorising over a handful of
+/// rows wastes the vector units, and a unit-major step would touch a cache line per gate.
+constexpr std::int64_t kFewRows = 12;
+
+/// One step of at most kFewRows rows, row-major: g [rows, 4H] holds W_ih x (replaced by the
+/// activated i, f, g, o), h_prev and c_prev [rows, H] the states the rows start from (null at the
+/// first step), c and h [rows, H] are written. w_hh_t is W_hh^T [H, 4H], read once for all the rows.
+ATTN_VECTOR_CLONES
+void few_rows_step(float* __restrict g, const float* __restrict bias, const float* __restrict w_hh_t,
+                   const float* __restrict h_prev, const float* __restrict c_prev, float* __restrict c, float* __restrict h,
+                   std::int64_t rows, std::int64_t H) {
+  const std::int64_t G = 4 * H;
+  for (std::int64_t j = 0; j < rows; ++j)
+    for (std::int64_t u = 0; u < G; ++u) g[j * G + u] += bias[u];
+  if (h_prev) {
+    // g[j] += W_hh h_prev[j] for every row at once, 16 outputs at a time held in registers (GCC's
+    // vector extension: one AVX-512 register, or two AVX2 or four SSE ones).
+    using Vec = float __attribute__((vector_size(64)));
+    constexpr std::int64_t kLanes = 16;
+    Vec acc[kFewRows];
+    std::int64_t u = 0;
+    for (; u + kLanes <= G; u += kLanes) {
+      for (std::int64_t j = 0; j < rows; ++j) std::memcpy(&acc[j], g + j * G + u, sizeof(Vec));
+      for (std::int64_t k = 0; k < H; ++k) {
+        Vec w;
+        std::memcpy(&w, w_hh_t + k * G + u, sizeof(Vec));
+        for (std::int64_t j = 0; j < rows; ++j) acc[j] += h_prev[j * H + k] * w;
+      }
+      for (std::int64_t j = 0; j < rows; ++j) std::memcpy(g + j * G + u, &acc[j], sizeof(Vec));
+    }
+    for (; u < G; ++u)  // 4H not a multiple of 16
+      for (std::int64_t j = 0; j < rows; ++j)
+        for (std::int64_t k = 0; k < H; ++k) g[j * G + u] += h_prev[j * H + k] * w_hh_t[k * G + u];
+  }
+  for (std::int64_t j = 0; j < rows; ++j) {
+    float* __restrict pi = g + j * G;
+    float* __restrict pf = pi + H;
+    float* __restrict pg = pf + H;
+    float* __restrict po = pg + H;
+    float* __restrict cj = c + j * H;
+    float* __restrict hj = h + j * H;
+    for (std::int64_t k = 0; k < H; ++k) {
+      pi[k] = sigmoid(pi[k]);
+      pf[k] = sigmoid(pf[k]);
+      pg[k] = tanh_approx(pg[k]);
+      po[k] = sigmoid(po[k]);
+    }
+    for (std::int64_t k = 0; k < H; ++k) cj[k] = (c_prev ? pf[k] * c_prev[j * H + k] : 0.0f) + pi[k] * pg[k];  // f c' + i g
+    for (std::int64_t k = 0; k < H; ++k) hj[k] = po[k] * tanh_approx(cj[k]);
+  }
+}
+
 /// One step's backward pass, in the layout above: from the activated gates g, c, c_prev [H,
 /// ld_prev] (zeros at the first step), and the gradient of this step's h (its output's plus the
 /// next step's) dh [H, ld_next] and c's from the next step dc_next [H, ld_next], writes the gates'
@@ -200,6 +252,9 @@ Packing pack(const Tensor& mask, std::int64_t H) {
 
 // ---- One direction --------------------------------------------------------------------------------
 
+/// Whether a forward pass keeps what its backward pass needs (scoring keeps nothing).
+enum class Keep { kNothing, kForBackward };
+
 /// What a direction's forward pass keeps for its backward pass: the packed input x [N, I], and
 /// unit-major (see above) the activated gates [4H, N], the cell states c [H, N] and, in each packed
 /// row's column, the hidden state it started from, h_prev [H, N] (zeros at the first step).
@@ -225,19 +280,48 @@ Pass forward_direction(const Packing& p, int d, const Tensor& x_rows, const Lstm
   float* hp = s.h_prev.data_ptr<float>();
   for (std::int64_t t = 0; t < p.steps; ++t) {
     const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
-    const float* c_prev = zeros.data_ptr<float>();
-    std::int64_t ld_prev = widest;
-    if (t > 0) {  // gates += W_hh h_{t-1}
-      s.gates.narrow(1, at, rows).addmm_(w.weight_hh, s.h_prev.narrow(1, at, rows));
-      c_prev = c + p.offset[static_cast<std::size_t>(t) - 1];
-      ld_prev = N;
-    }
+    const float* c_prev = t > 0 ? c + p.offset[static_cast<std::size_t>(t) - 1] : zeros.data_ptr<float>();
+    const std::int64_t ld_prev = t > 0 ? N : widest;
+    if (t > 0) s.gates.narrow(1, at, rows).addmm_(w.weight_hh, s.h_prev.narrow(1, at, rows));  // gates += W_hh h_{t-1}
     gates_forward(g + at, bias.data_ptr<float>(), c_prev, ld_prev, c + at, h.data_ptr<float>(), rows, H, N, widest);
     if (t + 1 < p.steps) {  // the rows that go on start the next step from h
       const std::int64_t next = p.offset[static_cast<std::size_t>(t) + 1], going_on = p.batch[static_cast<std::size_t>(t) + 1];
       for (std::int64_t k = 0; k < H; ++k) std::memcpy(hp + k * N + next, h.data_ptr<float>() + k * widest, sizeof(float) * going_on);
     }
     scatter_rows(h.data_ptr<float>(), widest, rows, H, source + at, y, 2 * H, d * H);
+  }
+  return s;
+}
+
+/// Direction d's forward pass for a batch of at most kFewRows rows (a server's handful of texts),
+/// row-major; with `keep`, its Pass is laid out as forward_direction's, for the same backward pass.
+Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const LstmWeights& w, float* y, Keep keep) {
+  const std::int64_t H = p.H, G = 4 * H;
+  Pass s;
+  s.x = x_rows.index_select(0, p.source[d]);
+  const std::int64_t N = s.x.size(0);
+  const Tensor gates = torch::mm(s.x, w.weight_ih.t());  // [N, 4H]: every step's input projection at once
+  const Tensor c = torch::empty({N, H}, s.x.options()), h = torch::empty({N, H}, s.x.options());
+  const Tensor bias = (w.bias_ih + w.bias_hh).contiguous(), w_hh_t = w.weight_hh.t().contiguous();
+  const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
+  float* gp = gates.data_ptr<float>();
+  float* cp = c.data_ptr<float>();
+  float* hp = h.data_ptr<float>();
+  for (std::int64_t t = 0; t < p.steps; ++t) {
+    const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
+    const std::int64_t before = t > 0 ? p.offset[static_cast<std::size_t>(t) - 1] : 0;  // a step's rows start the next one's
+    few_rows_step(gp + at * G, bias.data_ptr<float>(), w_hh_t.data_ptr<float>(), t > 0 ? hp + before * H : nullptr,
+                  t > 0 ? cp + before * H : nullptr, cp + at * H, hp + at * H, rows, H);
+    for (std::int64_t j = 0; j < rows; ++j) std::memcpy(y + source[at + j] * 2 * H + d * H, hp + (at + j) * H, sizeof(float) * H);
+  }
+  if (keep == Keep::kForBackward) {
+    s.gates = gates.t().contiguous();
+    s.c = c.t().contiguous();
+    Tensor h_prev = torch::zeros({N, H}, s.x.options());
+    for (std::int64_t t = 1; t < p.steps; ++t)
+      h_prev.narrow(0, p.offset[static_cast<std::size_t>(t)], p.batch[static_cast<std::size_t>(t)])
+          .copy_(h.narrow(0, p.offset[static_cast<std::size_t>(t) - 1], p.batch[static_cast<std::size_t>(t)]));
+    s.h_prev = h_prev.t().contiguous();
   }
   return s;
 }
@@ -347,9 +431,6 @@ void restore(AutogradContext* ctx, Packing& p, std::array<Pass, 2>& passes) {
   }
 }
 
-/// Whether a forward pass keeps what its backward pass needs (scoring keeps nothing).
-enum class Keep { kNothing, kForBackward };
-
 class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
  public:
   static Tensor forward(AutogradContext* ctx, Keep keep, const Tensor& x, const Tensor& mask, const Tensor& w_ih, const Tensor& w_hh,
@@ -363,7 +444,11 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     std::array<Pass, 2> passes;
     Tensor y = torch::zeros({B * T, 2 * H}, x.options());
     float* out = y.data_ptr<float>();
-    both_directions([&](int d) { passes[static_cast<std::size_t>(d)] = forward_direction(packing, d, x_rows, w[d], out); });
+    const bool few = packing.steps > 0 && packing.batch[0] <= kFewRows;
+    both_directions([&](int d) {
+      passes[static_cast<std::size_t>(d)] = few ? forward_direction_few(packing, d, x_rows, w[d], out, keep)
+                                                : forward_direction(packing, d, x_rows, w[d], out);
+    });
     if (keep == Keep::kForBackward) {
       ctx->save_for_backward({w_ih, w_hh, w_ih_r, w_hh_r});
       ctx->saved_data["shape"] = std::vector<std::int64_t>{B, T, I};
