@@ -86,10 +86,14 @@ void Batcher::loop() {
 
 Results Batcher::compute(std::size_t model, Mode mode, const std::vector<tasks::Input>& inputs) {
   tasks::TrainedModel& m = *models_.at(model);
-  if (mode == Mode::kPredict) return m.predict(inputs, options_.max_batch);
-  const auto explained = m.explain(inputs, options_.max_batch);
   Results out;
-  for (std::size_t i = 0; i < explained->size(); ++i) out.push_back(explained->json(i));
+  if (mode == Mode::kPredict) {
+    for (const auto& r : m.predict(inputs, options_.max_batch)) out.push_back(r.dump());
+    return out;
+  }
+  const auto explained = m.explain(inputs, options_.max_batch);
+  const auto self_attention = mode == Mode::kExplainWithSelfAttention ? report::SelfAttention::kInclude : report::SelfAttention::kOmit;
+  for (std::size_t i = 0; i < explained->size(); ++i) out.push_back(explained->json_line(i, self_attention));
   return out;
 }
 

@@ -215,6 +215,7 @@ class Service {
     } catch (const std::invalid_argument& e) {
       throw HttpError(400, e.what());
     }
+    if (mode == Mode::kExplain && self_attention) mode = Mode::kExplainWithSelfAttention;
     std::future<Results> future;
     try {
       future = batcher_->submit(static_cast<std::size_t>(&served - served_.data()), mode, std::move(inputs));
@@ -228,9 +229,13 @@ class Service {
     } catch (const std::invalid_argument& e) {
       throw HttpError(400, e.what());
     }
-    if (!self_attention)
-      for (json& r : results) r.erase("self_attention");  // large (layers x heads x T x T): on request only
-    send_json(res, 200, {{"model", served.name}, {"results", results}});
+    std::string body_out = "{\"model\":" + json(served.name).dump(-1, ' ', false, json::error_handler_t::replace) + ",\"results\":[";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (i) body_out += ',';
+      body_out += results[i];
+    }
+    res.status = 200;
+    res.set_content(body_out + "]}", "application/json");
   }
 
   Served& pick(const json& body) {

@@ -42,8 +42,9 @@ std::vector<Tensor> inputs_of(const Tensor& x, const LstmWeights& f, const LstmW
 
 TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each row's real steps", "[nn][lstm][fused]") {
   const int threads = GENERATE(1, 2);
-  // A few rows (steps run row by row) and many (steps run unit by unit over the rows).
-  const std::int64_t B = GENERATE(7, 35);
+  // Batches of few rows (row-major steps, W_hh^T read once for 12 rows; 35 = 12 + 12 + 11) and of
+  // many (unit-major steps with LibTorch's products).
+  const std::int64_t B = GENERATE(7, 35, 80);
   ThreadsGuard guard(threads);
   torch::manual_seed(11);
   const std::int64_t T = 9, I = 5, H = 4;
@@ -69,10 +70,11 @@ TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each r
 
 TEST_CASE("fused BiLSTM: the same bits on one thread and two, scoring keeps no graph", "[nn][lstm][fused]") {
   torch::manual_seed(12);
-  const Tensor x = torch::randn({64, 30, 16}).requires_grad_();
-  const Tensor mask = torch::arange(30).unsqueeze(0) >= torch::randint(0, 30, {64, 1});
+  const std::int64_t B = GENERATE(20, 100);  // both kinds of batch
+  const Tensor x = torch::randn({B, 30, 16}).requires_grad_();
+  const Tensor mask = torch::arange(30).unsqueeze(0) >= torch::randint(0, 30, {B, 1});
   const LstmWeights f = random_weights(16, 8), b = random_weights(16, 8);
-  const Tensor probe = torch::randn({64, 30, 16});
+  const Tensor probe = torch::randn({B, 30, 16});
   std::vector<std::vector<Tensor>> results;
   for (int threads : {1, 2}) {
     ThreadsGuard guard(threads);

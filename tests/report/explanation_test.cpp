@@ -39,11 +39,19 @@ TEST_CASE("text explanations: JSON fields, one line per word, dropped words say 
   CHECK(report::to_svg({e}).empty());
 }
 
-TEST_CASE("to_json_line writes exactly to_json's document, words one at a time", "[report]") {
+TEST_CASE("to_json_line writes exactly to_json's document, without building it", "[report]") {
   auto e = sample_text();
-  e.text = "quotes \" and \\ and \n and \xc3\xa9";
+  e.text = "quotes \" and \\ and \n\r\t\b\f and \x01\x1f\x7f and \xc3\xa9 \xf0\x9f\x98\x80";
+  e.words[0].tokens = {"a\"b", "\x02"};
+  e.words[0].weight = 1.0 / 3.0;
+  e.attention = {0.0f, 1e-9f, 123456.5f, -0.25f};
+  e.probabilities[0] = 1.0f;
   CHECK(report::to_json_line(e) == report::to_json(e).dump());
-  e.self_attention = {{{1.0f, 0.0f, 0.5f, 0.5f}}};  // the tail's optional key
+  e.self_attention = {{{1.0f, 0.0f, 0.5f, 0.5f}}, {{0.1f, 0.9f, 0.2f, 0.8f}}};  // the optional key
+  CHECK(report::to_json_line(e) == report::to_json(e).dump());
+  nlohmann::ordered_json without = report::to_json(e);
+  without.erase("self_attention");
+  CHECK(report::to_json_line(e, report::SelfAttention::kOmit) == without.dump());
   e.words.clear();  // and no words at all
   CHECK(report::to_json_line(e) == report::to_json(e).dump());
   CHECK(nlohmann::ordered_json::parse(report::to_json_line(e)) == report::to_json(e));

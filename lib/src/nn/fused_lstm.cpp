@@ -24,7 +24,7 @@ using torch::Tensor;
 #define ATTN_VECTOR_CLONES
 #endif
 
-inline float exp_approx(float x) {
+__attribute__((always_inline)) inline float exp_approx(float x) {
   x = std::min(std::max(x, -87.0f), 88.0f);
   const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(x / ln 2)
   const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;             // x - n ln 2, in two parts
@@ -40,8 +40,8 @@ inline float exp_approx(float x) {
   std::memcpy(&scale, &bits, sizeof scale);
   return e * scale;
 }
-inline float sigmoid(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
-inline float tanh_approx(float x) { return 2.0f * sigmoid(2.0f * x) - 1.0f; }
+__attribute__((always_inline)) inline float sigmoid(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
+__attribute__((always_inline)) inline float tanh_approx(float x) { return 2.0f * sigmoid(2.0f * x) - 1.0f; }
 
 // The kernel keeps a direction's values unit-major: gates [4H, N], c and h [H, N], one row per unit
 // over the N packed rows, so that a step's values of one unit (its rows of the batch) are
@@ -76,55 +76,94 @@ void gates_forward(float* __restrict g, const float* __restrict bias, const floa
   }
 }
 
-/// Batches of at most this many rows run row-major (few_rows_step): vectorising over a handful of
-/// rows wastes the vector units, and a unit-major step would touch a cache line per gate.
-constexpr std::int64_t kFewRows = 12;
+/// Batches of at most this many rows run row-major (few_rows_step): up to here it is the faster
+/// (measured: 8 rows 3.6x, 64 rows 1.2x; from about 100 rows on, the unit-major steps with
+/// LibTorch's products are).
+constexpr std::int64_t kFewRows = 64;
 
-/// One step of at most kFewRows rows, row-major: g [rows, 4H] holds W_ih x (replaced by the
+using Vec16 = float __attribute__((vector_size(64)));  // GCC's vector extension: one AVX-512 register, two AVX2, four SSE
+
+/// g[j][u] += sum_k h_prev[j][k] w_hh_t[k][u] for R rows and 16 outputs u0.., with the R sums in
+/// registers while W_hh^T's column block is read once (R is a constant: nothing spills).
+template <int R>
+__attribute__((always_inline)) inline void recurrent_block(float* __restrict g, const float* __restrict h_prev,
+                                                           const float* __restrict w_hh_t, std::int64_t u0, std::int64_t H) {
+  const std::int64_t G = 4 * H;
+  Vec16 acc[R];
+  for (int j = 0; j < R; ++j) std::memcpy(&acc[j], g + j * G + u0, sizeof(Vec16));
+  for (std::int64_t k = 0; k < H; ++k) {
+    Vec16 w;
+    std::memcpy(&w, w_hh_t + k * G + u0, sizeof(Vec16));
+    for (int j = 0; j < R; ++j) acc[j] += h_prev[j * H + k] * w;
+  }
+  for (int j = 0; j < R; ++j) std::memcpy(g + j * G + u0, &acc[j], sizeof(Vec16));
+}
+
+template <int R>
+__attribute__((always_inline)) inline void recurrent_rows(float* __restrict g, const float* __restrict h_prev,
+                                                          const float* __restrict w_hh_t, std::int64_t H) {
+  const std::int64_t G = 4 * H;
+  std::int64_t u = 0;
+  for (; u + 16 <= G; u += 16) recurrent_block<R>(g, h_prev, w_hh_t, u, H);
+  for (; u < G; ++u)  // 4H not a multiple of 16
+    for (int j = 0; j < R; ++j)
+      for (std::int64_t k = 0; k < H; ++k) g[j * G + u] += h_prev[j * H + k] * w_hh_t[k * G + u];
+}
+
+/// One step of few rows, row-major: g [rows, 4H] holds W_ih x (replaced by the
 /// activated i, f, g, o), h_prev and c_prev [rows, H] the states the rows start from (null at the
-/// first step), c and h [rows, H] are written. w_hh_t is W_hh^T [H, 4H], read once for all the rows.
+/// first step), c and h [rows, H] are written. w_hh_t is W_hh^T [H, 4H], read once for all the rows;
+/// scale [4H] is 2 on the g gates' quarter, 1 elsewhere.
 ATTN_VECTOR_CLONES
-void few_rows_step(float* __restrict g, const float* __restrict bias, const float* __restrict w_hh_t,
+void few_rows_step(float* __restrict g, const float* __restrict bias, const float* __restrict scale, const float* __restrict w_hh_t,
                    const float* __restrict h_prev, const float* __restrict c_prev, float* __restrict c, float* __restrict h,
                    std::int64_t rows, std::int64_t H) {
   const std::int64_t G = 4 * H;
   for (std::int64_t j = 0; j < rows; ++j)
     for (std::int64_t u = 0; u < G; ++u) g[j * G + u] += bias[u];
-  if (h_prev) {
-    // g[j] += W_hh h_prev[j] for every row at once, 16 outputs at a time held in registers (GCC's
-    // vector extension: one AVX-512 register, or two AVX2 or four SSE ones).
-    using Vec = float __attribute__((vector_size(64)));
-    constexpr std::int64_t kLanes = 16;
-    Vec acc[kFewRows];
-    std::int64_t u = 0;
-    for (; u + kLanes <= G; u += kLanes) {
-      for (std::int64_t j = 0; j < rows; ++j) std::memcpy(&acc[j], g + j * G + u, sizeof(Vec));
-      for (std::int64_t k = 0; k < H; ++k) {
-        Vec w;
-        std::memcpy(&w, w_hh_t + k * G + u, sizeof(Vec));
-        for (std::int64_t j = 0; j < rows; ++j) acc[j] += h_prev[j * H + k] * w;
+  if (h_prev)  // g += W_hh h_prev, twelve rows at a time (a fixed-size kernel each: nothing spills)
+    for (std::int64_t j0 = 0; j0 < rows; j0 += 12) {
+      float* gj = g + j0 * G;
+      const float* hj = h_prev + j0 * H;
+      switch (std::min<std::int64_t>(12, rows - j0)) {
+        case 1: recurrent_rows<1>(gj, hj, w_hh_t, H); break;
+        case 2: recurrent_rows<2>(gj, hj, w_hh_t, H); break;
+        case 3: recurrent_rows<3>(gj, hj, w_hh_t, H); break;
+        case 4: recurrent_rows<4>(gj, hj, w_hh_t, H); break;
+        case 5: recurrent_rows<5>(gj, hj, w_hh_t, H); break;
+        case 6: recurrent_rows<6>(gj, hj, w_hh_t, H); break;
+        case 7: recurrent_rows<7>(gj, hj, w_hh_t, H); break;
+        case 8: recurrent_rows<8>(gj, hj, w_hh_t, H); break;
+        case 9: recurrent_rows<9>(gj, hj, w_hh_t, H); break;
+        case 10: recurrent_rows<10>(gj, hj, w_hh_t, H); break;
+        case 11: recurrent_rows<11>(gj, hj, w_hh_t, H); break;
+        default: recurrent_rows<12>(gj, hj, w_hh_t, H); break;
       }
-      for (std::int64_t j = 0; j < rows; ++j) std::memcpy(g + j * G + u, &acc[j], sizeof(Vec));
     }
-    for (; u < G; ++u)  // 4H not a multiple of 16
-      for (std::int64_t j = 0; j < rows; ++j)
-        for (std::int64_t k = 0; k < H; ++k) g[j * G + u] += h_prev[j * H + k] * w_hh_t[k * G + u];
+  // The activations in passes over whole rows (no short loops with scalar tails): i, f and o are
+  // sigmoids, g = tanh(x) = 2 sigmoid(2x) - 1, so one sigmoid pass over a row's 4H values with
+  // scale[u] 2 on g's quarter, else 1: s sigmoid(s x) - (s - 1).
+  for (std::int64_t j = 0; j < rows; ++j) {
+    float* __restrict row = g + j * G;
+    for (std::int64_t u = 0; u < G; ++u) row[u] = scale[u] * sigmoid(scale[u] * row[u]) - (scale[u] - 1.0f);
   }
   for (std::int64_t j = 0; j < rows; ++j) {
-    float* __restrict pi = g + j * G;
-    float* __restrict pf = pi + H;
-    float* __restrict pg = pf + H;
-    float* __restrict po = pg + H;
+    const float* __restrict pi = g + j * G;
+    const float* __restrict pf = pi + H;
+    const float* __restrict pg = pf + H;
     float* __restrict cj = c + j * H;
-    float* __restrict hj = h + j * H;
-    for (std::int64_t k = 0; k < H; ++k) {
-      pi[k] = sigmoid(pi[k]);
-      pf[k] = sigmoid(pf[k]);
-      pg[k] = tanh_approx(pg[k]);
-      po[k] = sigmoid(po[k]);
+    if (c_prev) {
+      const float* __restrict cp = c_prev + j * H;
+      for (std::int64_t k = 0; k < H; ++k) cj[k] = pf[k] * cp[k] + pi[k] * pg[k];  // f c' + i g
+    } else {
+      for (std::int64_t k = 0; k < H; ++k) cj[k] = pi[k] * pg[k];
     }
-    for (std::int64_t k = 0; k < H; ++k) cj[k] = (c_prev ? pf[k] * c_prev[j * H + k] : 0.0f) + pi[k] * pg[k];  // f c' + i g
-    for (std::int64_t k = 0; k < H; ++k) hj[k] = po[k] * tanh_approx(cj[k]);
+  }
+  for (std::int64_t n = 0; n < rows * H; ++n) h[n] = tanh_approx(c[n]);  // every row's tanh(c) in one pass
+  for (std::int64_t j = 0; j < rows; ++j) {
+    const float* __restrict po = g + j * G + 3 * H;
+    float* __restrict hj = h + j * H;
+    for (std::int64_t k = 0; k < H; ++k) hj[k] *= po[k];  // h = o tanh(c)
   }
 }
 
@@ -293,7 +332,7 @@ Pass forward_direction(const Packing& p, int d, const Tensor& x_rows, const Lstm
   return s;
 }
 
-/// Direction d's forward pass for a batch of at most kFewRows rows (a server's handful of texts),
+/// Direction d's forward pass for a batch of at most kFewRows rows (a server's batches, evaluate's small ones),
 /// row-major; with `keep`, its Pass is laid out as forward_direction's, for the same backward pass.
 Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const LstmWeights& w, float* y, Keep keep) {
   const std::int64_t H = p.H, G = 4 * H;
@@ -303,6 +342,8 @@ Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const 
   const Tensor gates = torch::mm(s.x, w.weight_ih.t());  // [N, 4H]: every step's input projection at once
   const Tensor c = torch::empty({N, H}, s.x.options()), h = torch::empty({N, H}, s.x.options());
   const Tensor bias = (w.bias_ih + w.bias_hh).contiguous(), w_hh_t = w.weight_hh.t().contiguous();
+  Tensor scale = torch::ones({G}, s.x.options());
+  scale.narrow(0, 2 * H, H).fill_(2.0f);
   const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
   float* gp = gates.data_ptr<float>();
   float* cp = c.data_ptr<float>();
@@ -310,7 +351,7 @@ Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const 
   for (std::int64_t t = 0; t < p.steps; ++t) {
     const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
     const std::int64_t before = t > 0 ? p.offset[static_cast<std::size_t>(t) - 1] : 0;  // a step's rows start the next one's
-    few_rows_step(gp + at * G, bias.data_ptr<float>(), w_hh_t.data_ptr<float>(), t > 0 ? hp + before * H : nullptr,
+    few_rows_step(gp + at * G, bias.data_ptr<float>(), scale.data_ptr<float>(), w_hh_t.data_ptr<float>(), t > 0 ? hp + before * H : nullptr,
                   t > 0 ? cp + before * H : nullptr, cp + at * H, hp + at * H, rows, H);
     for (std::int64_t j = 0; j < rows; ++j) std::memcpy(y + source[at + j] * 2 * H + d * H, hp + (at + j) * H, sizeof(float) * H);
   }

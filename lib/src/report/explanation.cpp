@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <type_traits>
 
 #include "attn/report/plots.h"
 
@@ -26,60 +27,136 @@ bool counts(const WordWeight& w) { return w.status == "kept" || w.status == "oov
 
 // ---- Texts -----------------------------------------------------------------------------------
 
-namespace {
-
-// A text's JSON object in three parts, so that to_json_line can write the words one at a time:
-// {"text", "probabilities"}, then "words", then {"ids", "attention", "self_attention"}.
-nlohmann::ordered_json head_json(const TextExplanation& e) {
+nlohmann::ordered_json to_json(const TextExplanation& e) {
   nlohmann::ordered_json probs = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < e.label_names.size() && k < e.probabilities.size(); ++k) probs[e.label_names[k]] = e.probabilities[k];
-  nlohmann::ordered_json head;
-  head["text"] = e.text;
-  head["probabilities"] = std::move(probs);
-  return head;
+  nlohmann::ordered_json words = nlohmann::ordered_json::array();
+  for (const WordWeight& w : e.words) {
+    nlohmann::ordered_json j = {{"word", w.word}, {"tokens", w.tokens}, {"weight", w.weight}, {"status", w.status}};
+    if (!w.reason.empty()) j["reason"] = w.reason;
+    words.push_back(std::move(j));
+  }
+  nlohmann::ordered_json out;
+  out["text"] = e.text;
+  out["probabilities"] = std::move(probs);
+  out["words"] = std::move(words);
+  out["ids"] = e.ids;
+  out["attention"] = e.attention;
+  if (!e.self_attention.empty()) out["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
+  return out;
 }
 
-nlohmann::ordered_json word_json(const WordWeight& w) {
-  nlohmann::ordered_json j = {{"word", w.word}, {"tokens", w.tokens}, {"weight", w.weight}, {"status", w.status}};
-  if (!w.reason.empty()) j["reason"] = w.reason;
-  return j;
+namespace {
+
+// JSON written directly, byte for byte what nlohmann's dump() writes for to_json's document (the
+// server writes thousands of words a second: a document of small objects costs more than the
+// model): strings with '"', '\\' and control characters escaped and the rest as it is (valid
+// UTF-8 in, as every text attn explains is), numbers by nlohmann's own shortest round-trip digits.
+
+void put_string(std::string& out, const std::string& s) {
+  out += '"';
+  std::size_t run = 0;  // start of the run of characters written as they are
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s, run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: {
+        char u[8];
+        std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(c));
+        out += u;
+      }
+    }
+  }
+  out.append(s, run, std::string::npos);
+  out += '"';
 }
 
-nlohmann::ordered_json tail_json(const TextExplanation& e) {
-  nlohmann::ordered_json tail;
-  tail["ids"] = e.ids;
-  tail["attention"] = e.attention;
-  if (!e.self_attention.empty()) tail["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
-  return tail;
+void put_number(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[64];
+  out.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));  // what dump() writes for a double
+}
+
+template <class T>
+void put_numbers(std::string& out, const std::vector<T>& values) {
+  out += '[';
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    if constexpr (std::is_integral_v<T>)
+      out += std::to_string(values[i]);
+    else
+      put_number(out, values[i]);
+  }
+  out += ']';
 }
 
 }  // namespace
 
-nlohmann::ordered_json to_json(const TextExplanation& e) {
-  nlohmann::ordered_json out = head_json(e);
-  nlohmann::ordered_json words = nlohmann::ordered_json::array();
-  for (const auto& w : e.words) words.push_back(word_json(w));
-  out["words"] = std::move(words);
-  nlohmann::ordered_json tail = tail_json(e);
-  for (auto& [key, value] : tail.items()) out[key] = std::move(value);
-  return out;
-}
-
-std::string to_json_line(const TextExplanation& e) {
-  std::string s = head_json(e).dump();
-  s.pop_back();  // the head's closing brace
-  s += ",\"words\":[";
-  for (std::size_t i = 0; i < e.words.size(); ++i) {
-    if (i) s += ',';
-    s += word_json(e.words[i]).dump();
+std::string to_json_line(const TextExplanation& e, SelfAttention self_attention) {
+  std::string s = "{\"text\":";
+  put_string(s, e.text);
+  s += ",\"probabilities\":{";
+  for (std::size_t k = 0; k < e.label_names.size() && k < e.probabilities.size(); ++k) {
+    if (k) s += ',';
+    put_string(s, e.label_names[k]);
+    s += ':';
+    put_number(s, e.probabilities[k]);
   }
-  s += "],";
-  s += tail_json(e).dump().substr(1);  // without its opening brace
+  s += "},\"words\":[";
+  for (std::size_t i = 0; i < e.words.size(); ++i) {
+    const WordWeight& w = e.words[i];
+    s += i ? ",{\"word\":" : "{\"word\":";
+    put_string(s, w.word);
+    s += ",\"tokens\":[";
+    for (std::size_t t = 0; t < w.tokens.size(); ++t) {
+      if (t) s += ',';
+      put_string(s, w.tokens[t]);
+    }
+    s += "],\"weight\":";
+    put_number(s, w.weight);
+    s += ",\"status\":";
+    put_string(s, w.status);
+    if (!w.reason.empty()) {
+      s += ",\"reason\":";
+      put_string(s, w.reason);
+    }
+    s += '}';
+  }
+  s += "],\"ids\":";
+  put_numbers(s, e.ids);
+  s += ",\"attention\":";
+  put_numbers(s, e.attention);
+  if (self_attention == SelfAttention::kInclude && !e.self_attention.empty()) {
+    s += ",\"self_attention\":[";
+    for (std::size_t l = 0; l < e.self_attention.size(); ++l) {
+      if (l) s += ',';
+      s += '[';
+      for (std::size_t h = 0; h < e.self_attention[l].size(); ++h) {
+        if (h) s += ',';
+        put_numbers(s, e.self_attention[l][h]);
+      }
+      s += ']';
+    }
+    s += ']';
+  }
+  s += '}';
   return s;
 }
 
-std::string to_json_line(const FeatureExplanation& e) { return to_json(e).dump(); }
-std::string to_json_line(const AlignmentExplanation& e) { return to_json(e).dump(); }
+std::string to_json_line(const FeatureExplanation& e, SelfAttention) { return to_json(e).dump(); }
+std::string to_json_line(const AlignmentExplanation& e, SelfAttention) { return to_json(e).dump(); }
 
 std::string to_text(const TextExplanation& e) {
   std::string s = e.text + "\n ";

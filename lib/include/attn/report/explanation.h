@@ -55,11 +55,16 @@ nlohmann::ordered_json to_json(const TextExplanation& e);
 nlohmann::ordered_json to_json(const FeatureExplanation& e);
 nlohmann::ordered_json to_json(const AlignmentExplanation& e);
 
-/// to_json(e).dump(), written without holding the whole document: a text's words one at a time
-/// (as a JSON document the 1.8 million words of a 10 MB comment took 3.7 GB).
-std::string to_json_line(const TextExplanation& e);
-std::string to_json_line(const FeatureExplanation& e);
-std::string to_json_line(const AlignmentExplanation& e);
+/// Whether a text's JSON holds its self-attention (a transformer's layers x heads x T x T weights:
+/// large; the server sends them on request only).
+enum class SelfAttention { kInclude, kOmit };
+
+/// to_json(e).dump() byte for byte, written directly instead of building the document (a text's
+/// words one at a time: as a JSON document the 1.8 million words of a 10 MB comment took 3.7 GB),
+/// with or without the self-attention.
+std::string to_json_line(const TextExplanation& e, SelfAttention self_attention = SelfAttention::kInclude);
+std::string to_json_line(const FeatureExplanation& e, SelfAttention self_attention = SelfAttention::kInclude);
+std::string to_json_line(const AlignmentExplanation& e, SelfAttention self_attention = SelfAttention::kInclude);
 
 /// Terminal text: probabilities and one line per word with a bar; a row's features with bars; the
 /// output and a character heatmap.

@@ -137,8 +137,9 @@ class Explanations {
   virtual std::size_t size() const = 0;
   /// What `attn explain --json` prints for input i (and what the server returns).
   virtual nlohmann::ordered_json json(std::size_t i) const = 0;
-  /// json(i).dump(), written without building the document (a huge text's words one at a time).
-  virtual std::string json_line(std::size_t i) const = 0;
+  /// json(i).dump(), written without building the document (a huge text's words one at a time),
+  /// with or without a transformer's self-attention.
+  virtual std::string json_line(std::size_t i, report::SelfAttention self_attention = report::SelfAttention::kInclude) const = 0;
   /// What `attn explain` prints for input i.
   virtual std::string text(std::size_t i) const = 0;
   /// One self-contained page of all of them.
@@ -154,7 +155,9 @@ class ExplanationList : public Explanations {
   explicit ExplanationList(std::vector<E> items) : items_(std::move(items)) {}
   std::size_t size() const override { return items_.size(); }
   nlohmann::ordered_json json(std::size_t i) const override { return report::to_json(items_.at(i)); }
-  std::string json_line(std::size_t i) const override { return report::to_json_line(items_.at(i)); }
+  std::string json_line(std::size_t i, report::SelfAttention self_attention = report::SelfAttention::kInclude) const override {
+    return report::to_json_line(items_.at(i), self_attention);
+  }
   std::string text(std::size_t i) const override { return report::to_text(items_.at(i)); }
   std::string html() const override { return report::to_html(items_); }
   std::vector<std::string> svg() const override { return report::to_svg(items_); }

@@ -21,7 +21,9 @@
 
 namespace attn::server {
 
-enum class Mode { kPredict, kExplain };
+/// What a request asks for: the outputs only, or explanations (with a transformer's self-attention,
+/// which is large, on request). Requests of one model and mode run together.
+enum class Mode { kPredict, kExplain, kExplainWithSelfAttention };
 
 struct BatcherOptions {
   std::int64_t max_batch = 64;             ///< inputs per batch (a larger request runs in batches of this)
@@ -36,7 +38,8 @@ class QueueFull : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-using Results = std::vector<nlohmann::ordered_json>;
+/// One JSON object per input, as text (explain: what `attn explain --json` prints; predict: the outputs).
+using Results = std::vector<std::string>;
 
 class Batcher {
  public:
@@ -46,7 +49,7 @@ class Batcher {
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
 
-  /// Queues one request's inputs for models[model]: the future holds one JSON object per input
+  /// Queues one request's inputs for models[model]: the future holds one JSON text per input
   /// (explain: what `attn explain --json` prints; predict: the outputs only), or the exception
   /// the request's inputs raised. Throws QueueFull, or std::runtime_error once stopped.
   std::future<Results> submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs);
