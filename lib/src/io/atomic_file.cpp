@@ -16,8 +16,12 @@ std::string temporary_name(const std::string& path) {
   return path + ".tmp." + std::to_string(::getpid());
 }
 
+/// What a failed write does with the file it wrote: remove it (a temporary), or keep it (a device).
+enum class OnFailure { kRemove, kKeep };
+
 /// Writes `content` to `file`; errors name `target` (the path the user gave) and the system's reason.
-void write_all(const std::string& file, const std::string& target, std::string_view content, bool remove_on_failure = true) {
+void write_all(const std::string& file, const std::string& target, std::string_view content, OnFailure on_failure = OnFailure::kRemove) {
+  const bool remove_on_failure = on_failure == OnFailure::kRemove;
   std::FILE* f = std::fopen(file.c_str(), "wb");
   if (!f) throw std::runtime_error(target + ": cannot write: " + std::strerror(errno));
   errno = 0;
@@ -48,7 +52,7 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   std::error_code ec;
   const auto status = std::filesystem::symlink_status(path, ec);
   if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    write_all(path, path, content, /*remove_on_failure=*/false);
+    write_all(path, path, content, OnFailure::kKeep);
     return;
   }
   write_atomic(path, [&](const std::string& tmp) { write_all(tmp, path, content); });
@@ -85,6 +89,12 @@ void StagedFiles::add(const std::string& path, std::string_view content) {
   const std::string tmp = temporary_name(path);
   write_all(tmp, path, content);
   staged_.emplace_back(tmp, path);
+}
+
+void StagedFiles::write(const std::string& temporary, std::string_view content) const {
+  for (const auto& [tmp, path] : staged_)
+    if (tmp == temporary) return write_all(tmp, path, content);
+  throw std::logic_error("StagedFiles::write: " + temporary + " was not staged");
 }
 
 std::string StagedFiles::stage(const std::string& path) {

@@ -30,6 +30,8 @@ struct PrepareOptions {
 struct Prepared {
   io::PreparedData data;
   text::Tokenizer tokenizer;
+  /// tokenizer.to_json(), when prepare_csv fitted the tokenizer (written while it padded); else empty.
+  std::string tokenizer_json;
   /// What prepare.json holds: settings, rows, vocabulary, token accounting, lengths, label rates, timings.
   nlohmann::ordered_json report;
 };
