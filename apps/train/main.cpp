@@ -53,41 +53,27 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   if (r.count("nproc")) return train::run_local_workers(r["nproc"].as<int>(), train::worker_arguments(argc, argv));
-  const train::WorkerPlace place = train::worker_place_from_environment();  // torchrun's, or one worker
-  const auto workers = place.world_size > 1 ? train::Workers::connect(place, std::chrono::seconds(r["worker-timeout"].as<int>())) : nullptr;
-  nlohmann::json flags = train::training_overrides(inputs_of(r, training));
-  const std::string resume = given<std::string>(r, "resume").value_or("");
-  std::optional<train::TrainingRun> run;
-  if (!resume.empty()) {
-    if (!inputs_of(r, inputs).given_names().empty() || r.count("out") || r.count("model") || r.count("set") || r.count("threads"))
-      throw UsageError("--resume continues a run with its own data, model and threads; drop --csv, --data, --out, --model, --set, --threads");
-    run.emplace(train::TrainingRun::resume(resume, flags, workers.get()));
-  } else {
-    flags["threads"] = threads_option(r);
-    const train::TrainRequest request{r["model"].as<std::string>(),
-                                      models::read_overrides(given<std::string>(r, "config").value_or(""),
-                                                             given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{})),
-                                      flags, given<std::string>(r, "out").value_or(""), inputs_of(r, inputs), workers.get()};
-    if (r.count("dump-config")) return std::printf("%s\n", train::planned_config(request).dump(2).c_str()), kExitOk;
-    run.emplace(train::TrainingRun::start(request));
-  }
-  const std::string dir = resume.empty() ? r["out"].as<std::string>() : resume;
-  if (place.rank > 0 && !std::freopen("/dev/null", "w", stdout)) return kExitFailure;  // rank 0 speaks; the others print errors
-  std::printf("%s", run->describe().c_str()), std::fflush(stdout);
+  train::TrainCommand command{{r["model"].as<std::string>(),
+                               models::read_overrides(given<std::string>(r, "config").value_or(""),
+                                                      given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{})),
+                               train::training_overrides(inputs_of(r, training)), given<std::string>(r, "out").value_or(""),
+                               inputs_of(r, inputs), nullptr},
+                              given<std::string>(r, "resume").value_or(""), {}, std::chrono::seconds(r["worker-timeout"].as<int>())};
+  for (const auto& kv : r.arguments()) command.given.push_back(kv.key());
+  if (command.resume.empty()) command.request.training["threads"] = threads_option(r);
+  if (r.count("dump-config")) return std::printf("%s\n", train::planned_config(command.request).dump(2).c_str()), kExitOk;
   for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);  // stop after the batch, checkpoint, exit 130
   const auto progress = [last = -1.0](const train::Progress& p) mutable {
     if (p.seconds - last < 0.2 && p.rows_done < p.rows_total) return;
     last = p.seconds, std::fputs(train::format_progress(p).c_str(), stderr);
   };
-  const int epochs = run->config().training.epochs;
-  const bool done = run->train(g_stop, ::isatty(2) && place.rank == 0 ? std::function<void(const train::Progress&)>(progress) : nullptr,
-                               [&](const train::EpochRecord& e) { std::printf("%s", train::format_epoch(e, epochs).c_str()), std::fflush(stdout); });
-  if (!done) {
-    if (place.rank == 0) std::fprintf(stderr, "\ninterrupted: checkpoint saved; continue with: attn train --resume %s\n", dir.c_str());
-    return kExitInterrupted;
-  }
-  std::printf("done: model.pt, metrics.jsonl and checkpoint.pt in %s\n", dir.c_str());
-  return kExitOk;
+  const train::TrainOutput output{[](const std::string& lines) { std::fputs(lines.c_str(), stdout), std::fflush(stdout); },
+                                  ::isatty(2) ? std::function<void(const train::Progress&)>(progress) : nullptr};
+  if (train::run_training(command, g_stop, output) == train::TrainOutcome::kFinished) return kExitOk;
+  if (!std::getenv("RANK") || std::string(std::getenv("RANK")) == "0")
+    std::fprintf(stderr, "\ninterrupted: checkpoint saved; continue with: attn train --resume %s\n",
+                 (command.resume.empty() ? command.request.out_dir : command.resume).c_str());
+  return kExitInterrupted;
 }
 
 }  // namespace

@@ -2,11 +2,13 @@
 
 namespace attn::server {
 
-Batcher::Batcher(std::vector<tasks::TrainedModel*> models, BatcherOptions options, std::function<void(std::size_t)> on_batch)
+Batcher::Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherOptions options, std::function<void(std::size_t)> on_batch)
     : models_(std::move(models)), options_(options), on_batch_(std::move(on_batch)) {
   if (options_.max_batch < 1) throw std::invalid_argument("--max-batch must be >= 1");
   if (options_.workers < 1) throw std::invalid_argument("--threads must be >= 1");
-  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { loop(); });
+  for (const auto& copies : models_)
+    if (static_cast<int>(copies.size()) != options_.workers) throw std::invalid_argument("Batcher: one copy of each model per inference thread");
+  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { loop(i); });
 }
 
 Batcher::~Batcher() { stop(); }
@@ -16,7 +18,7 @@ std::future<Results> Batcher::submit(std::size_t model, Mode mode, std::vector<t
   std::future<Results> result = r.promise.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) throw std::runtime_error("the server is shutting down");
+    if (stopping_) throw Stopped("the server is shutting down");
     if (queued_inputs_ + r.inputs.size() > options_.max_queue)
       throw QueueFull("the queue holds " + std::to_string(queued_inputs_) + " inputs (--max-queue " + std::to_string(options_.max_queue) + ")");
     queued_inputs_ += r.inputs.size();
@@ -41,7 +43,7 @@ void Batcher::stop() {
     if (w.joinable()) w.join();
 }
 
-void Batcher::loop() {
+void Batcher::loop(int worker) {
   std::unique_lock<std::mutex> lock(mutex_);
   ++idle_;
   while (true) {
@@ -78,14 +80,14 @@ void Batcher::loop() {
     if (batch.empty()) continue;  // another inference thread took them while this one waited
     --idle_;
     lock.unlock();
-    run(batch);
+    run(worker, batch);
     lock.lock();
     ++idle_;
   }
 }
 
-Results Batcher::compute(std::size_t model, Mode mode, const std::vector<tasks::Input>& inputs) {
-  tasks::TrainedModel& m = *models_.at(model);
+Results Batcher::compute(int worker, std::size_t model, Mode mode, const std::vector<tasks::Input>& inputs) {
+  tasks::TrainedModel& m = *models_.at(model).at(static_cast<std::size_t>(worker));
   Results out;
   if (mode == Mode::kPredict) {
     for (const auto& r : m.predict(inputs, options_.max_batch)) out.push_back(r.dump());
@@ -97,12 +99,12 @@ Results Batcher::compute(std::size_t model, Mode mode, const std::vector<tasks::
   return out;
 }
 
-void Batcher::run(std::vector<Request>& batch) {
+void Batcher::run(int worker, std::vector<Request>& batch) {
   std::vector<tasks::Input> inputs;
   for (const Request& r : batch) inputs.insert(inputs.end(), r.inputs.begin(), r.inputs.end());
   if (on_batch_) on_batch_(inputs.size());
   try {
-    const Results all = compute(batch.front().model, batch.front().mode, inputs);
+    const Results all = compute(worker, batch.front().model, batch.front().mode, inputs);
     std::size_t next = 0;
     for (Request& r : batch) {
       r.promise.set_value(Results(all.begin() + static_cast<std::ptrdiff_t>(next), all.begin() + static_cast<std::ptrdiff_t>(next + r.inputs.size())));
@@ -117,7 +119,7 @@ void Batcher::run(std::vector<Request>& batch) {
         continue;
       }
       try {
-        r.promise.set_value(compute(r.model, r.mode, r.inputs));
+        r.promise.set_value(compute(worker, r.model, r.mode, r.inputs));
       } catch (...) {
         r.promise.set_exception(std::current_exception());
       }

@@ -46,7 +46,9 @@ void send_error(httplib::Response& res, int status, const std::string& message) 
 
 struct Served {
   std::string name, path;
-  std::unique_ptr<tasks::TrainedModel> model;
+  std::unique_ptr<tasks::TrainedModel> model;                 ///< the first inference thread's
+  std::vector<std::unique_ptr<tasks::TrainedModel>> copies;   ///< the other threads' (loaded apart: a
+                                                              ///< module's methods run on one thread at a time)
   json info;  ///< what /v1/models says of it
 };
 
@@ -57,22 +59,25 @@ class Service {
       auto [name, path] = parse_model_argument(argument);
       for (const Served& s : served_)
         if (s.name == name) throw std::invalid_argument("--model: two models are called '" + name + "'");
-      served_.push_back({name, path, nullptr, {}});
+      served_.push_back({name, path, nullptr, {}, {}});
     }
     if (served_.empty()) throw std::invalid_argument("--model NAME=PATH is required (one or more)");
   }
 
-  /// Loads each model, refusing a bad one with its name, and runs each on its examples twice
-  /// (TorchScript's executor profiles the first runs).
+  /// Loads each model once per inference thread, refusing a bad one with its name, and runs each
+  /// copy on its examples (the first runs of a TorchScript method pay for its setup).
   void load(const std::function<void(const std::string&)>& log) {
-    std::vector<tasks::TrainedModel*> models;
+    std::vector<std::vector<tasks::TrainedModel*>> models;
     for (Served& s : served_) {
       try {
         s.model = tasks::open_model(s.path);
+        for (int w = 1; w < options_.workers; ++w) s.copies.push_back(tasks::open_model(s.path));
         const std::vector<tasks::Input> warm = s.model->read_inputs(s.model->examples(), data::Inputs{}, nullptr);
-        for (int i = 0; i < 2; ++i) {
-          s.model->predict(warm, options_.max_batch);
-          s.model->explain(warm, options_.max_batch);
+        models.push_back({s.model.get()});
+        for (auto& copy : s.copies) models.back().push_back(copy.get());
+        for (tasks::TrainedModel* m : models.back()) {
+          m->predict(warm, options_.max_batch);
+          m->explain(warm, options_.max_batch);
         }
       } catch (const std::exception& e) {
         throw std::runtime_error("model '" + s.name + "' (" + s.path + "): " + e.what());
@@ -83,7 +88,6 @@ class Service {
       for (const auto& [key, value] : described.items()) s.info[key] = value;
       s.info["config"] = saved.config.at("model_config");
       s.info["examples"] = s.model->examples();
-      models.push_back(s.model.get());
       log("loaded " + s.name + ": " + saved.entry->name + " from " + saved.path);
     }
     batcher_ = std::make_unique<Batcher>(models, BatcherOptions{options_.max_batch, std::chrono::milliseconds(options_.max_delay_ms),
@@ -221,6 +225,8 @@ class Service {
       future = batcher_->submit(static_cast<std::size_t>(&served - served_.data()), mode, std::move(inputs));
     } catch (const QueueFull& e) {
       res.set_header("Retry-After", "1");
+      throw HttpError(503, e.what());
+    } catch (const Stopped& e) {
       throw HttpError(503, e.what());
     }
     Results results;

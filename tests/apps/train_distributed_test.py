@@ -98,6 +98,7 @@ d1 = os.path.join(WORK, "nproc")
 code, out = run(*train, d1, "--nproc", "2")
 check(code == 0, f"--nproc 2 exits 0 (got {code}): {out[-2000:]}")
 check(out.count("epoch 3/3") == 1, "the epoch lines are printed once, by rank 0")
+check("[rank 1] training bilstm-attention" in out and "[rank 1] done:" in out, "the other worker's lines start with its rank")
 check(all(os.path.exists(os.path.join(d1, f)) for f in ("config.json", "model.pt", "checkpoint.pt", "metrics.jsonl")),
       "rank 0 wrote the run directory")
 check(len(metrics(d1)) == 3 and metrics(d1)[-1]["train_rows"] == 3200, "every training row once per epoch, across the workers")

@@ -65,7 +65,7 @@ std::vector<tasks::Input> texts(std::initializer_list<std::string> t) {
 TEST_CASE("requests from many threads run together, each gets its own results", "[server][batcher]") {
   EchoModel model;
   std::atomic<std::size_t> observed{0};
-  server::Batcher batcher({&model}, {64, std::chrono::milliseconds(200), 1024}, [&](std::size_t n) { observed += n; });
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(200), 1024}, [&](std::size_t n) { observed += n; });
   std::vector<std::thread> clients;
   std::vector<server::Results> results(16);
   for (int i = 0; i < 16; ++i)
@@ -82,7 +82,7 @@ TEST_CASE("requests from many threads run together, each gets its own results", 
 
 TEST_CASE("a batch holds at most max_batch inputs, predict and explain never mix", "[server][batcher]") {
   EchoModel model;
-  server::Batcher batcher({&model}, {3, std::chrono::milliseconds(300), 1024});
+  server::Batcher batcher({{&model}}, {3, std::chrono::milliseconds(300), 1024});
   auto a = batcher.submit(0, Mode::kPredict, texts({"a1", "a2"}));
   auto b = batcher.submit(0, Mode::kExplain, texts({"b1"}));
   auto c = batcher.submit(0, Mode::kPredict, texts({"c1", "c2"}));
@@ -97,7 +97,7 @@ TEST_CASE("a batch holds at most max_batch inputs, predict and explain never mix
 
 TEST_CASE("a bad request fails alone; the others in its batch get their results", "[server][batcher]") {
   EchoModel model;
-  server::Batcher batcher({&model}, {64, std::chrono::milliseconds(200), 1024});
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(200), 1024});
   auto good = batcher.submit(0, Mode::kPredict, texts({"fine"}));
   auto bad = batcher.submit(0, Mode::kPredict, texts({"bad"}));
   auto other = batcher.submit(0, Mode::kPredict, texts({"also fine", "and this"}));
@@ -108,7 +108,7 @@ TEST_CASE("a bad request fails alone; the others in its batch get their results"
 
 TEST_CASE("the queue is bounded, and stop() runs what is queued", "[server][batcher]") {
   EchoModel model;
-  server::Batcher batcher({&model}, {64, std::chrono::milliseconds(2000), 3});
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(2000), 3});
   auto first = batcher.submit(0, Mode::kPredict, texts({"a", "b"}));
   CHECK(batcher.queued() == 2);
   CHECK_THROWS_AS(batcher.submit(0, Mode::kPredict, texts({"c", "d"})), server::QueueFull);
@@ -121,7 +121,8 @@ TEST_CASE("several inference threads share the queue; every request is answered 
   EchoModel model;
   std::mutex seen;
   std::atomic<std::size_t> inputs{0};
-  server::Batcher batcher({&model}, {4, std::chrono::milliseconds(10), 1024, 3}, [&](std::size_t n) { inputs += n; });
+  // (one stand-in for the three threads: it locks; a real model gets a copy per thread)
+  server::Batcher batcher({{&model, &model, &model}}, {4, std::chrono::milliseconds(10), 1024, 3}, [&](std::size_t n) { inputs += n; });
   std::vector<std::thread> clients;
   std::atomic<int> right{0};
   for (int i = 0; i < 40; ++i)

@@ -86,7 +86,14 @@ try:
               f"panel {which}: each word's status and weight equal the API's")
         probs = dict((l, float(p)) for l, p in re.findall(r'data-label="([^"]*)" data-p="([^"]*)"', html))
         check(probs == expected["probabilities"], f"panel {which}: the probabilities equal the API's")
-    check("line-through" in dom or 'class="w dropped"' in dom, "dropped words are struck through")
+        spans = re.findall(r'<span class="(w[^"]*)" data-word="([^"]*)" data-status="([^"]*)"[^>]*title="([^"]*)"', html)
+        for (cls, word, status, title), w in zip(spans, expected["words"]):
+            if w["status"] in ("kept", "oov"):
+                check(cls == "w" and title.startswith("weight "), f"panel {which}: {word!r} is shaded, its weight on hover")
+            else:  # struck through (the page's style for .w.dropped), the reason on hover
+                check(cls == "w dropped" and title == f'{w["status"]}: {w["reason"]}', f"panel {which}: {word!r} struck through, {title!r}")
+        check(len(spans) == len(expected["words"]), f"panel {which}: a span per word")
+    check(".w.dropped { color: #999; text-decoration: line-through; }" in dom, "dropped words are struck through")
     check('class="legend"' in dom, "a colour legend")
     # Seq2seq: the output and the output x input heatmap.
     expected = api("dates", texts=["may 9, 1998"])[0]

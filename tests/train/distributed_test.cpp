@@ -16,6 +16,7 @@
 #include "attn/data/prepare.h"
 #include "attn/data/toxic_corpus.h"
 #include "attn/models/registry.h"
+#include "attn/tasks/task.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/train/distributed.h"
 #include "attn/train/trainer.h"
@@ -52,6 +53,30 @@ std::unique_ptr<tasks::Dataset> toxic_data(std::int64_t rows) {
   tasks::TextDataConfig config;
   config.labels = prepared.data.label_names;
   return tasks::text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
+}
+
+/// Pairs of numbers ("n" -> "7n mod 1000"), read by the seq2seq task, and its model, small.
+std::unique_ptr<tasks::Dataset> number_pairs(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const std::string csv = (dir / "numbers.csv").string();
+  {
+    std::ofstream f(csv, std::ios::binary);
+    f << "n,m\n";
+    for (int i = 0; i < 120; ++i) f << i * 37 % 5000 << "," << i * 7 % 1000 << "\n";
+  }
+  data::Inputs in;
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"csv", csv}, {"source-column", "n"}, {"target-column", "m"}})
+    in.set(k, v, data::Inputs::Origin::kGiven);
+  const tasks::Task& task = tasks::task_for(models::ModelKind::kSeq2Seq);
+  for (const auto& spec : task.inputs(tasks::Command::kTrain))
+    if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+  return task.open(in, (dir / "run").string(), 1);
+}
+
+torch::jit::Module small_seq2seq(const tasks::Dataset& data) {
+  torch::manual_seed(6);
+  const auto& entry = models::find_model("seq2seq-attention");
+  return entry.build(models::fit_config(entry, {{"units", 8}, {"embed_dim", 4}}, data.sizes()), nn::Runtime::kNative);
 }
 
 /// The seed model, small, without dropout (so that the workers' result is one process's).
@@ -167,6 +192,39 @@ TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the 
   }
   CHECK(val[0]["loss"].get<double>() == Approx(expected_val["loss"].get<double>()).margin(1e-5));
   CHECK(val[0]["mean_auc"].get<double>() == Approx(expected_val["mean_auc"].get<double>()).margin(1e-4));
+}
+
+TEST_CASE("two workers train seq2seq as one process does: each share weighs its target characters", "[train][distributed]") {
+  torch::set_num_threads(1);
+  const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_s2s_" + std::to_string(::getpid()));
+  const auto data = number_pairs(dir);
+  train::TrainOptions o;
+  o.epochs = 2;
+  o.batch_size = 16;  // bucketed by source length: the shares' target lengths differ
+  o.seed = 3;
+  o.lr = 0.01;
+  torch::jit::Module single_model = small_seq2seq(*data);
+  train::Trainer single(single_model, *data, nullptr, o);
+  const std::atomic<bool> no_stop{false};
+  train::EpochRecord single_last;
+  REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
+  const auto expected = parameters_of(single.model());
+  std::vector<torch::jit::Module> models{small_seq2seq(*data), small_seq2seq(*data)};
+  std::vector<std::vector<torch::Tensor>> got(2);
+  std::vector<train::EpochRecord> last(2);
+  const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+    const auto r = static_cast<std::size_t>(rank);
+    train::Trainer t(models[r], *data, nullptr, o, &workers);
+    if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { last[r] = e; })) throw std::runtime_error("stopped");
+    got[r] = parameters_of(t.model());
+  });
+  INFO(errors[0] + " / " + errors[1]);
+  REQUIRE(errors[0].empty());
+  REQUIRE(errors[1].empty());
+  for (std::size_t i = 0; i < expected.size(); ++i) CHECK((got[0][i] - expected[i]).abs().max().item<double>() <= 1e-5);
+  CHECK(last[0].loss == Approx(single_last.loss).margin(1e-6));
+  CHECK(last[0].accuracy == Approx(single_last.accuracy).margin(1e-6));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a worker whose data differ from rank 0's is refused, naming both", "[train][distributed]") {

@@ -73,8 +73,8 @@ void fit_exact(nlohmann::json& config, const nlohmann::json& given, const std::s
   if (!given.contains(key)) {
     config[key] = value;
   } else if (config.at(key) != value) {
-    throw std::runtime_error("config key '" + key + "' must be the data's " + std::to_string(value) + ", got " +
-                             config.at(key).dump());
+    throw std::invalid_argument("config key '" + key + "' must be the data's " + std::to_string(value) + ", got " +
+                                config.at(key).dump());
   }
 }
 
@@ -83,8 +83,8 @@ void fit_at_least(nlohmann::json& config, const nlohmann::json& given, const std
   if (!given.contains(key)) {
     config[key] = std::max(minimum, preferred);
   } else if (config.at(key).get<std::int64_t>() < minimum) {
-    throw std::runtime_error("config key '" + key + "' must be at least the data's " + std::to_string(minimum) + ", got " +
-                             config.at(key).dump());
+    throw std::invalid_argument("config key '" + key + "' must be at least the data's " + std::to_string(minimum) + ", got " +
+                                config.at(key).dump());
   }
 }
 

@@ -40,9 +40,12 @@ Run read_run(const std::string& dir) {
   return run;
 }
 
+/// Which rows of metrics.jsonl a line draws: the training figures (solid) or the validation ones (dashed).
+enum class Rows { kTraining, kValidation };
+
 struct Series {
   std::string color;
-  bool dashed;
+  Rows rows;
   std::vector<std::pair<double, double>> points;  ///< (epoch, value)
   std::vector<bool> best;
 };
@@ -88,7 +91,7 @@ std::string panel(double x0, double y0, const std::string& title, const std::vec
   for (const Series& line : series) {
     std::string points;
     for (const auto& [x, y] : line.points) points += fmt(X(x)) + "," + fmt(Y(y)) + " ";
-    s += "<polyline fill=\"none\" stroke=\"" + line.color + "\" stroke-width=\"2\"" + (line.dashed ? " stroke-dasharray=\"6,4\"" : "") +
+    s += "<polyline fill=\"none\" stroke=\"" + line.color + "\" stroke-width=\"2\"" + (line.rows == Rows::kValidation ? " stroke-dasharray=\"6,4\"" : "") +
          " points=\"" + points + "\"/>\n";
     for (std::size_t i = 0; i < line.points.size(); ++i) {
       const auto& [x, y] = line.points[i];
@@ -100,12 +103,12 @@ std::string panel(double x0, double y0, const std::string& title, const std::vec
   return s;
 }
 
-Series series_of(const Run& run, const std::string& key, const std::string& color, bool dashed) {
-  Series s{color, dashed, {}, {}};
+Series series_of(const Run& run, const std::string& key, const std::string& color, Rows rows) {
+  Series s{color, rows, {}, {}};
   for (const auto& e : run.epochs)
     if (e.contains(key) && e[key].is_number()) {
       s.points.emplace_back(e.value("epoch", 0), e[key].get<double>());
-      s.best.push_back(dashed && e.value("best", false));
+      s.best.push_back(rows == Rows::kValidation && e.value("best", false));
     }
   return s;
 }
@@ -129,10 +132,10 @@ std::string training_curves_svg(const std::vector<std::string>& run_dirs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string color = kColors[i % (sizeof kColors / sizeof *kColors)];
     for (const auto& e : runs[i].epochs) epochs = std::max(epochs, e.value("epoch", 1));
-    loss.push_back(series_of(runs[i], "loss", color, false));
-    loss.push_back(series_of(runs[i], "val_loss", color, true));
-    if (metric == "accuracy") main.push_back(series_of(runs[i], "accuracy", color, false));
-    main.push_back(series_of(runs[i], metric == "accuracy" ? "val_accuracy" : metric, color, true));
+    loss.push_back(series_of(runs[i], "loss", color, Rows::kTraining));
+    loss.push_back(series_of(runs[i], "val_loss", color, Rows::kValidation));
+    if (metric == "accuracy") main.push_back(series_of(runs[i], "accuracy", color, Rows::kTraining));
+    main.push_back(series_of(runs[i], metric == "accuracy" ? "val_accuracy" : metric, color, Rows::kValidation));
   }
   const double height = 300 + 22.0 * static_cast<double>(runs.size());
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"" + fmt(height, "%.0f") +

@@ -19,12 +19,14 @@ namespace {
 namespace fs = std::filesystem;
 namespace F = torch::nn::functional;
 
+enum class Side { kSource, kTarget };
+
 /// Characters, case-folded on the source side (dates come in random case), as typed on the target.
-text::TokenizerOptions char_tokenizer(bool source) {
+text::TokenizerOptions char_tokenizer(Side side) {
   text::TokenizerOptions o;
   o.char_level = true;
-  o.lower = source;
-  if (source) o.oov_token = "<unk>";  // an unseen source character still takes a position
+  o.lower = side == Side::kSource;
+  if (side == Side::kSource) o.oov_token = "<unk>";  // an unseen source character still takes a position
   return o;
 }
 
@@ -127,6 +129,17 @@ class Seq2SeqDataset : public Dataset {
     torch::NoGradGuard no_grad;
     const torch::Tensor real = y != 0;
     return {loss, (flat.argmax(-1).eq(y) & real).sum().item<double>() / std::max(1.0, real.sum().item<double>())};
+  }
+
+  /// The loss is a mean over target characters (the end included): a share carries its characters.
+  double share_of_loss(const std::vector<std::int64_t>& share, const std::vector<std::int64_t>& batch) const override {
+    const auto characters = [&](const std::vector<std::int64_t>& rows) {
+      double n = 0;
+      for (std::int64_t r : rows) n += static_cast<double>(enc_.target.lengths[static_cast<std::size_t>(r)]);
+      return n;
+    };
+    const double all = characters(batch);
+    return all > 0 ? characters(share) / all : 0.0;
   }
 
   Evaluation evaluate(torch::jit::Module& module, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
@@ -339,7 +352,7 @@ class Seq2Seq : public Task {
     config.target_column = in.text("target-column");
     data::PairTable pairs = data::read_pair_csv(csv, config.source_column, config.target_column);
     if (pairs.sources.empty()) throw std::runtime_error(csv + ": no data rows");
-    text::Tokenizer source(char_tokenizer(true)), target(char_tokenizer(false));
+    text::Tokenizer source(char_tokenizer(Side::kSource)), target(char_tokenizer(Side::kTarget));
     source.fit_on_texts(pairs.sources, threads);
     target.fit_on_texts(pairs.targets, threads);
     for (std::size_t r = 0; r < std::min<std::size_t>(3, pairs.sources.size()); ++r) config.examples.push_back(pairs.sources[r]);

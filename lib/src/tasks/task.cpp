@@ -56,6 +56,10 @@ data::InputSpec val_csv_input() {
   return {"val-csv", "Validation rows from this CSV (same columns), instead of the last --val-split of --csv", ""};
 }
 
+double Dataset::share_of_loss(const std::vector<std::int64_t>& share, const std::vector<std::int64_t>& batch) const {
+  return batch.empty() ? 0.0 : static_cast<double>(share.size()) / static_cast<double>(batch.size());
+}
+
 torch::Tensor Dataset::positive_weights(const std::string& spec, const std::vector<std::int64_t>&) const {
   if (!spec.empty()) throw std::invalid_argument("--pos-weight is for classifiers (models with 0/1 labels)");
   return {};

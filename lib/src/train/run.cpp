@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <stdlib.h>
 #include <unordered_set>
 
@@ -16,6 +17,7 @@
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/task.h"
+#include "attn/train/distributed.h"
 
 namespace attn::train {
 
@@ -125,7 +127,8 @@ struct TrainingRun::Impl {
   std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
 
   /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
-  void open_trainer(bool new_run) {
+  enum class Start { kNewRun, kResumed };
+  void open_trainer(Start start) {
     io::set_torch_threads(config.training.threads);
     io::keep_freed_memory();  // step after step of similar tensors: keep their pages (bench/results/train_ab.json)
     const models::ModelEntry& entry = models::find_model(config.model);
@@ -135,7 +138,7 @@ struct TrainingRun::Impl {
     torch::jit::Module model = entry.build(model_config, nn::Runtime::kNative);
     portable = entry.build(model_config, nn::Runtime::kPortable);
     const TrainOptions& t = config.training;
-    if (new_run && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
+    if (start == Start::kNewRun && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
     if (t.freeze_embeddings) model.attr(entry.word_embedding).toTensor().set_requires_grad(false);
     trainer = std::make_unique<Trainer>(model, *data, validation.get(), t, workers);
   }
@@ -172,7 +175,7 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   s->config.model_config = models::fit_config(entry, r.model_overrides, s->data->sizes());
   s->config.data = s->data->data_config();
   if (s->validation) s->config.validation = s->validation->data_config();
-  s->open_trainer(/*new_run=*/true);
+  s->open_trainer(Impl::Start::kNewRun);
   if (s->writes) {
     io::write_file_atomic(s->path("config.json"), nlohmann::json(s->config).dump(2) + "\n");
     for (const auto& [name, content] : s->data->files()) io::write_file_atomic(s->path(name.c_str()), content);
@@ -207,7 +210,7 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, const nlohmann::json
     if (now.contains(key) && now[key] != value)
       throw std::runtime_error(cfg + ": data." + key + " was " + value.dump() + " when the run started, the data now gives " +
                                now[key].dump() + ": it changed since; start a new run");
-  s->open_trainer(/*new_run=*/false);  // the checkpoint holds the weights, word vectors included
+  s->open_trainer(Impl::Start::kResumed);  // the checkpoint holds the weights, word vectors included
   s->trainer->load_checkpoint(s->path("checkpoint.pt"));
   if (fs::exists(s->path("metrics.jsonl"))) {
     const std::string text = io::read_file(s->path("metrics.jsonl"));
@@ -273,6 +276,42 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
   });
   if (!finished && s.writes) s.trainer->save_checkpoint(s.path("checkpoint.pt"));
   return finished;
+}
+
+TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output) {
+  const WorkerPlace place = worker_place_from_environment();  // torchrun's, or one worker
+  const auto workers = place.world_size > 1 ? Workers::connect(place, command.worker_timeout) : nullptr;
+  const std::string prefix = rank_prefix(place);
+  const auto print = [&](const std::string& text) {  // each line of a worker after the first names it
+    std::string lines;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find('\n', at), text.size() - 1) + 1;
+      lines += prefix + text.substr(at, end - at);
+      at = end;
+    }
+    output.print(lines);
+  };
+  std::optional<TrainingRun> run;
+  if (!command.resume.empty()) {
+    for (const std::string& flag : command.given)
+      if (flag != "resume" && flag != "epochs" && flag != "worker-timeout")
+        throw std::invalid_argument("--resume continues a run with its own data, model and settings; only --epochs may change (drop --" +
+                                    flag + ")");
+    run.emplace(TrainingRun::resume(command.resume, command.request.training, workers.get()));
+  } else {
+    TrainRequest request = command.request;
+    request.workers = workers.get();
+    run.emplace(TrainingRun::start(request));
+  }
+  const std::string dir = command.resume.empty() ? command.request.out_dir : command.resume;
+  print(run->describe());
+  const int epochs = run->config().training.epochs;
+  const bool finished = run->train(stop, place.rank == 0 ? output.progress : nullptr, [&](const EpochRecord& e) {
+    if (place.rank == 0) print(format_epoch(e, epochs));  // the same figures on every worker: printed once
+  });
+  if (!finished) return TrainOutcome::kInterrupted;
+  print("done: model.pt, metrics.jsonl and checkpoint.pt in " + dir + "\n");
+  return TrainOutcome::kFinished;
 }
 
 std::string format_progress(const Progress& p) {

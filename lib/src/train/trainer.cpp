@@ -235,8 +235,9 @@ struct Trainer::Impl {
   };
 
   /// One optimizer step on batch `rows`. With several workers each computes its share's loss,
-  /// weighted by the share's fraction of the batch, and the gradients are summed: the step is the
-  /// one a single process takes on the whole batch.
+  /// weighted by the share's part of the batch's loss (its rows; a seq2seq share its target
+  /// characters), and the gradients are summed: the step is the one a single process takes on the
+  /// whole batch.
   StepTotals step(const std::vector<std::int64_t>& rows, tasks::Width width, bool stop_requested) {
     StepTotals t;
     // Gradients start undefined: backward hands each parameter its gradient tensor, with nothing
@@ -247,12 +248,14 @@ struct Trainer::Impl {
       const std::vector<std::int64_t> mine(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end));
       const tasks::Batch batch = data.batch(mine, width);
       const tasks::Loss loss = data.loss(model, batch, pos_weight);
-      const auto n = static_cast<double>(mine.size());
+      // This share's part of the batch's loss, counted in rows (the epoch's sums are per row).
+      const double part = world == 1 ? 1.0 : data.share_of_loss(mine, rows);
       if (world == 1) {
         loss.value.backward();
       } else {
-        (loss.value * (n / static_cast<double>(rows.size()))).backward();
+        (loss.value * part).backward();
       }
+      const double n = part * static_cast<double>(rows.size());
       t.loss_sum = loss.value.item<double>() * n;
       t.acc_sum = loss.accuracy * n;
       t.tokens = batch.tokens;
@@ -264,7 +267,8 @@ struct Trainer::Impl {
     return t;
   }
 
-  /// The gradients (one flat buffer: one collective a step) and the step's totals, summed over the workers.
+  /// The gradients (one flat float32 buffer), then the step's totals (float64), summed over the
+  /// workers: two collectives a step.
   void sum_over_workers(StepTotals& t) {
     std::vector<torch::Tensor> grads;
     for (const torch::Tensor& p : trained)

@@ -81,7 +81,7 @@ const ModelEntry& find_model(const std::string& name);
 nlohmann::json resolve_config(const ModelEntry& entry, const nlohmann::json& overrides);
 /// The complete configuration of `entry` for a data set: defaults, `overrides`, then the sizes the
 /// data fixes (entry.fit). A size the user set that the data contradicts throws
-/// std::runtime_error naming the key.
+/// std::invalid_argument naming the key (a bad setting, like any other).
 nlohmann::json fit_config(const ModelEntry& entry, const nlohmann::json& overrides, const DataSizes& data);
 
 /// For entry.fit: `key` must be `value` (a count the data fixes, e.g. labels).

@@ -107,6 +107,10 @@ class Dataset {
   /// Training loss of a batch (the model in training mode). Classifiers weigh each label's positive
   /// class by `pos_weight` [labels] when it is defined.
   virtual Loss loss(torch::jit::Module& model, const Batch& batch, const torch::Tensor& pos_weight = {}) const = 0;
+  /// The share of a batch's loss that the batch's rows `share` carry (data-parallel workers each
+  /// take a share): what the loss averages over, in `share` over in `batch`. Rows by default (a
+  /// classifier's loss is a mean over rows); a seq2seq loss is a mean over target characters.
+  virtual double share_of_loss(const std::vector<std::int64_t>& share, const std::vector<std::int64_t>& batch) const;
   /// The positive class's loss weight per label from `spec`: "" none (undefined), "auto" negatives /
   /// positives over `rows`, "w1,w2,..." given. Tasks without binary labels refuse a non-empty spec.
   virtual torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const;

@@ -5,6 +5,7 @@
 /// epoch), checkpoint.pt (after every epoch and on interruption, atomically) and model.pt (the model
 /// with config.json and the task's files embedded).
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -74,6 +75,30 @@ class TrainingRun {
   explicit TrainingRun(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// What `attn train` asks for: a new run, or a run to continue.
+struct TrainCommand {
+  TrainRequest request;                      ///< a new run (request.workers is filled in by run_training)
+  std::string resume;                        ///< or the run directory to continue from its checkpoint
+  std::vector<std::string> given;            ///< the flags given, without "--" (--resume takes only --epochs)
+  std::chrono::seconds worker_timeout{300};  ///< how long a worker waits for the others
+};
+
+/// Where `attn train` reports: lines for standard output (a worker after the first prints what it
+/// trains and when it is done, each line starting with "[rank N] "; the epochs' figures, the same
+/// on every worker, only rank 0), and the progress bar (rank 0 only; null for none).
+struct TrainOutput {
+  std::function<void(const std::string&)> print;
+  std::function<void(const Progress&)> progress;
+};
+
+enum class TrainOutcome { kFinished, kInterrupted };
+
+/// `attn train`: joins torchrun's workers when its environment names some (distributed.h), starts or
+/// resumes the run, prints what it trains and every epoch, and trains until the end or until `stop`
+/// turns true (checkpoint written: kInterrupted). Settings --resume cannot change are a
+/// std::invalid_argument naming them.
+TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output);
 
 /// A progress bar line for a terminal (starts with '\r'; ends with '\n' at the epoch's end).
 std::string format_progress(const Progress& p);

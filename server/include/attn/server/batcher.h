@@ -38,20 +38,29 @@ class QueueFull : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The batcher was stopped: it takes no more requests (HTTP 503).
+class Stopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// One JSON object per input, as text (explain: what `attn explain --json` prints; predict: the outputs).
 using Results = std::vector<std::string>;
 
 class Batcher {
  public:
-  /// `models` must outlive the batcher; `on_batch(inputs)` is told the size of every batch run.
-  Batcher(std::vector<tasks::TrainedModel*> models, BatcherOptions options, std::function<void(std::size_t)> on_batch = nullptr);
+  /// models[m][w] is model m as inference thread w runs it: one copy per thread (two threads must
+  /// not run one TorchScript module's methods at once), options.workers of them. They must outlive
+  /// the batcher; `on_batch(inputs)` is told the size of every batch run.
+  Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherOptions options,
+          std::function<void(std::size_t)> on_batch = nullptr);
   ~Batcher();
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
 
   /// Queues one request's inputs for models[model]: the future holds one JSON text per input
   /// (explain: what `attn explain --json` prints; predict: the outputs only), or the exception
-  /// the request's inputs raised. Throws QueueFull, or std::runtime_error once stopped.
+  /// the request's inputs raised. Throws QueueFull, or Stopped once stopped.
   std::future<Results> submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs);
   /// Inputs waiting.
   std::size_t queued() const;
@@ -66,11 +75,11 @@ class Batcher {
     std::promise<Results> promise;
     std::chrono::steady_clock::time_point queued_at;
   };
-  void loop();
-  void run(std::vector<Request>& batch);
-  Results compute(std::size_t model, Mode mode, const std::vector<tasks::Input>& inputs);
+  void loop(int worker);
+  void run(int worker, std::vector<Request>& batch);
+  Results compute(int worker, std::size_t model, Mode mode, const std::vector<tasks::Input>& inputs);
 
-  std::vector<tasks::TrainedModel*> models_;
+  std::vector<std::vector<tasks::TrainedModel*>> models_;  // [model][worker]
   BatcherOptions options_;
   std::function<void(std::size_t)> on_batch_;
   mutable std::mutex mutex_;
