@@ -450,9 +450,18 @@ TEST_CASE("evaluate: per-label decision thresholds with precision, recall and F1
   const auto m = nlohmann::json::parse(read_text(d / "m.json"));
   for (const char* key : {"thresholds", "precision", "recall", "f1"}) CHECK(m.at(key).at("toxic").is_number());
   CHECK(attn("evaluate --model " + kRun + " --csv " + kTiny + "/toxic.csv --thresholds 0.5,0.5").code == 2);
-  r = attn("evaluate --model " + kTiny + "/dates --csv " + kTiny + "/dates.csv --beam 3 --metrics " + (d / "b.json").string());
+  // Beam search against greedy decoding on dates the model never saw (another generator seed).
+  REQUIRE(attn("datagen dates --rows 300 --seed 6 --out " + (d / "held_out.csv").string()).code == 0);
+  r = attn("evaluate --model " + kTiny + "/dates --csv " + (d / "held_out.csv").string() + " --metrics " + (d / "g.json").string());
   REQUIRE(r.code == 0);
-  CHECK(nlohmann::json::parse(read_text(d / "b.json")).at("beam") == 3);
+  r = attn("evaluate --model " + kTiny + "/dates --csv " + (d / "held_out.csv").string() + " --beam 3 --metrics " + (d / "b.json").string());
+  REQUIRE(r.code == 0);
+  const auto greedy = nlohmann::json::parse(read_text(d / "g.json")), beam = nlohmann::json::parse(read_text(d / "b.json"));
+  CHECK(beam.at("beam") == 3);
+  CHECK_FALSE(greedy.contains("beam"));
+  CHECK(greedy.at("exact_match").get<double>() > 0.5);  // a model good enough for the comparison to mean something
+  CHECK(beam.at("exact_match").get<double>() >= greedy.at("exact_match").get<double>());
+  CHECK(beam.at("char_accuracy").get<double>() >= greedy.at("char_accuracy").get<double>() - 0.01);
   r = attn("explain --model " + kRun + " --beam 3 hi");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--beam does not apply to bilstm-attention"));
@@ -535,6 +544,34 @@ TEST_CASE("a write that fails midway (ulimit -f) keeps the previous files and sa
   r = attn_limited("prepare --csv " + kTiny + "/toxic.csv --out " + (d / "p").string(), 200);
   CHECK(r.code == 1);
   CHECK_FALSE(fs::exists(d / "p" / "data.pt"));
+}
+
+TEST_CASE("a full disk and a directory that cannot be written to are clear errors; nothing is left half-written", "[cli][train]") {
+  // A full device (/dev/full answers every write with ENOSPC), written in place as devices are.
+  auto r = attn("export --model " + kRun + " --out /dev/full");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("/dev/full: cannot write: No space left on device"));
+  r = attn("evaluate --model " + kRun + " --csv " + kTiny + "/toxic.csv --predictions /dev/full");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("No space left on device"));
+  // A run directory whose files may not be replaced: an immutable directory (chattr +i, which binds
+  // root too), where it can be made; the run stays as it was.
+  const auto d = scratch("readonly");
+  fs::copy(kTiny + "/features", d / "features", fs::copy_options::recursive);
+  const std::string dir = (d / "features").string(), model = read_text(d / "features" / "model.pt");
+  if (std::system(("chattr +i " + dir + " 2>/dev/null").c_str()) != 0) {
+    if (::geteuid() == 0) {
+      WARN("chattr +i is not supported here: the read-only directory case is not run");
+      return;
+    }
+    fs::permissions(d / "features", fs::perms::owner_read | fs::perms::owner_exec);  // not root: permissions bind
+  }
+  r = attn("train --resume " + dir + " --epochs 9");
+  std::system(("chattr -i " + dir + " 2>/dev/null").c_str());
+  fs::permissions(d / "features", fs::perms::owner_all);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("cannot write") || Catch::Contains("cannot replace"));
+  CHECK(read_text(d / "features" / "model.pt") == model);
 }
 
 TEST_CASE("SIGTERM during training is Ctrl-C: checkpoint, exit 130, and --resume ends as an uninterrupted run", "[cli][train]") {

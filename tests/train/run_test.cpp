@@ -10,7 +10,9 @@
 #include <zlib.h>
 
 #include "attn/io/atomic_file.h"
+#include "attn/models/kinds.h"
 #include "attn/models/saved_model.h"
+#include "attn/tasks/task.h"
 #include "attn/train/run.h"
 #include "../tasks/tasks_test_util.h"
 
@@ -218,5 +220,49 @@ TEST_CASE("validation rows from --val-csv, a file of their own, kept by the run 
   train::TrainingRun resumed = train::TrainingRun::resume((dir / "run").string(), {{"epochs", 2}});
   std::atomic<bool> stop{false};
   CHECK(resumed.train(stop, nullptr, nullptr));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("validation rows from --val-csv for a text model: read with the training tokenizer, columns and maxlen", "[train][run]") {
+  const auto dir = scratch("valcsv_text");
+  const std::string train_csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(120));
+  std::vector<std::string> val_rows = tasks_test::text_rows(40);
+  val_rows.push_back("v1,\"never seen words only\",0,1");
+  const std::string val_csv = tasks_test::write_csv(dir / "v.csv", "id,comment_text,bad,rude", val_rows);
+  const auto last = tasks_test::train_run("bilstm-attention", (dir / "run").string(),
+                                          {{"csv", train_csv}, {"labels", "bad,rude"}, {"maxlen", "12"}, {"val-csv", val_csv}},
+                                          {{"embed_dim", 8}, {"lstm_units", 4}}, {{"epochs", 1}, {"batch_size", 16}});
+  CHECK(last.at("val_rows") == 41);
+  CHECK(last.at("train_rows") == 120);  // every row of --csv trains
+  // The validation's prepared data: the run's tokenizer (the new words unknown), its maxlen.
+  const auto report = nlohmann::json::parse(io::read_file((dir / "run" / "data" / "validation" / "prepare.json").string()));
+  CHECK(report.at("tokenizer").at("fitted_here") == false);
+  CHECK(report.at("padding").at("maxlen") == 12);
+  CHECK(report.at("tokens").at("unknown").get<int>() >= 4);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("class weights (--pos-weight): the loss is the positive-weighted binary cross-entropy", "[train][run]") {
+  const auto dir = scratch("posweight");
+  const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(60));
+  data::Inputs in;
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}})
+    in.set(k, v, data::Inputs::Origin::kGiven);
+  const tasks::Task& task = tasks::task_for(models::ModelKind::kTextClassifier);
+  for (const auto& spec : task.inputs(tasks::Command::kTrain))
+    if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+  const auto data = task.open(in, (dir / "run").string(), 1);
+  const auto& entry = models::find_model("bilstm-attention");
+  torch::jit::Module m = entry.build(models::fit_config(entry, {{"embed_dim", 8}, {"lstm_units", 4}}, data->sizes()), nn::Runtime::kNative);
+  m.eval();  // no dropout: the same logits twice
+  const std::vector<std::int64_t> rows = tasks::all_rows(data->rows());
+  const tasks::Batch b = data->batch(rows, tasks::Width::kLongestRow);
+  const torch::Tensor weights = data->positive_weights("3,0.5", rows);
+  const torch::Tensor logits = models::TextClassifier(m).logits(b.inputs.at(0).toTensor()).scores;
+  // By hand: -(w y log p + (1 - y) log(1 - p)), averaged.
+  const torch::Tensor p = torch::sigmoid(logits), y = b.targets;
+  const torch::Tensor expected = -(weights * y * torch::log(p) + (1 - y) * torch::log(1 - p)).mean();
+  CHECK(data->loss(m, b, weights).value.item<double>() == Approx(expected.item<double>()).epsilon(1e-5));
+  CHECK(data->loss(m, b, {}).value.item<double>() != Approx(expected.item<double>()).epsilon(1e-3));  // it makes a difference
   fs::remove_all(dir);
 }

@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "attn/data/prepare.h"
+#include "attn/io/checksum.h"
 #include "attn/io/atomic_file.h"
 #include "attn/data/toxic_corpus.h"
 #include "attn/models/registry.h"
@@ -112,6 +113,7 @@ namespace {
 struct Epochs {
   std::vector<double> losses, lrs;
   std::vector<bool> best;
+  int batches = 0;  ///< steps taken
 };
 
 Epochs train_epochs(const tasks::Dataset& data, const train::TrainOptions& o, int stop_after_batches = 0, const std::string& ckpt = "") {
@@ -120,7 +122,7 @@ Epochs train_epochs(const tasks::Dataset& data, const train::TrainOptions& o, in
   int batches = 0;
   train::Trainer t(tiny_model(), data, nullptr, o);
   if (!ckpt.empty() && stop_after_batches == 0) t.load_checkpoint(ckpt);
-  const bool done = t.run(stop, [&](const train::Progress&) { if (stop_after_batches && ++batches == stop_after_batches) stop = true; },
+  const bool done = t.run(stop, [&](const train::Progress&) { ++out.batches; if (stop_after_batches && ++batches == stop_after_batches) stop = true; },
                           [&](const train::EpochRecord& e) {
                             out.losses.push_back(e.validation.at("loss").get<double>());
                             out.lrs.push_back(e.lr);
@@ -173,6 +175,15 @@ TEST_CASE("reduce-on-plateau and early stopping watch the monitored metric", "[t
   CHECK(e.lrs[0] == Approx(0.01));
   CHECK(e.lrs[1] == Approx(0.01));
   CHECK(e.lrs[2] == Approx(0.001));  // lowered after epoch 2
+  // Interrupted in its last epoch (after the plateau lowered the rate) and resumed: the same epochs,
+  // rates and best marks, and the same stop (the callbacks' counters are in the checkpoint).
+  const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt_p_" + std::to_string(::getpid()) + ".pt")).string();
+  train_epochs(*task, o, e.batches - 1, ckpt);
+  const Epochs resumed = train_epochs(*task, o, 0, ckpt);
+  std::remove(ckpt.c_str());
+  CHECK(resumed.losses == std::vector<double>(e.losses.end() - 1, e.losses.end()));
+  CHECK(resumed.lrs == std::vector<double>(e.lrs.end() - 1, e.lrs.end()));
+  CHECK(resumed.best == std::vector<bool>{false});
   o.monitor = "val_nonsense";
   CHECK_THROWS_WITH(train_epochs(*task, o), Catch::Contains("--monitor val_nonsense"));
   o.monitor = "val_loss";
@@ -193,6 +204,34 @@ TEST_CASE("clip_norm: gradients clipped to a tiny norm barely move the weights",
     return (t.model().attr("dense").toModule().attr("weight").toTensor() - before).abs().sum().item<double>();
   };
   CHECK(moved(1e-9) < 0.05 * moved(0));
+}
+
+namespace {
+std::string g_warning;
+void keep_warning(const std::string& message) { g_warning = message; }
+}  // namespace
+
+TEST_CASE("checkpoints from before checksums load, with a warning that they carry none", "[train][trainer][checksum]") {
+  const auto task = tiny_data();
+  const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt_old_" + std::to_string(::getpid()) + ".pt")).string();
+  train::Trainer t(tiny_model(), *task, nullptr, tiny_options());
+  t.save_checkpoint(ckpt);
+  torch::serialize::InputArchive in;  // the same archive without its "checksums" entry
+  in.load_from(ckpt);
+  torch::serialize::OutputArchive out;
+  for (const std::string& key : in.keys()) {
+    if (key == "checksums") continue;
+    c10::IValue v;
+    REQUIRE(in.try_read(key, v));
+    out.write(key, v);
+  }
+  out.save_to(ckpt);
+  io::set_warning_handler(keep_warning);
+  train::Trainer other(tiny_model(), *task, nullptr, tiny_options());
+  CHECK_NOTHROW(other.load_checkpoint(ckpt));
+  io::set_warning_handler(nullptr);
+  CHECK_THAT(g_warning, Catch::Contains(ckpt) && Catch::Contains("carries no checksums"));
+  std::remove(ckpt.c_str());
 }
 
 TEST_CASE("checkpoints: a flipped bit in a parameter is refused, naming it", "[train][trainer][checksum]") {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace attn::io {
@@ -20,12 +21,14 @@ std::string temporary_name(const std::string& path) {
 enum class OnFailure { kRemove, kKeep };
 
 /// Writes `content` to `file`; errors name `target` (the path the user gave) and the system's reason.
-void write_all(const std::string& file, const std::string& target, std::string_view content, OnFailure on_failure = OnFailure::kRemove) {
+void write_all(const std::string& file, const std::string& target, std::string_view content, OnFailure on_failure = OnFailure::kRemove,
+               Durability durability = Durability::kCache) {
   const bool remove_on_failure = on_failure == OnFailure::kRemove;
   std::FILE* f = std::fopen(file.c_str(), "wb");
   if (!f) throw std::runtime_error(target + ": cannot write: " + std::strerror(errno));
   errno = 0;
-  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  if (ok && durability == Durability::kToDisk) ok = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
   int error = errno;
   const bool closed = std::fclose(f) == 0;
   if (!error) error = errno;
@@ -44,9 +47,18 @@ void rename_into_place(const std::string& from, const std::string& to) {
   }
 }
 
+/// Makes a rename in `path`'s directory durable (the directory's entry on disk).
+void sync_directory_of(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;  // nothing more to do where a directory cannot be opened
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
-void write_file_atomic(const std::string& path, std::string_view content) {
+void write_file_atomic(const std::string& path, std::string_view content, Durability durability) {
   // A symlink (/dev/stdout), a pipe or a device: written in place (renaming over it would replace
   // the link or the device node instead of writing where it leads).
   std::error_code ec;
@@ -55,7 +67,8 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     write_all(path, path, content, OnFailure::kKeep);
     return;
   }
-  write_atomic(path, [&](const std::string& tmp) { write_all(tmp, path, content); });
+  write_atomic(path, [&](const std::string& tmp) { write_all(tmp, path, content, OnFailure::kRemove, durability); });
+  if (durability == Durability::kToDisk) sync_directory_of(path);
 }
 
 void write_atomic(const std::string& path, const std::function<void(const std::string& temporary)>& write) {

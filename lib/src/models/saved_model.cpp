@@ -93,7 +93,7 @@ void save_model(const std::string& path, torch::jit::Module& module, const nlohm
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": cannot serialise the model: " + e.what_without_backtrace());
   }
-  io::write_file_atomic(path, bytes.str());
+  io::write_file_atomic(path, bytes.str(), io::Durability::kToDisk);
 }
 
 void copy_weights(const torch::jit::Module& from, torch::jit::Module& to) {

@@ -265,7 +265,7 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
       std::string lines;
       for (const auto& m : s.metrics) lines += m.dump() + "\n";
       s.trainer->save_checkpoint(s.path("checkpoint.pt"));  // always the last epoch: --resume continues from it
-      io::write_file_atomic(s.path("metrics.jsonl"), lines);
+      io::write_file_atomic(s.path("metrics.jsonl"), lines, io::Durability::kToDisk);
       // model.pt: the last epoch, or with early stopping the best one by --monitor.
       if (!keep_best || rec.best) {
         models::copy_weights(s.trainer->model(), s.portable);

@@ -196,6 +196,14 @@ struct Trainer::Impl {
     const bool watches = o.early_stopping_patience > 0 || o.lr_schedule == "reduce-on-plateau";
     if (watches && o.monitor.rfind("val_", 0) == 0 && val_rows.empty())
       throw std::invalid_argument("--monitor " + o.monitor + " needs validation rows (--val-split > 0 or --val-csv)");
+    if (watches && o.monitor.rfind("val_", 0) == 0) {  // a name the validation does not report fails now, not after an epoch
+      const auto names = validation_data.evaluate(model, {val_rows.front()}, {}).metrics;
+      const std::string key = o.monitor.substr(4);
+      if (!names.contains(key) || !names[key].is_number())
+        throw std::invalid_argument("--monitor " + o.monitor + ": the validation reports no such number (" + names.dump() + ")");
+    } else if (watches && o.monitor != "loss" && o.monitor != "accuracy") {
+      throw std::invalid_argument("--monitor " + o.monitor + ": loss, accuracy, or val_ and a validation metric (e.g. val_loss)");
+    }
     pos_weight = data.positive_weights(o.pos_weight, train_rows);
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
     state.best = lower_is_better(o.monitor) ? INFINITY : -INFINITY;
@@ -446,7 +454,7 @@ void Trainer::save_checkpoint(const std::string& path) const {
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": cannot serialise the checkpoint: " + e.what_without_backtrace());
   }
-  io::write_file_atomic(path, bytes.str());
+  io::write_file_atomic(path, bytes.str(), io::Durability::kToDisk);  // what --resume continues from, also after a power cut
 }
 
 void Trainer::load_checkpoint(const std::string& path) {

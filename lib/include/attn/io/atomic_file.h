@@ -14,10 +14,15 @@ namespace attn::io {
 /// the temporary is removed and `path` keeps its previous content.
 void write_atomic(const std::string& path, const std::function<void(const std::string& temporary)>& write);
 
+/// Whether a write waits until the file is on disk: kToDisk for what a run resumes from (after a
+/// power cut the previous or the new file is there, whole: the file and its directory are fsynced),
+/// kCache for the rest (the system writes it back when it will; a crash of attn loses nothing).
+enum class Durability { kCache, kToDisk };
+
 /// Writes `content` to `path` atomically (write_atomic); throws std::runtime_error naming the path on failure.
 /// A path that exists and is not a regular file (a symlink such as /dev/stdout, a pipe, a device)
 /// is written in place.
-void write_file_atomic(const std::string& path, std::string_view content);
+void write_file_atomic(const std::string& path, std::string_view content, Durability durability = Durability::kCache);
 
 /// Reads a whole file; throws std::runtime_error naming the path on failure.
 std::string read_file(const std::string& path);
