@@ -8,7 +8,9 @@
 namespace attn::models {
 namespace {
 
-// The hidden layers are written out one by one (the source is generated for the configured list).
+// The hidden layers are written out one by one, the source generated for the configured list: a
+// module list to loop over exists only in TorchScript compiled from Python (nn.ModuleList), not
+// in source compiled by Module::define(), whose submodules are named attributes.
 std::string source(std::size_t hidden_layers) {
   std::string s = R"(
 def logits(self, x: Tensor) -> Tuple[Tensor, Tensor]:

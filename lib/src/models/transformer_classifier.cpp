@@ -12,6 +12,9 @@ namespace attn::models {
 namespace {
 
 // The encoder stack is written out layer by layer (TorchScript source is generated for N layers).
+// The encoder layers are called one by one, the source generated for the configured count: a module
+// list to loop over exists only in TorchScript compiled from Python (nn.ModuleList), not in source
+// compiled by Module::define(), whose submodules are named attributes.
 std::string source(std::int64_t layers) {
   std::string s = R"(
 def encode(self, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:

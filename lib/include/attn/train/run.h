@@ -44,8 +44,9 @@ struct TrainRequest {
   Workers* workers = nullptr;
 };
 
-/// What `--dump-config` prints: the model, its config (before the data fixes its sizes) and the
-/// effective training settings. Bad names, keys and values throw std::invalid_argument.
+/// What `--dump-config` prints: the model, its config (before the data fixes its sizes), the keys
+/// the data will set ("model_config_set_from_data") and the effective training settings. Bad
+/// names, keys and values throw std::invalid_argument.
 nlohmann::ordered_json planned_config(const TrainRequest& request);
 
 class TrainingRun {
