@@ -9,10 +9,24 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_SANIT
   -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
 cmake --build build-asan --target text_tests io_tests data_tests report_tests cli_tests attn attn-prepare attn-tokenize attn-datagen attn-plot
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_container_overflow=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Each run's summary is printed; a failing run prints all of its output (the sanitizer's report).
+run() {
+  local name=$1 log
+  shift
+  log=$(mktemp)
+  echo "sanitize: $name"
+  if "$@" > "$log" 2>&1; then
+    tail -n 2 "$log"
+    rm -f "$log"
+  else
+    cat "$log"
+    rm -f "$log"
+    echo "sanitize: $name failed"
+    exit 1
+  fi
+}
 for t in text io data report; do
-  echo "sanitize: ${t}_tests"
-  "build-asan/tests/${t}_tests" --order rand --rng-seed 1 --warn NoTests | tail -n 2
+  run "${t}_tests" "build-asan/tests/${t}_tests" --order rand --rng-seed 1 --warn NoTests
 done
-echo "sanitize: cli_tests [readers]"
-build-asan/tests/cli_tests "[readers]" --warn NoTests | tail -n 2
+run "cli_tests [readers]" build-asan/tests/cli_tests "[readers]" --warn NoTests
 echo "sanitize: no findings"
