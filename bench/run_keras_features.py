@@ -3,9 +3,9 @@
 
   beam     seq2seq-attention trained 1 and 3 epochs on attn datagen dates (20,000 rows), exact match of greedy
            decoding and of --beam 5 on 2,000 dates written by Python's strftime (bench/run_defaults.py's)
-  early    bilstm-attention on data/toxic_sample.csv (batch 64) for up to 12 epochs with
-           --early-stopping-patience 2 --monitor val_mean_auc: where it stopped, the best epoch, and that
-           model.pt scores the best epoch's val_mean_auc
+  early    bilstm-attention on data/toxic_sample.csv (batch 64, lr 0.005) for up to 12 epochs with
+           --early-stopping-patience 2 --monitor val_loss: where it stopped, the best epoch, and that
+           model.pt scores the best epoch's val_loss and val_mean_auc
   schedule the same 4 epochs with a constant rate and with --lr-schedule cosine --warmup-steps 100
   weights  --pos-weight auto against none: per-label recall at 0.5 and ROC AUC on the held-out rows
 
@@ -58,17 +58,22 @@ def beam(work, threads):
 
 
 def early(work, threads):
+    # At 5x Keras' default rate the model overfits these 16,000 rows within a few epochs: val_loss
+    # turns up and early stopping has something to stop.
+    command = ["--csv", TOXIC, "--batch-size", "64", "--lr", "0.005", "--epochs", "12", "--early-stopping-patience", "2",
+               "--monitor", "val_loss"]
     run = os.path.join(work, "early")
-    attn("train", "--csv", TOXIC, "--batch-size", "64", "--epochs", "12", "--early-stopping-patience", "2", "--monitor", "val_mean_auc",
-         "--out", run, "--threads", str(threads))
+    attn("train", *command, "--out", run, "--threads", str(threads))
     records = epochs(run)
-    best = max(records, key=lambda r: r["val_mean_auc"])
+    best = min(records, key=lambda r: r["val_loss"])
     scored = metrics_of(work, run, held_out(work))
-    return {"command": "attn train --csv data/toxic_sample.csv --batch-size 64 --epochs 12 --early-stopping-patience 2 --monitor val_mean_auc",
-            "epochs_run": len(records), "best_epoch": best["epoch"], "best_val_mean_auc": best["val_mean_auc"],
+    return {"command": "attn train " + " ".join(command).replace(TOXIC, "data/toxic_sample.csv"),
+            "epochs_run": len(records), "val_loss_per_epoch": [r["val_loss"] for r in records],
+            "best_epoch": best["epoch"], "best_val_loss": best["val_loss"], "best_val_mean_auc": best["val_mean_auc"],
             "marked_best": [r["epoch"] for r in records if r["best"]],
-            "model_pt_mean_auc_on_the_held_out_rows": scored["mean_auc"],
-            "model_pt_is_the_best_epoch": abs(scored["mean_auc"] - best["val_mean_auc"]) <= 1e-6}
+            "model_pt_loss_on_the_held_out_rows": scored["loss"], "model_pt_mean_auc_on_the_held_out_rows": scored["mean_auc"],
+            "model_pt_is_the_best_epoch": abs(scored["loss"] - best["val_loss"]) <= 1e-6
+            and abs(scored["mean_auc"] - best["val_mean_auc"]) <= 1e-6}
 
 
 def schedule(work, threads):

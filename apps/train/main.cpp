@@ -32,7 +32,9 @@ int run(int argc, char** argv) {
       "             --set score=general --out runs/dates\n"
       "  attn train --csv train.csv --embeddings glove.6B.100d.txt.gz --set embed_dim=100 --early-stopping-patience 2 \\\n"
       "             --monitor val_mean_auc --pos-weight auto --out runs/toxic-glove\n"
-      "  attn train --resume runs/toxic            (continue after Ctrl-C, or with more --epochs)");
+      "  attn train --resume runs/toxic            (continue after Ctrl-C, or with more --epochs)\n\n"
+      "Ctrl-C or SIGTERM finishes the batch, saves checkpoint.pt and exits 130. Exit 1: a bad input file or a\n"
+      "failed write; exit 2: a bad flag or setting.");
   const auto inputs = tasks::all_inputs(tasks::Command::kTrain);
   add_inputs(options, inputs);
   options.add_options("Model")
