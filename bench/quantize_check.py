@@ -26,7 +26,7 @@ import torch
 from keras_preprocessing.text import tokenizer_from_json
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ATTN, RESULTS, attn, median_of, workdir, write_result  # noqa: E402
+from benchlib import ROOT, RESULTS, attn, median_of, workdir, write_result  # noqa: E402
 
 
 class BiLSTMAttention(torch.nn.Module):
@@ -103,7 +103,7 @@ def mean_auc(probabilities, truth, rows, label_names):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", help="a bilstm-attention run directory (default: train scripts/main.sh's model)")
-    ap.add_argument("--csv", default=os.path.join(os.path.dirname(ATTN), "..", "..", "data", "toxic_sample.csv"))
+    ap.add_argument("--csv", default=os.path.join(ROOT, "data", "toxic_sample.csv"))
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     torch.set_num_threads(2)
@@ -149,7 +149,8 @@ def main():
         sys.exit(f"the eager model does not score as model.pt does (max difference {difference})")
 
     result = {"run": run, "csv": args.csv, "rows": len(records), "validation_rows": len(validation), "threads": 2,
-              "eager_vs_model_pt_max_difference": difference, "variants": {}}
+              "eager_vs_model_pt_max_difference": difference,
+              "quantized_engines_in_this_build": list(torch.backends.quantized.supported_engines), "variants": {}}
     variants = {"float32": model}
     for engine in torch.backends.quantized.supported_engines:
         if engine in ("fbgemm", "qnnpack"):
