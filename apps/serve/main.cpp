@@ -13,8 +13,8 @@ int run(int argc, char** argv) {
       "attn serve",
       "Serve trained models over HTTP: POST /v1/explain and /v1/predict ({\"model\": NAME, \"texts\": [...]} or\n"
       "{\"rows\": [[...]]}), GET /v1/models, /healthz, /readyz, /metrics (Prometheus), and the explain page at /.\n"
-      "Requests from every connection are batched together (at most --max-batch inputs, waiting at most\n"
-      "--max-delay-ms) on --threads inference threads. SIGTERM or Ctrl-C: stop accepting, finish what is in flight,\n"
+      "Requests from every connection are batched together (at most --max-batch inputs: what queued while the\n"
+      "inference threads were busy, or waiting up to --max-delay-ms for more) on --threads inference threads. SIGTERM or Ctrl-C: stop accepting, finish what is in flight,\n"
       "exit 0.\n\n"
       "  attn serve --model toxic=runs/toxic --model dates=runs/dates/model.pt --port 8080\n"
       "  curl -s localhost:8080/v1/explain -d '{\"model\": \"toxic\", \"texts\": [\"ice cream sucks\"]}'");
@@ -25,7 +25,7 @@ int run(int argc, char** argv) {
       ("port", "Port (0: a free one, printed)", cxxopts::value<int>()->default_value("8080"));
   options.add_options("Limits")
       ("max-batch", "Inputs per batch", cxxopts::value<std::int64_t>()->default_value("64"))
-      ("max-delay-ms", "How long a request waits for company", cxxopts::value<int>()->default_value("5"))
+      ("max-delay-ms", "How long a request may wait for company (0: not at all)", cxxopts::value<int>()->default_value("0"))
       ("max-queue", "Inputs that may wait; more: 503", cxxopts::value<std::size_t>()->default_value("1024"))
       ("max-body-bytes", "Largest request body; larger: 413", cxxopts::value<std::size_t>()->default_value("1048576"))
       ("max-texts", "Inputs per request; more: 413", cxxopts::value<std::size_t>()->default_value("256"))

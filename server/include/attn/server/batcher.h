@@ -1,7 +1,8 @@
 #pragma once
 /// Dynamic batching for `attn serve`: requests from every connection wait in one queue and run
 /// together on the inference threads, in batches of at most max_batch inputs, the oldest request
-/// waiting at most max_delay for company. Each inference thread runs its own batch (with one
+/// waiting at most max_delay for company (by default not at all: a batch is what queued while the
+/// inference threads were busy). Each inference thread runs its own batch (with one
 /// LibTorch thread each, small batches use the cores far better than one batch on all of them). A request's results do not depend on what it was batched
 /// with: the tasks' predict and explain are batch-independent (length-bucketed, padding masked).
 #include <chrono>
@@ -27,7 +28,7 @@ enum class Mode { kPredict, kExplain, kExplainWithSelfAttention };
 
 struct BatcherOptions {
   std::int64_t max_batch = 64;             ///< inputs per batch (a larger request runs in batches of this)
-  std::chrono::milliseconds max_delay{5};  ///< how long the oldest request waits for company
+  std::chrono::milliseconds max_delay{0};  ///< how long the oldest request waits for company
   std::size_t max_queue = 1024;            ///< inputs that may wait; more is QueueFull
   int workers = 1;                         ///< inference threads
 };

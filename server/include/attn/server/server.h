@@ -27,7 +27,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                  ///< 0: any free port
   std::int64_t max_batch = 64;      ///< inputs per batch
-  int max_delay_ms = 5;             ///< how long a request waits for company
+  int max_delay_ms = 0;             ///< how long a request waits for company (0: batch what queued meanwhile)
   std::size_t max_queue = 1024;     ///< inputs that may wait; more: 503
   std::size_t max_body_bytes = 1 << 20;
   std::size_t max_texts = 256;      ///< inputs per request; more: 413
