@@ -3,7 +3,7 @@
 
   beam     seq2seq-attention trained 1 and 3 epochs on attn datagen dates (20,000 rows), exact match of greedy
            decoding and of --beam 5 on 2,000 dates written by Python's strftime (bench/run_defaults.py's)
-  early    bilstm-attention on data/toxic_sample.csv (batch 64, lr 0.005) for up to 12 epochs with
+  early    bilstm-attention on data/toxic_sample.csv (batch 64, lr 0.005) for up to 20 epochs with
            --early-stopping-patience 2 --monitor val_loss: where it stopped, the best epoch, and that
            model.pt scores the best epoch's val_loss and val_mean_auc
   schedule the same 4 epochs with a constant rate and with --lr-schedule cosine --warmup-steps 100
@@ -60,7 +60,7 @@ def beam(work, threads):
 def early(work, threads):
     # At 5x Keras' default rate the model overfits these 16,000 rows within a few epochs: val_loss
     # turns up and early stopping has something to stop.
-    command = ["--csv", TOXIC, "--batch-size", "64", "--lr", "0.005", "--epochs", "12", "--early-stopping-patience", "2",
+    command = ["--csv", TOXIC, "--batch-size", "64", "--lr", "0.005", "--epochs", "20", "--early-stopping-patience", "2",
                "--monitor", "val_loss"]
     run = os.path.join(work, "early")
     attn("train", *command, "--out", run, "--threads", str(threads))
