@@ -8,7 +8,7 @@ a same-run comparison counts), each by its own script, figures in bench/results/
   prepare             bench/run_prepare_bench.py  attn prepare of 160k comments vs Keras
 
 usage: python3 bench/run_perf.py [--baseline-commit 749db53] [--skip NAME ...]
-Writes bench/results/perf.json: the table of the README's "Performance" section.
+Writes bench/results/perf.json: the README's "Performance" table (under Benchmarks).
 """
 import argparse
 import json
