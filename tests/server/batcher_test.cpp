@@ -80,6 +80,23 @@ TEST_CASE("requests from many threads run together, each gets its own results", 
   CHECK(*std::max_element(model.batches.begin(), model.batches.end()) > 1);
 }
 
+TEST_CASE("by default nothing waits: a batch is what queued while the inference thread was busy", "[server][batcher]") {
+  EchoModel model;
+  server::BatcherOptions options;
+  options.max_batch = 64;
+  REQUIRE(options.max_delay == std::chrono::milliseconds(0));
+  std::atomic<int> batches_started{0};
+  server::Batcher batcher({{&model}}, options, [&](std::size_t) { ++batches_started; });
+  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  while (batches_started == 0) std::this_thread::yield();  // the first runs (20 ms) while three more arrive
+  auto a = batcher.submit(0, Mode::kPredict, texts({"a"}));
+  auto b = batcher.submit(0, Mode::kPredict, texts({"b", "c"}));
+  CHECK(result(first.get(), 0).at("batch") == 1);  // it did not wait for the others
+  CHECK(result(a.get(), 0).at("batch") == 3);      // they ran together as soon as the thread was free
+  CHECK(result(b.get(), 1).at("text") == "c");
+  CHECK(model.batches == std::vector<std::size_t>{1, 3});
+}
+
 TEST_CASE("a batch holds at most max_batch inputs, predict and explain never mix", "[server][batcher]") {
   EchoModel model;
   server::Batcher batcher({{&model}}, {3, std::chrono::milliseconds(300), 1024});
