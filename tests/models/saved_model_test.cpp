@@ -149,6 +149,14 @@ TEST_CASE("fuzz finding: a model.pt whose pickle names a huge memo index is refu
   CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable), Catch::Contains(path) && Catch::Contains("a memo index of"));
 }
 
+TEST_CASE("fuzz finding: a model.pt whose code has an untyped class attribute is refused before LibTorch compiles it", "[models][saved]") {
+  // libFuzzer found it (its mutation kept the code's CRC-32 right): LibTorch 1.13's type parser
+  // dereferenced the missing type of '__perameters__' (SEGV under ASan; by luck an error without).
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-untyped-class-constant.pt";
+  CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable),
+                    Catch::Contains(path) && Catch::Contains("class attribute '__perameters__' has no type"));
+}
+
 TEST_CASE("fuzz finding: a model.pt with flipped bits in its code and pickles is refused before LibTorch parses them", "[models][saved]") {
   // libFuzzer found it: LibTorch's TorchScript type parser crashed (SEGV) on the mutated code.
   const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-code-bit-flip.pt";

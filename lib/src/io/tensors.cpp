@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "attn/io/checksum.h"
+#include "attn/io/code_check.h"
 #include "attn/io/pickle_check.h"
 #include "attn/io/zip_records.h"
 
@@ -54,11 +55,21 @@ void check_pickles(caffe2::serialize::PyTorchStreamReader& reader, const std::st
   }
 }
 
-template <typename Source>
-void check_archive_from(Source source, const std::string& what, const std::string& expected) {
+/// The TorchScript code a module file carries (code/*.py): what LibTorch compiles as it loads.
+void check_code(caffe2::serialize::PyTorchStreamReader& reader, const std::string& what) {
+  for (const std::string& record : reader.getAllRecords()) {
+    if (record.rfind("code/", 0) != 0 || record.size() < 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
+    auto [data, size] = reader.getRecord(record);
+    check_torchscript_code(std::string_view(static_cast<const char*>(data.get()), size), what + ": " + record);
+  }
+}
+
+/// Runs `check` on LibTorch's reader of the archive; the reader's own errors become "not EXPECTED".
+template <typename Source, typename Check>
+void check_archive_from(Source source, const std::string& what, const std::string& expected, const Check& check) {
   try {
     caffe2::serialize::PyTorchStreamReader reader(source);
-    check_pickles(reader, what);
+    check(reader, what);
   } catch (const c10::Error& e) {
     throw std::runtime_error(what + ": not " + expected + " (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   } catch (const std::bad_alloc&) {
@@ -87,8 +98,9 @@ void check_archive(const std::string& path, const std::string& expected) {
     in.read(out, static_cast<std::streamsize>(n));
     return static_cast<std::size_t>(in.gcount());
   };
-  check_archive_from<const std::string&>(path, path, expected);
+  check_archive_from<const std::string&>(path, path, expected, check_pickles);
   check_zip_records(read, size, path, parsed_record);
+  check_archive_from<const std::string&>(path, path, expected, check_code);  // the code, once its CRC-32 is right
 }
 
 void check_archive_bytes(const std::string& bytes, const std::string& what, const std::string& expected) {
@@ -97,8 +109,10 @@ void check_archive_bytes(const std::string& bytes, const std::string& what, cons
     return bytes.copy(out, n, static_cast<std::size_t>(offset));
   };
   std::istringstream in(bytes);  // LibTorch's stream reader checks every read against the size
-  check_archive_from<std::istream*>(&in, what, expected);
+  check_archive_from<std::istream*>(&in, what, expected, check_pickles);
   check_zip_records(read, bytes.size(), what, parsed_record);
+  std::istringstream again(bytes);
+  check_archive_from<std::istream*>(&again, what, expected, check_code);
 }
 
 }  // namespace attn::io
