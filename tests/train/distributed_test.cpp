@@ -108,6 +108,30 @@ std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::fu
   return errors;
 }
 
+/// What one of two workers ends with: its weights, its last epoch, its validation metrics.
+struct WorkerRun {
+  std::vector<torch::Tensor> parameters;
+  train::EpochRecord last;
+  nlohmann::ordered_json validation;
+};
+
+/// Trains models[rank] on two connected workers with the same data and options.
+std::vector<WorkerRun> train_on_two_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data, const train::TrainOptions& o) {
+  std::vector<WorkerRun> runs(2);
+  const std::atomic<bool> no_stop{false};
+  const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+    const auto r = static_cast<std::size_t>(rank);
+    train::Trainer t(models[r], data, nullptr, o, &workers);
+    if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { runs[r].last = e; })) throw std::runtime_error("stopped");
+    runs[r].parameters = parameters_of(t.model());
+    runs[r].validation = t.validate();
+  });
+  INFO(errors[0] + " / " + errors[1]);
+  REQUIRE(errors[0].empty());
+  REQUIRE(errors[1].empty());
+  return runs;
+}
+
 std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
   std::vector<torch::Tensor> out;
   for (const auto& p : m.named_parameters(true)) out.push_back(p.value.detach().clone());
@@ -165,33 +189,22 @@ TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the 
     torch::NoGradGuard no_grad;  // other initial weights on rank 1: rank 0's are broadcast
     for (const auto& p : models[1].parameters()) p.add_(1.0);
   }
-  std::vector<std::vector<torch::Tensor>> got(2);
-  std::vector<nlohmann::ordered_json> val(2);
-  std::vector<train::EpochRecord> last(2);
-  const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
-    const auto r = static_cast<std::size_t>(rank);
-    train::Trainer t(models[r], *data, nullptr, o, &workers);
-    if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { last[r] = e; })) throw std::runtime_error("stopped");
-    got[r] = parameters_of(t.model());
-    val[r] = t.validate();
-  });
-  INFO(errors[0] + " / " + errors[1]);
-  REQUIRE(errors[0].empty());
-  REQUIRE(errors[1].empty());
-  REQUIRE(got[0].size() == expected.size());
+  const auto runs = train_on_two_workers(models, *data, o);
+  REQUIRE(runs[0].parameters.size() == expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    CHECK(got[0][i].equal(got[1][i]));  // every worker holds the same weights
-    CHECK((got[0][i] - expected[i]).abs().max().item<double>() <= 1e-5);
+    CHECK(runs[0].parameters[i].equal(runs[1].parameters[i]));  // every worker holds the same weights
+    CHECK((runs[0].parameters[i] - expected[i]).abs().max().item<double>() <= 1e-5);
   }
   // The epoch's figures are the whole batch's: each row counted once, by one worker.
-  for (const auto& r : last) {
+  for (const auto& run : runs) {
+    const auto& r = run.last;
     CHECK(r.train_rows == single_last.train_rows);
     CHECK(r.train_tokens <= single_last.train_tokens);  // positions incl. padding: each share is trimmed to its own longest row
     CHECK(r.loss == Approx(single_last.loss).margin(1e-6));
     CHECK(r.accuracy == Approx(single_last.accuracy).margin(1e-9));
   }
-  CHECK(val[0]["loss"].get<double>() == Approx(expected_val["loss"].get<double>()).margin(1e-5));
-  CHECK(val[0]["mean_auc"].get<double>() == Approx(expected_val["mean_auc"].get<double>()).margin(1e-4));
+  CHECK(runs[0].validation["loss"].get<double>() == Approx(expected_val["loss"].get<double>()).margin(1e-5));
+  CHECK(runs[0].validation["mean_auc"].get<double>() == Approx(expected_val["mean_auc"].get<double>()).margin(1e-4));
 }
 
 TEST_CASE("two workers train seq2seq as one process does: each share weighs its target characters", "[train][distributed]") {
@@ -210,20 +223,10 @@ TEST_CASE("two workers train seq2seq as one process does: each share weighs its 
   REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
   const auto expected = parameters_of(single.model());
   std::vector<torch::jit::Module> models{small_seq2seq(*data), small_seq2seq(*data)};
-  std::vector<std::vector<torch::Tensor>> got(2);
-  std::vector<train::EpochRecord> last(2);
-  const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
-    const auto r = static_cast<std::size_t>(rank);
-    train::Trainer t(models[r], *data, nullptr, o, &workers);
-    if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { last[r] = e; })) throw std::runtime_error("stopped");
-    got[r] = parameters_of(t.model());
-  });
-  INFO(errors[0] + " / " + errors[1]);
-  REQUIRE(errors[0].empty());
-  REQUIRE(errors[1].empty());
-  for (std::size_t i = 0; i < expected.size(); ++i) CHECK((got[0][i] - expected[i]).abs().max().item<double>() <= 1e-5);
-  CHECK(last[0].loss == Approx(single_last.loss).margin(1e-6));
-  CHECK(last[0].accuracy == Approx(single_last.accuracy).margin(1e-6));
+  const auto runs = train_on_two_workers(models, *data, o);
+  for (std::size_t i = 0; i < expected.size(); ++i) CHECK((runs[0].parameters[i] - expected[i]).abs().max().item<double>() <= 1e-5);
+  CHECK(runs[0].last.loss == Approx(single_last.loss).margin(1e-6));
+  CHECK(runs[0].last.accuracy == Approx(single_last.accuracy).margin(1e-6));
   std::filesystem::remove_all(dir);
 }
 
