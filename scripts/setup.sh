@@ -33,7 +33,13 @@ if ((${#missing[@]})); then
 fi
 
 if [ "$mode" = main ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
+  # A build the test command configured keeps its tests, benchmarks and server (switching them off
+  # would take `attn serve` out of the dispatcher's list); a fresh one configures only the main job.
+  if [ -f build/CMakeCache.txt ]; then
+    cmake -S . -B build >/dev/null
+  else
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
+  fi
   cmake --build build --target attn attn-train attn-explain
 else
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=ON -DATTN_BUILD_BENCH=ON -DATTN_BUILD_SERVER=ON >/dev/null
