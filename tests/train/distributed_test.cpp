@@ -108,6 +108,12 @@ std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::fu
   return errors;
 }
 
+std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : m.named_parameters(true)) out.push_back(p.value.detach().clone());
+  return out;
+}
+
 /// What one of two workers ends with: its weights, its last epoch, its validation metrics.
 struct WorkerRun {
   std::vector<torch::Tensor> parameters;
@@ -130,12 +136,6 @@ std::vector<WorkerRun> train_on_two_workers(std::vector<torch::jit::Module>& mod
   REQUIRE(errors[0].empty());
   REQUIRE(errors[1].empty());
   return runs;
-}
-
-std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
-  std::vector<torch::Tensor> out;
-  for (const auto& p : m.named_parameters(true)) out.push_back(p.value.detach().clone());
-  return out;
 }
 
 }  // namespace
