@@ -35,7 +35,7 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   io::set_torch_threads(1);  // small batches: one core each beats all cores on one (bench/results/serve.json)
-  io::keep_freed_memory();   // batch after batch of similar tensors: keep the pages
+  io::keep_freed_memory(io::Heaps::kPerThread);   // batch after batch of similar tensors: keep the pages
   const server::ServeOptions request{given<std::vector<std::string>>(r, "model").value_or(std::vector<std::string>{}),
                                      r["host"].as<std::string>(), r["port"].as<int>(), r["max-batch"].as<std::int64_t>(),
                                      r["max-delay-ms"].as<int>(), r["max-queue"].as<std::size_t>(), r["max-body-bytes"].as<std::size_t>(),

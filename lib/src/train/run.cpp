@@ -150,7 +150,6 @@ struct TrainingRun::Impl {
   enum class Start { kNewRun, kResumed };
   void open_trainer(Start start) {
     io::set_torch_threads(config.training.threads);
-    io::keep_freed_memory();  // step after step of similar tensors: keep their pages (bench/results/train_ab.json)
     const models::ModelEntry& entry = models::find_model(config.model);
     config.model_revision = entry.revision;  // the registry's model is what trains, also on --resume
     torch::manual_seed(config.training.seed);  // the initial weights
@@ -299,6 +298,7 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
 }
 
 TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output) {
+  io::keep_freed_memory(io::Heaps::kOne);  // before any thread starts: step after step of similar tensors keeps its pages
   const WorkerPlace place = worker_place_from_environment();  // torchrun's, or one worker
   const auto workers = place.world_size > 1 ? Workers::connect(place, command.worker_timeout) : nullptr;
   const std::string prefix = rank_prefix(place);

@@ -6,9 +6,20 @@ namespace attn::io {
 /// Sets LibTorch's intra-op thread count; n <= 0 means one per hardware thread.
 void set_torch_threads(int n);
 
-/// Keeps freed memory in the process (glibc's mallopt: no mmap below 32 MB, no trimming, 256 MB of
-/// top padding) instead of returning each large tensor's pages to the kernel and getting them back
-/// zeroed on the next batch. For long-running work on batches of similar sizes (a server).
-void keep_freed_memory();
+/// Which heaps (glibc arenas) threads allocate from.
+enum class Heaps {
+  kOne,        ///< one for all: a block one thread frees, any other reuses (a few compute threads
+               ///< passing large tensors: training, scoring)
+  kPerThread,  ///< glibc's default, one per thread up to 8 per core: no thread waits for another's
+               ///< allocation (a server's many request threads)
+};
+
+/// Keeps freed memory in the process instead of returning each large tensor's pages to the kernel
+/// and getting them back zeroed (a page fault per 4 KB) on the next batch. glibc's mallopt: no
+/// block gets its own mmap, no trimming, 256 MB of top padding, and `heaps`. Call it before starting
+/// threads (a thread keeps the heap it started with). For batch after batch of similar tensors.
+/// Measured (bench/run_train_ab.py, one epoch of the main job's model, 2 threads): glibc's defaults
+/// 1.1 M page faults and 8.5-8.7 s; kOne 0.36-0.54 M and 7.6-7.9 s.
+void keep_freed_memory(Heaps heaps);
 
 }  // namespace attn::io
