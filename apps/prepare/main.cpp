@@ -20,7 +20,8 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto out_dir = required<std::string>(*parsed, "out");
-  const data::PrepareOptions o = data::prepare_options(inputs_of(*parsed, specs), threads_option(*parsed));
+  data::PrepareOptions o = data::prepare_options(inputs_of(*parsed, specs), threads_option(*parsed));
+  o.pad_in_memory = false;  // padded straight into data.pt
 
   const auto t0 = std::chrono::steady_clock::now();
   const data::Prepared prepared = data::prepare_csv(o);

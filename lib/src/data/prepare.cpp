@@ -52,6 +52,9 @@ Prepared prepare_csv(const PrepareOptions& o) {
   // Read the CSV on this thread while the tokenizer's workers tokenise the blocks already read.
   const auto t0 = std::chrono::steady_clock::now();
   Prepared out{io::PreparedData{},
+               text::SequenceBatch{},
+               o.pad,
+               o.threads,
                fitting                     ? text::Tokenizer(o.tokenizer)
                : o.apply_loaded_tokenizer ? *o.apply_loaded_tokenizer
                                            : text::Tokenizer::from_json(io::read_file(o.apply_tokenizer), o.apply_tokenizer),
@@ -68,15 +71,15 @@ Prepared prepare_csv(const PrepareOptions& o) {
   const double read_s = seconds_since(t0);
   if (data.ids.empty()) throw std::runtime_error(o.csv + ": no data rows (only a header)");
   text::TransformStats stats;
-  const text::SequenceBatch seqs = stream.finish(&stats);
+  text::SequenceBatch seqs = stream.finish(&stats);
   const double tokenize_s = seconds_since(t0) - read_s;
 
   const auto t2 = std::chrono::steady_clock::now();
-  // A fitted tokenizer is saved: its JSON (25 MB for a Jigsaw-sized vocabulary) is written on
-  // another thread while this one pads.
+  // A fitted tokenizer is saved: its JSON (25 MB for a Jigsaw-sized vocabulary) is made on
+  // another thread while this one pads (or, padding later, while data.pt is written).
   std::future<std::string> tokenizer_json;
-  if (fitting) tokenizer_json = std::async(std::launch::async, [&tokenizer] { return tokenizer.to_json(); });
-  data.x = text::pad_sequences(seqs, o.pad, fitting ? std::max(1, o.threads - 1) : o.threads);
+  if (fitting && o.pad_in_memory) tokenizer_json = std::async(std::launch::async, [&tokenizer] { return tokenizer.to_json(); });
+  data.x = o.pad_in_memory ? text::pad_sequences(seqs, o.pad, fitting ? std::max(1, o.threads - 1) : o.threads) : text::pad_shape(seqs, o.pad);
   data.label_names = columns.label_names;
   data.padding = o.pad.padding;
   const double pad_s = seconds_since(t2);
@@ -124,7 +127,8 @@ Prepared prepare_csv(const PrepareOptions& o) {
     report["label_positive_rate"] = rates;
   }
   report["threads"] = o.threads;
-  if (fitting) out.tokenizer_json = tokenizer_json.get();
+  if (tokenizer_json.valid()) out.tokenizer_json = tokenizer_json.get();
+  if (!o.pad_in_memory) out.sequences = std::move(seqs);
   report["seconds"] = {{"read_csv_while_tokenizing", read_s}, {"finish_tokenizing", tokenize_s}, {"pad", pad_s},
                        {"total", seconds_since(t0)}};
   return out;
@@ -139,7 +143,10 @@ void write_prepared_dir(const Prepared& p, const std::string& dir) {
   auto tokenizer_written = std::async(std::launch::async, [&] {
     files.write(tokenizer_path, p.tokenizer_json.empty() ? p.tokenizer.to_json() : p.tokenizer_json);
   });
-  io::write_prepared(files.stage(dir + "/data.pt"), p.data);
+  io::write_prepared(files.stage(dir + "/data.pt"), p.data, p.threads,
+                     [&p](std::int64_t first, std::int64_t count, std::int32_t* out) {
+                       text::pad_rows_into(p.sequences, p.pad, p.data.x.cols, first, count, out);
+                     });
   tokenizer_written.get();
   nlohmann::ordered_json report = p.report;
   report["seconds"]["write"] = seconds_since(t0);

@@ -1,10 +1,17 @@
 #include "attn/io/torch_save.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include <zlib.h>
 
@@ -70,6 +77,8 @@ struct Storage {
   std::string key;
   const void* data;
   std::size_t size;
+  TensorView::Rows rows;   // instead of data: how to produce its rows
+  std::size_t row_bytes;  // bytes of one row (the whole tensor for a scalar)
 };
 
 std::size_t element_size(TensorView::DType t) { return t == TensorView::DType::kInt64 ? 8 : 4; }
@@ -93,7 +102,9 @@ void pickle_tensor(PickleWriter& p, const TensorView& t, std::vector<Storage>& s
     s *= t.shape[i];
   }
   const std::string key = std::to_string(storages.size());
-  storages.push_back({key, t.data, static_cast<std::size_t>(numel) * element_size(t.dtype)});
+  const std::size_t bytes = static_cast<std::size_t>(numel) * element_size(t.dtype);
+  const std::int64_t rows = t.shape.empty() ? 1 : t.shape[0];
+  storages.push_back({key, t.data, bytes, t.rows, rows > 0 ? bytes / static_cast<std::size_t>(rows) : bytes});
 
   p.global("torch._utils", "_rebuild_tensor_v2");
   p.mark();
@@ -126,6 +137,60 @@ class ZipWriter {
 
   void add(const std::string& name, const void* data, std::size_t size) {
     const std::uint32_t crc = static_cast<std::uint32_t>(crc32_z(0L, static_cast<const Bytef*>(data), size));
+    header(name, size, crc);
+    write(data, size);
+  }
+
+  /// An entry of `count` chunks: chunk_at(i, buffer) returns chunk i's `size_of(i)` bytes (in
+  /// `buffer`, of max_chunk bytes, or elsewhere). `threads` threads take chunks in turn: each makes
+  /// its chunk and its CRC-32, then waits for the chunks before it to be written and writes it.
+  /// The local header's CRC is filled in afterwards.
+  template <class SizeOf, class ChunkAt>
+  void add_chunked(const std::string& name, std::size_t size, std::size_t count, std::size_t max_chunk, int threads, SizeOf&& size_of,
+                   ChunkAt&& chunk_at) {
+    const std::uint64_t crc_at = offset_ + 14;  // the CRC field of the local header
+    header(name, size, 0);
+    std::mutex mutex;
+    std::condition_variable turn;
+    std::size_t next = 0;  // the chunk to write next
+    uLong crc = crc32_z(0L, Z_NULL, 0);
+    std::exception_ptr error;
+    const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(threads), count));
+    auto work = [&](std::size_t w) {
+      try {
+        std::vector<unsigned char> buffer(max_chunk);
+        for (std::size_t i = w; i < count; i += workers) {
+          const std::size_t n = size_of(i);
+          const void* bytes = chunk_at(i, buffer.data());
+          const uLong chunk_crc = crc32_z(0L, static_cast<const Bytef*>(bytes), n);
+          std::unique_lock<std::mutex> lock(mutex);
+          turn.wait(lock, [&] { return next == i || error; });
+          if (error) return;
+          write(bytes, n);
+          crc = crc32_combine(crc, chunk_crc, static_cast<z_off_t>(n));
+          ++next;
+          turn.notify_all();
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!error) error = std::current_exception();
+        turn.notify_all();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    work(0);
+    for (auto& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
+    entries_.back().crc = static_cast<std::uint32_t>(crc);
+    std::string field;
+    put32(field, static_cast<std::uint32_t>(crc));
+    if (std::fflush(file_.get()) != 0 || ::pwrite(::fileno(file_.get()), field.data(), 4, static_cast<off_t>(crc_at)) != 4)
+      throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+  }
+
+ private:
+  void header(const std::string& name, std::size_t size, std::uint32_t crc) {
     check_32bit(size);
     check_32bit(offset_);
     const std::size_t header = 30 + name.size();
@@ -148,9 +213,9 @@ class ZipWriter {
     h.append(pad, 'Z');
     entries_.push_back({name, crc, size, offset_});
     write(h.data(), h.size());
-    write(data, size);
   }
 
+ public:
   void finish() {
     const std::uint64_t cd_start = offset_;
     for (const Entry& e : entries_) {
@@ -218,7 +283,7 @@ class ZipWriter {
 
 }  // namespace
 
-void write_torch_dict(const std::string& path, const std::vector<std::pair<std::string, TorchSaveValue>>& entries) {
+void write_torch_dict(const std::string& path, const std::vector<std::pair<std::string, TorchSaveValue>>& entries, int threads) {
   PickleWriter p;
   std::vector<Storage> storages;
   p.proto();
@@ -240,7 +305,26 @@ void write_torch_dict(const std::string& path, const std::vector<std::pair<std::
 
   ZipWriter zip(path);
   zip.add("archive/data.pkl", p.bytes.data(), p.bytes.size());
-  for (const Storage& s : storages) zip.add("archive/data/" + s.key, s.data, s.size);
+  constexpr std::size_t kChunk = 1 << 20;  // about 1 MB a chunk: a thread's buffer stays in its cache
+  for (const Storage& s : storages) {
+    const std::string name = "archive/data/" + s.key;
+    if (!s.rows && (threads <= 1 || s.size <= kChunk)) {
+      zip.add(name, s.data, s.size);
+      continue;
+    }
+    // Whole rows a chunk; a row longer than kChunk is a chunk of its own.
+    const std::size_t row_bytes = std::max<std::size_t>(1, s.row_bytes);
+    const std::size_t rows_per_chunk = std::max<std::size_t>(1, kChunk / row_bytes), chunk = rows_per_chunk * row_bytes;
+    const std::size_t count = s.size == 0 ? 0 : (s.size + chunk - 1) / chunk;
+    zip.add_chunked(
+        name, s.size, count, chunk, threads, [&](std::size_t i) { return std::min(chunk, s.size - i * chunk); },
+        [&](std::size_t i, unsigned char* buffer) -> const void* {
+          if (!s.rows) return static_cast<const unsigned char*>(s.data) + i * chunk;
+          const std::size_t first = i * rows_per_chunk;
+          s.rows(static_cast<std::int64_t>(first), static_cast<std::int64_t>(std::min(chunk, s.size - i * chunk) / row_bytes), buffer);
+          return buffer;
+        });
+  }
   zip.add("archive/version", "3\n", 2);
   zip.finish();
 }

@@ -25,10 +25,17 @@ struct PrepareOptions {
   const text::Tokenizer* apply_loaded_tokenizer = nullptr;
   text::PadOptions pad;
   int threads = 1;
+  /// false: data.x holds only its shape (text::pad_shape) and write_prepared_dir pads the rows
+  /// straight into data.pt, chunk by chunk, without the whole matrix in memory (attn prepare).
+  bool pad_in_memory = true;
 };
 
 struct Prepared {
   io::PreparedData data;
+  /// The unpadded rows of data.x, kept when it holds only its shape (PrepareOptions::pad_in_memory).
+  text::SequenceBatch sequences;
+  text::PadOptions pad;
+  int threads = 1;
   text::Tokenizer tokenizer;
   /// tokenizer.to_json(), when prepare_csv fitted the tokenizer (written while it padded); else empty.
   std::string tokenizer_json;
@@ -36,11 +43,13 @@ struct Prepared {
   nlohmann::ordered_json report;
 };
 
-/// Reads the CSV (on this thread) while `threads` workers tokenise it, then pads. Errors name the
-/// file, line and column (CSV) or the key (tokenizer.json).
+/// Reads the CSV (on this thread) while `threads` workers tokenise it, then pads (or not, see
+/// PrepareOptions::pad_in_memory). Errors name the file, line and column (CSV) or the key
+/// (tokenizer.json).
 Prepared prepare_csv(const PrepareOptions& options);
 
-/// Writes DIR/tokenizer.json, DIR/data.pt and DIR/prepare.json: all three or none.
+/// Writes DIR/tokenizer.json, DIR/data.pt and DIR/prepare.json: all three or none. data.pt is
+/// made and checksummed by the run's threads while tokenizer.json is written on another.
 void write_prepared_dir(const Prepared& prepared, const std::string& dir);
 
 /// The five-line summary `attn prepare` prints.

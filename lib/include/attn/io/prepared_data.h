@@ -9,6 +9,8 @@
 ///   "ids"         list[str]              row ids (the CSV's id column)
 ///   "padding"     "pre" or "post"        where the padding of "x" is
 /// Writing is torch-free (attn_core); reading uses LibTorch (attn/io/prepared_data_reader.h).
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,7 +28,10 @@ struct PreparedData {
   text::Side padding = text::Side::kPre;  ///< where x's padding is (its real tokens are at the other end)
 };
 
-/// Writes data.pt to `path` (torch.save's format, see attn/io/torch_save.h).
-void write_prepared(const std::string& path, const PreparedData& data);
+/// Writes data.pt to `path` (torch.save's format, see attn/io/torch_save.h), with `threads` making
+/// and checksumming its chunks. When data.x holds only its shape (text::pad_shape: ids empty),
+/// `x_rows(first, count, out)` writes its rows [first, first + count) to out as they are needed.
+using XRows = std::function<void(std::int64_t first, std::int64_t count, std::int32_t* out)>;
+void write_prepared(const std::string& path, const PreparedData& data, int threads = 1, const XRows& x_rows = {});
 
 }  // namespace attn::io

@@ -44,4 +44,13 @@ PaddedSequences pad_sequences(const std::vector<Sequence>& sequences, const PadO
 /// The same for the bulk form; `threads` split the rows.
 PaddedSequences pad_sequences(const SequenceBatch& sequences, const PadOptions& options = {}, int threads = 1);
 
+/// pad_sequences(sequences, options) without its matrix: rows, cols, lengths and truncated_tokens
+/// set, `ids` left empty. pad_rows_into then writes any of its rows where they are needed (attn
+/// prepare pads straight into data.pt, in chunks, rather than into a 128 MB matrix first).
+PaddedSequences pad_shape(const SequenceBatch& sequences, const PadOptions& options = {});
+/// Rows [first, first + count) of pad_sequences(sequences, options) into out [count * cols], with
+/// cols = pad_shape(sequences, options).cols.
+void pad_rows_into(const SequenceBatch& sequences, const PadOptions& options, std::int64_t cols, std::int64_t first, std::int64_t count,
+                   std::int32_t* out);
+
 }  // namespace attn::text
