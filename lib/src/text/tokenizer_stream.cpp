@@ -169,6 +169,10 @@ struct Tokenizer::Stream::Impl {
       total += workers[w].stats.size();
     }
     t.vocab_.reserve(static_cast<std::size_t>(t.vocab_.size()) + total);
+    // The stream order first (worker, local id), then the interning, with the table slots of the
+    // words a little ahead prefetched (the table is larger than the caches).
+    std::vector<std::pair<std::uint32_t, std::int32_t>> order;
+    order.reserve(total);
     while (true) {
       std::size_t best = workers.size();
       for (std::size_t w = 0; w < workers.size(); ++w)
@@ -176,9 +180,25 @@ struct Tokenizer::Stream::Impl {
             (best == workers.size() || workers[w].stats[next[w]].first < workers[best].stats[next[best]].first))
           best = w;
       if (best == workers.size()) break;
-      const std::size_t lid = next[best]++;
+      order.emplace_back(static_cast<std::uint32_t>(best), static_cast<std::int32_t>(next[best]++));
+    }
+    constexpr std::size_t kAhead = 16;
+    std::vector<StringTable::Probe> probes(kAhead);
+    const auto key_of = [&](std::size_t i) { return workers[order[i].first].words.key(order[i].second); };
+    for (std::size_t i = 0; i < std::min(kAhead, order.size()); ++i) {
+      probes[i] = StringTable::probe_of(key_of(i));
+      t.vocab_.prefetch(probes[i]);
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::size_t best = order[i].first;
+      const std::size_t lid = static_cast<std::size_t>(order[i].second);
+      const StringTable::Probe probe = probes[i % kAhead];
+      if (i + kAhead < order.size()) {
+        probes[i % kAhead] = StringTable::probe_of(key_of(i + kAhead));
+        t.vocab_.prefetch(probes[i % kAhead]);
+      }
       const WordStat& st = workers[best].stats[lid];
-      const std::int32_t gid = t.vocab_.intern(workers[best].words.key(static_cast<std::int32_t>(lid)));
+      const std::int32_t gid = t.vocab_.intern(key_of(i), probe);
       if (gid == static_cast<std::int32_t>(t.counts_.size())) {
         t.counts_.push_back(0);
         t.docs_.push_back(0);
