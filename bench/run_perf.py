@@ -7,7 +7,8 @@ a same-run comparison counts), each by its own script, figures in bench/results/
   training step       bench/run_train_ab.py     one epoch vs a build of --baseline-commit; share of sgemm peak
   prepare             bench/run_prepare_bench.py  attn prepare of 160k comments vs Keras
 
-usage: python3 bench/run_perf.py [--baseline-commit 749db53] [--skip NAME ...]
+usage: python3 bench/run_perf.py [--baseline-commit 749db53 | --baseline DIR] [--skip NAME ...]
+(--baseline DIR: that commit's attn-train and attn-evaluate already built, e.g. by an earlier run)
 Writes bench/results/perf.json: the README's "Performance" table (under Benchmarks).
 """
 import argparse
@@ -31,6 +32,7 @@ def run(script, *args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline-commit", default="749db53", help="the training step's baseline (issue 13: the main of its day)")
+    ap.add_argument("--baseline", help="a directory with --baseline-commit's attn-train and attn-evaluate, instead of building them")
     ap.add_argument("--skip", nargs="*", default=[], choices=["explain", "evaluate", "train", "prepare"])
     args = ap.parse_args()
     table = {}
@@ -49,7 +51,7 @@ def main():
             "attn_seconds": r["attn"]["median_seconds"], "python_seconds": r["python"]["median_seconds"], "speedup": r["speedup"],
             "target": ">= 8x the Python way", "met": r["target_met"]}
     if "train" not in args.skip:
-        r = run("run_train_ab.py", "--baseline-commit", args.baseline_commit)
+        r = run("run_train_ab.py", *(["--baseline", args.baseline] if args.baseline else ["--baseline-commit", args.baseline_commit]))
         share = r["efficiency"]["current"]["share_of_sgemm_peak"]
         table["one training epoch, 32k Jigsaw-profile rows, batch 512, 2 threads"] = {
             "attn_seconds": r["median"]["current"]["epoch_seconds"], "baseline_seconds": r["median"]["baseline"]["epoch_seconds"],

@@ -2,7 +2,7 @@
 """Training and scoring A/B: one epoch of bilstm-attention (seed sizes, batch 512) on a Jigsaw-profile
 corpus, then `attn evaluate` of 20,000 other comments with the trained model, each run alternately by a
 baseline build and this tree's, in one session (hosts and runs differ by ±20%, so only a same-run
-comparison counts). Records per run the epoch time, wall, user and system CPU and peak RSS, and checks
+comparison counts). Records per run the epoch time, wall, user and system CPU, page faults and peak RSS, and checks
 that both builds give the same metrics.
 
 Also records the training step's useful work as a share of this host's sgemm peak: 0.63 MFLOP per
@@ -83,7 +83,8 @@ def one_epoch(binary, corpus, out, threads):
     m = last_epoch(out)
     return {"epoch_seconds": m["seconds"], "wall_seconds": round(wall, 2),
             "user_seconds": round(usage.ru_utime, 2), "system_seconds": round(usage.ru_stime, 2),
-            "peak_rss_mb": round(usage.ru_maxrss / 1024)}, {k: v for k, v in m.items() if k not in ("seconds", "rows_per_second")}
+            "page_faults": usage.ru_minflt, "peak_rss_mb": round(usage.ru_maxrss / 1024)}, \
+        {k: v for k, v in m.items() if k not in ("seconds", "rows_per_second")}
 
 
 def main():
