@@ -10,17 +10,17 @@ namespace attn::models {
 namespace {
 
 const char* kSource = R"(
-def variational_dropout(self, x: Tensor, p: float) -> Tensor:
-    # one mask per sequence and channel, shared by every step (Keras' SpatialDropout1D and LSTM dropout)
-    if not self.training or p == 0.0:
-        return x
-    return x * torch.dropout(torch.ones_like(x[:, :1, :]), p, True)
+def channel_mask(self, x: Tensor, p: float) -> Tensor:
+    # a dropout mask per sequence and channel [B, 1, C], shared by every step (Keras' SpatialDropout1D and LSTM dropout)
+    return torch.dropout(torch.ones_like(x[:, :1, :]), p, True)
 
 def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     # ids [B, T] (0 = padding) -> (logits [B, labels], attention [B, T])
     x = torch.embedding(self.embedding, ids)                     # [B, T, embed_dim]
-    x = self.variational_dropout(x, self.spatial_dropout)        # SpatialDropout1D
-    x = self.variational_dropout(x, self.lstm_dropout)           # the LSTM's input dropout
+    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
+        # SpatialDropout1D, then the LSTM's input dropout: two independent masks, applied as their
+        # product in one pass over x
+        x = x * (self.channel_mask(x, self.spatial_dropout) * self.channel_mask(x, self.lstm_dropout))
     mask = ids != 0
     h = self.lstm.forward_masked(x, mask)                        # [B, T, 2 * lstm_units], padding skipped
     s, attention = self.attention.forward(h, mask)               # word attention, padding masked

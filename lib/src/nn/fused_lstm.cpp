@@ -240,6 +240,16 @@ void gather_rows_add(const float* dy, std::int64_t width, std::int64_t col, cons
   }
 }
 
+/// x_grad[source[n]] += from[n] for packed rows begin <= n < end, I values each.
+void add_rows(const float* __restrict from, const std::int64_t* source, std::int64_t begin, std::int64_t end, std::int64_t I,
+              float* __restrict x_grad) {
+  for (std::int64_t n = begin; n < end; ++n) {
+    float* __restrict row = x_grad + source[n] * I;
+    const float* __restrict add = from + n * I;
+    for (std::int64_t k = 0; k < I; ++k) row[k] += add[k];
+  }
+}
+
 // ---- Packing: each direction's real steps, time-major, rows sorted by length -------------------
 
 struct Packing {
@@ -511,13 +521,10 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     both_directions([&](int d) { g[d] = backward_direction(p, d, passes[static_cast<std::size_t>(d)], dy.data_ptr<float>(), w[d]); });
     Tensor dx = torch::zeros({B * T, I}, dy.options());
     float* dxp = dx.data_ptr<float>();
-    for (int d = 0; d < 2; ++d) {  // each real row of x gets its gradient from each direction
+    for (int d = 0; d < 2; ++d) {  // each real row of x gets its gradient from each direction (once each: no races)
       const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
       const float* from = g[d].x.data_ptr<float>();
-      for (std::int64_t n = 0; n < g[d].x.size(0); ++n) {
-        float* row = dxp + source[n] * I;
-        for (std::int64_t k = 0; k < I; ++k) row[k] += from[n * I + k];
-      }
+      at::parallel_for(0, g[d].x.size(0), 256, [&](std::int64_t begin, std::int64_t end) { add_rows(from, source, begin, end, I, dxp); });
     }
     return {Tensor(), dx.view({B, T, I}), Tensor(), g[0].weight_ih, g[0].weight_hh, g[0].bias, g[0].bias,
             g[1].weight_ih, g[1].weight_hh, g[1].bias, g[1].bias};

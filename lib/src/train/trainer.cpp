@@ -13,6 +13,7 @@
 #include "attn/io/json_like.h"
 #include "attn/io/tensors.h"
 #include "attn/io/threads.h"
+#include "attn/train/adam.h"
 
 namespace attn::train {
 
@@ -163,7 +164,7 @@ struct Trainer::Impl {
   const tasks::Dataset& validation_data;
   TrainOptions options;
   std::vector<torch::Tensor> params, trained;  // every parameter (checkpoints); those Adam updates
-  std::unique_ptr<torch::optim::Adam> optimizer;
+  std::unique_ptr<FusedAdam> optimizer;
   std::vector<std::int64_t> train_rows, val_rows;
   torch::Tensor pos_weight;
   std::int64_t steps_per_epoch = 0;
@@ -182,7 +183,7 @@ struct Trainer::Impl {
       state.parameters.push_back(p.name);
       if (p.value.requires_grad()) trained.push_back(p.value);
     }
-    optimizer = std::make_unique<torch::optim::Adam>(trained, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
+    optimizer = std::make_unique<FusedAdam>(trained, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
     const auto n = data.rows();
     if (v) {
       train_rows = tasks::all_rows(n);
