@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "attn/io/memory.h"
 #include "attn/io/threads.h"
 #include "attn/server/server.h"
 

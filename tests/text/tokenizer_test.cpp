@@ -147,6 +147,18 @@ TEST_CASE("to_json is Keras' exact format", "[tokenizer][json]") {
   CHECK(t.to_json() == expected);
 }
 
+TEST_CASE("to_json escapes quotes and backslashes in words twice, as json.dumps(json.dumps(...)) does", "[tokenizer][json]") {
+  TokenizerOptions o;
+  o.filters = "";  // keeps '"' and '\\' in words
+  Tokenizer t = make(o);
+  t.fit_on_texts({"a\"b\\c x \\u00e9 tab\tend"});
+  const std::string j = t.to_json();
+  // Keras: json.dumps({'a"b\\c': 1, ...}) gives {"a\"b\\c": 1, ...}; that string dumped again:
+  CHECK(j.find(R"("word_counts": "{\"a\\\"b\\\\c\": 1, \"x\": 1, \"\\\\u00e9\": 1, \"tab\\tend\": 1}")") != std::string::npos);
+  CHECK(j.find(R"("index_word": "{\"1\": \"a\\\"b\\\\c\", \"2\": \"x\", \"3\": \"\\\\u00e9\", \"4\": \"tab\\tend\"}")") != std::string::npos);
+  CHECK(Tokenizer::from_json(j).to_json() == j);
+}
+
 TEST_CASE("from_json round-trips and rejects bad files naming the key", "[tokenizer][json]") {
   TokenizerOptions o;
   o.num_words = 4;

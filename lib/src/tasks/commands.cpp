@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "attn/io/atomic_file.h"
-#include "attn/io/threads.h"
+#include "attn/io/memory.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/task.h"

@@ -36,10 +36,12 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
 
   CsvRecord rec;
   TextBlock block;
+  std::size_t block_bytes = 0;  // the last block's text bytes: room for the next one's
   std::int64_t row = 0;
   while (csv.next(rec)) {
     ++row;
-    block.texts.push_back(rec.fields[text_col]);  // a copy: exact size, and the reader keeps its buffer
+    if (block.texts.empty()) block.texts.reserve(block_rows, block_bytes + block_bytes / 8);
+    block.texts.push_back(rec.fields[text_col]);  // a copy: the reader keeps its buffer
     block.ids.push_back(id_col ? rec.fields[*id_col] : std::to_string(row));
     for (std::size_t k = 0; k < label_cols.size(); ++k) {
       const std::string& v = rec.fields[label_cols[k]];
@@ -52,6 +54,7 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
                        columns.label_names[k] + "): label must be 0 or 1, got '" + v + "'");
     }
     if (block.texts.size() == block_rows) {
+      block_bytes = block.texts.bytes();
       on_block(std::move(block));
       block = TextBlock();
     }

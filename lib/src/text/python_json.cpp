@@ -1,5 +1,6 @@
 #include "attn/text/python_json.h"
 
+#include <charconv>
 #include <cstdint>
 
 namespace attn::text::pyjson {
@@ -11,15 +12,23 @@ void append_u_escape(std::string& out, std::uint32_t unit) {
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(unit >> shift) & 0xF];
 }
 
+/// Printable ASCII other than '"' and '\\': written as it is.
+bool plain(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
 }  // namespace
 
 void append_string(std::string& out, std::string_view s) {
   out += '"';
+  append_escaped(out, s);
+  out += '"';
+}
+
+void append_escaped(std::string& out, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n;) {
     std::size_t run = i;  // printable ASCII other than '"' and '\\' is written as it is: copied a run at a time
-    while (run < n && p[run] >= 0x20 && p[run] < 0x7F && p[run] != '"' && p[run] != '\\') ++run;
+    while (run < n && plain(p[run])) ++run;
     if (run > i) {
       out.append(s.data() + i, run - i);
       i = run;
@@ -68,7 +77,26 @@ void append_string(std::string& out, std::string_view s) {
     }
     i += len;
   }
-  out += '"';
+}
+
+void NestedDictWriter::string_value(std::string_view s) {
+  out_ += "\\\"";
+  bool all_plain = true;
+  for (const char c : s) all_plain = all_plain && plain(static_cast<unsigned char>(c));
+  if (all_plain) {
+    out_ += s;
+  } else {
+    scratch_.clear();
+    append_escaped(scratch_, s);   // the inner JSON string's body ...
+    append_escaped(out_, scratch_);  // ... inside the outer one
+  }
+  out_ += "\\\"";
+}
+
+void NestedDictWriter::number(long long v) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+  out_.append(digits, static_cast<std::size_t>(end - digits));
 }
 
 }  // namespace attn::text::pyjson

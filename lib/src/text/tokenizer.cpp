@@ -159,57 +159,11 @@ std::string Tokenizer::to_json() const {
   require_all_tables("to_json");
   namespace pj = pyjson;
   const std::int32_t n = vocab_.size();
-  std::string word_counts, word_docs, index_docs, index_word, word_index;
-  // Room for each table up front (a 220k-word vocabulary makes 25 MB of JSON): no string regrows.
+  // Room for it all up front (a 220k-word vocabulary makes 25 MB of JSON): no regrowing.
   std::size_t key_bytes = 0;
   for (std::int32_t i = 0; i < n; ++i) key_bytes += vocab_.key(i).size();
-  const std::size_t table_bytes = key_bytes * 2 + static_cast<std::size_t>(n) * 16 + 64;
-  for (std::string* t : {&word_counts, &word_docs, &index_docs, &index_word, &word_index}) t->reserve(table_bytes);
-  {
-    pj::DictWriter d(word_counts);
-    for (std::int32_t i = 0; i < n; ++i) {
-      d.key(vocab_.key(i));
-      word_counts += std::to_string(counts_[static_cast<std::size_t>(i)]);
-    }
-    d.close();
-  }
-  {
-    pj::DictWriter wd(word_docs), id(index_docs);
-    for (std::int32_t i = 0; i < n; ++i) {
-      const std::int64_t docs = docs_[static_cast<std::size_t>(i)];
-      if (docs == 0) continue;  // word_docs only holds words that occurred in a document
-      wd.key(vocab_.key(i));
-      word_docs += std::to_string(docs);
-      const std::int32_t index = index_of_[static_cast<std::size_t>(i)];
-      if (index == 0) continue;
-      id.key(index);
-      index_docs += std::to_string(docs);
-    }
-    wd.close();
-    id.close();
-  }
-  {
-    pj::DictWriter iw(index_word), wi(word_index);
-    if (options_.oov_token && oov_index_ != 0) {
-      wi.key(*options_.oov_token);
-      word_index += std::to_string(oov_index_);
-    }
-    for (std::int32_t index = 1; index < static_cast<std::int32_t>(index_word_.size()); ++index) {
-      const std::optional<std::string> w = this->index_word(index);
-      if (!w) continue;
-      iw.key(index);
-      pj::append_string(index_word, *w);
-      const bool is_oov_key = options_.oov_token && *w == *options_.oov_token;
-      if (!is_oov_key) {
-        wi.key(*w);
-        word_index += std::to_string(index);
-      }
-    }
-    iw.close();
-    wi.close();
-  }
   std::string out;
-  out.reserve(2 * (word_counts.size() + word_docs.size() + index_docs.size() + index_word.size() + word_index.size()) + 4096);
+  out.reserve(5 * (key_bytes + static_cast<std::size_t>(n) * 20) + 4096);
   pj::DictWriter top(out);
   top.key("class_name");
   pj::append_string(out, "Tokenizer");
@@ -232,14 +186,71 @@ std::string Tokenizer::to_json() const {
     out += "null";
   cfg.key("document_count");
   out += std::to_string(document_count_);
-  const std::pair<const char*, const std::string*> tables[] = {{"word_counts", &word_counts},
-                                                               {"word_docs", &word_docs},
-                                                               {"index_docs", &index_docs},
-                                                               {"index_word", &index_word},
-                                                               {"word_index", &word_index}};
-  for (const auto& [name, table] : tables) {
-    cfg.key(name);
-    pj::append_string(out, *table);
+  // The five tables, each a dict already dumped to a JSON string (Keras' format), written straight
+  // into `out` in that form.
+  cfg.key("word_counts");
+  {
+    pj::NestedDictWriter d(out);
+    for (std::int32_t i = 0; i < n; ++i) {
+      d.key(vocab_.key(i));
+      d.number(counts_[static_cast<std::size_t>(i)]);
+    }
+    d.close();
+  }
+  cfg.key("word_docs");  // only the words that occurred in a document
+  {
+    pj::NestedDictWriter d(out);
+    for (std::int32_t i = 0; i < n; ++i) {
+      if (docs_[static_cast<std::size_t>(i)] == 0) continue;
+      d.key(vocab_.key(i));
+      d.number(docs_[static_cast<std::size_t>(i)]);
+    }
+    d.close();
+  }
+  cfg.key("index_docs");  // in the same order, by index
+  {
+    pj::NestedDictWriter d(out);
+    for (std::int32_t i = 0; i < n; ++i) {
+      const std::int32_t index = index_of_[static_cast<std::size_t>(i)];
+      if (docs_[static_cast<std::size_t>(i)] == 0 || index == 0) continue;
+      d.key(index);
+      d.number(docs_[static_cast<std::size_t>(i)]);
+    }
+    d.close();
+  }
+  // index -> its word: a vocabulary word, the OOV token, or none.
+  const auto word_at = [&](std::int32_t index) -> std::optional<std::string_view> {
+    const std::int32_t entry = index_word_[static_cast<std::size_t>(index)];
+    if (entry == kOovWord) return std::string_view(*options_.oov_token);
+    if (entry == kNoWord) return std::nullopt;
+    return vocab_.key(entry);
+  };
+  const std::int32_t indices = static_cast<std::int32_t>(index_word_.size());
+  cfg.key("index_word");
+  {
+    pj::NestedDictWriter d(out);
+    for (std::int32_t index = 1; index < indices; ++index) {
+      if (const auto w = word_at(index)) {
+        d.key(index);
+        d.string_value(*w);
+      }
+    }
+    d.close();
+  }
+  cfg.key("word_index");  // the OOV token first, then by index (a word equal to it only there)
+  {
+    pj::NestedDictWriter d(out);
+    if (options_.oov_token && oov_index_ != 0) {
+      d.key(*options_.oov_token);
+      d.number(oov_index_);
+    }
+    for (std::int32_t index = 1; index < indices; ++index) {
+      const auto w = word_at(index);
+      if (!w || (options_.oov_token && *w == *options_.oov_token)) continue;
+      d.key(*w);
+      d.number(index);
+    }
+    d.close();
   }
   cfg.close();
   top.close();

@@ -52,7 +52,9 @@ struct Tokenizer::Stream::Impl {
 
   struct Block {
     std::vector<std::string> owned;
-    const std::string* texts = nullptr;  // owned.data() (a move keeps it), or the caller's
+    const std::string* texts = nullptr;  // owned.data() (a move keeps it), or the caller's; or none and
+    PackedTexts packed;                  // the texts are here
+    std::string_view text(std::size_t k) const { return texts ? std::string_view(texts[k]) : packed[k]; }
     std::size_t count = 0;
     std::int64_t first_text = 0;         // number of texts[0] in the stream
     std::size_t worker = 0;
@@ -110,6 +112,7 @@ struct Tokenizer::Stream::Impl {
         b->worker = w;
         tokenize(*b, workers[w]);
         std::vector<std::string>().swap(b->owned);  // the texts are not needed any more
+        b->packed = PackedTexts();
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex);
@@ -126,7 +129,7 @@ struct Tokenizer::Stream::Impl {
       const std::int64_t text = b.first_text + static_cast<std::int64_t>(k);
       // Split the whole text, then look its words up with their table slots prefetched.
       words.clear();
-      tokenizer->splitter_.split(b.texts[k], scratch, words);
+      tokenizer->splitter_.split(b.text(k), scratch, words);
       probes.resize(words.size());
       const StringTable& table = fitting ? w.words : tokenizer->vocab_;
       for (std::size_t t = 0; t < words.size(); ++t) {
@@ -226,7 +229,7 @@ struct Tokenizer::Stream::Impl {
     }
   }
 
-  SequenceBatch finish(TransformStats* stats) {
+  SequenceBatch finish(TransformStats* stats, const std::function<void()>& fitted) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       closed = true;
@@ -237,6 +240,7 @@ struct Tokenizer::Stream::Impl {
     if (error) std::rethrow_exception(error);
     if (fitting) {
       merge();
+      if (fitted) fitted();
       // Local ids -> emitted indices, dropping zeros, block by block in parallel.
       parallel_ranges(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
@@ -305,6 +309,13 @@ void Tokenizer::Stream::add(std::vector<std::string> texts) {
   impl_->add(std::move(b));
 }
 
+void Tokenizer::Stream::add(PackedTexts texts) {
+  Impl::Block b;
+  b.count = texts.size();
+  b.packed = std::move(texts);
+  impl_->add(std::move(b));
+}
+
 void Tokenizer::Stream::add_borrowed(const std::string* texts, std::size_t count) {
   Impl::Block b;
   b.texts = texts;
@@ -312,7 +323,9 @@ void Tokenizer::Stream::add_borrowed(const std::string* texts, std::size_t count
   impl_->add(std::move(b));
 }
 
-SequenceBatch Tokenizer::Stream::finish(TransformStats* stats) { return impl_->finish(stats); }
+SequenceBatch Tokenizer::Stream::finish(TransformStats* stats, const std::function<void()>& fitted) {
+  return impl_->finish(stats, fitted);
+}
 
 Tokenizer::Stream Tokenizer::fit_stream(int threads) {
   require_all_tables("fitting");

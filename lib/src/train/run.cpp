@@ -13,6 +13,7 @@
 #include "attn/data/embeddings.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/json_like.h"
+#include "attn/io/memory.h"
 #include "attn/io/threads.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"

@@ -2,6 +2,7 @@
 /// The `attn prepare` pipeline as a library call: a CSV becomes Keras-exact padded word indices
 /// with labels and ids, a fitted (or applied) tokenizer, and a report. `attn train --csv` runs it too.
 #include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@ struct Prepared {
   text::PadOptions pad;
   int threads = 1;
   text::Tokenizer tokenizer;
-  /// tokenizer.to_json(), when prepare_csv fitted the tokenizer (written while it padded); else empty.
-  std::string tokenizer_json;
+  /// tokenizer.to_json(), when prepare_csv fitted the tokenizer: made on another thread from a copy
+  /// of the tokenizer as soon as the fit is complete, while the rows are finished, padded and
+  /// written (invalid when nothing was fitted).
+  std::shared_future<std::string> tokenizer_json;
   /// What prepare.json holds: settings, rows, vocabulary, token accounting, lengths, label rates, timings.
   nlohmann::ordered_json report;
 };

@@ -1,25 +1,9 @@
 #pragma once
-/// Process settings for LibTorch work: the thread count for LibTorch's intra-op pool (it defaults
-/// to 1 on some machines), and how freed memory is kept.
+/// The thread count for LibTorch's intra-op pool (it defaults to 1 on some machines). How freed
+/// memory is kept: memory.h.
 namespace attn::io {
 
 /// Sets LibTorch's intra-op thread count; n <= 0 means one per hardware thread.
 void set_torch_threads(int n);
-
-/// Which heaps (glibc arenas) threads allocate from.
-enum class Heaps {
-  kOne,        ///< one for all: a block one thread frees, any other reuses (a few compute threads
-               ///< passing large tensors: training, scoring)
-  kPerThread,  ///< glibc's default, one per thread up to 8 per core: no thread waits for another's
-               ///< allocation (a server's many request threads)
-};
-
-/// Keeps freed memory in the process instead of returning each large tensor's pages to the kernel
-/// and getting them back zeroed (a page fault per 4 KB) on the next batch. glibc's mallopt: no
-/// block gets its own mmap, no trimming, 256 MB of top padding, and `heaps`. Call it before starting
-/// threads (a thread keeps the heap it started with). For batch after batch of similar tensors.
-/// Measured on one epoch of the main job's model (32k rows, batch 512, 2 threads; bench/run_train_ab.py
-/// records the faults): glibc's defaults 1.1 M page faults and 8.5-8.7 s; kOne 0.36-0.54 M, 7.2-7.9 s.
-void keep_freed_memory(Heaps heaps);
 
 }  // namespace attn::io

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/text/packed_texts.h"
+
 namespace attn::text {
 
 /// The six labels of the Jigsaw toxic-comment competition, in the file's order.
@@ -34,7 +36,7 @@ struct TextColumns {
 /// A run of consecutive rows.
 struct TextBlock {
   std::vector<std::string> ids;
-  std::vector<std::string> texts;
+  PackedTexts texts;
   std::vector<float> labels;  ///< row-major [rows, label count], 0 or 1
 };
 

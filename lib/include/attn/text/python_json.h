@@ -11,6 +11,9 @@ namespace attn::text::pyjson {
 /// `\uXXXX` with lowercase hex, characters above U+FFFF as UTF-16 surrogate pairs.
 void append_string(std::string& out, std::string_view s);
 
+/// Appends what append_string writes between the quotes.
+void append_escaped(std::string& out, std::string_view s);
+
 /// Incrementally writes `{"k": v, "k2": v2}` with Python's default separators.
 class DictWriter {
  public:
@@ -28,6 +31,41 @@ class DictWriter {
 
  private:
   std::string& out_;
+  bool first_ = true;
+};
+
+/// Incrementally writes a flat dict already turned into a JSON string, as Keras' to_json holds its
+/// tables (json.dumps(json.dumps(d))): `"{\"k\": 1, \"k2\": 2}"`, in one pass (keys and string
+/// values escaped twice; the common plain ASCII word is copied as it is).
+class NestedDictWriter {
+ public:
+  explicit NestedDictWriter(std::string& out) : out_(out) { out_ += "\"{"; }
+  /// Starts an entry with a string key; the caller then adds the value (digits, or string_value()).
+  void key(std::string_view k) {
+    separate();
+    string_value(k);
+    out_ += ": ";
+  }
+  /// Starts an entry with an integer key (Python writes int keys as strings).
+  void key(long long k) {
+    separate();
+    out_ += "\\\"";
+    number(k);
+    out_ += "\\\": ";
+  }
+  /// A string as an inner JSON string: \" + `s` escaped twice + \".
+  void string_value(std::string_view s);
+  /// An integer value.
+  void number(long long v);
+  void close() { out_ += "}\""; }
+
+ private:
+  void separate() {
+    if (!first_) out_ += ", ";
+    first_ = false;
+  }
+  std::string& out_;
+  std::string scratch_;
   bool first_ = true;
 };
 

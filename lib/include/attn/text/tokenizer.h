@@ -5,11 +5,14 @@
 /// `to_json` / `tokenizer_from_json` file format, so tokenizer.json files move both ways.
 /// README.md, section "Text pipeline", lists the rules and the edge cases they cover.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "attn/text/packed_texts.h"
 
 #include "attn/text/string_table.h"
 #include "attn/text/word_splitter.h"
@@ -103,10 +106,14 @@ class Tokenizer {
     ~Stream();
     /// Adds texts (owned by the stream, freed once tokenised).
     void add(std::vector<std::string> texts);
+    /// Adds texts (owned by the stream, freed once tokenised).
+    void add(PackedTexts texts);
     /// Adds texts[0, count) that the caller keeps alive until finish() returns.
     void add_borrowed(const std::string* texts, std::size_t count);
-    /// Waits for the workers; a fitting stream then updates the tokenizer. `stats` is incremented.
-    SequenceBatch finish(TransformStats* stats = nullptr);
+    /// Waits for the workers; a fitting stream then updates the tokenizer and calls `fitted` (if
+    /// given) as soon as the tokenizer is complete, before the sequences are made (to start saving
+    /// it, say). `stats` is incremented.
+    SequenceBatch finish(TransformStats* stats = nullptr, const std::function<void()>& fitted = {});
 
    private:
     friend class Tokenizer;
