@@ -219,6 +219,15 @@ TEST_CASE("threaded fitting and transforming equal the sequential result", "[tok
     stream.add(std::vector<std::string>(texts.begin() + i, texts.begin() + std::min(texts.size(), i + n)));
   CHECK(stream.finish().to_sequences() == expected);
   CHECK(streamed.to_json() == one.to_json());
+  Tokenizer packed(o);  // packed blocks (what the CSV reader hands over), empty texts among them
+  auto packed_stream = packed.fit_stream(2);
+  for (std::size_t i = 0, n = 1; i < texts.size(); i += n, n = n * 7 % 3000 + 1) {
+    attn::text::PackedTexts block;
+    for (std::size_t k = i; k < std::min(texts.size(), i + n); ++k) block.push_back(texts[k]);
+    packed_stream.add(std::move(block));
+  }
+  CHECK(packed_stream.finish().to_sequences() == expected);
+  CHECK(packed.to_json() == one.to_json());
   const std::vector<std::string> first(texts.begin(), texts.begin() + 12345), rest(texts.begin() + 12345, texts.end());
   twice.fit_on_texts(first, 2);
   twice.fit_on_texts(rest, 2);
