@@ -42,6 +42,12 @@ for run in build/tests/tiny_run/run build/tests/tiny_run/features; do
   [ -f "$run/model.pt" ] && cp "$run/model.pt" "$seeds/model_file/$(basename "$run").pt" && cp "$run/config.json" "$seeds/config/$(basename "$run").json"
 done
 
+# The targets' temporary files (fuzz_util.h) go here, removed at the end.
+scratch="$PWD/build-fuzz/tmp"
+rm -rf "$scratch"
+mkdir -p "$scratch"
+trap 'rm -rf "$scratch"' EXIT
+
 summary="{"
 status=0
 for t in "${targets[@]}"; do
@@ -52,7 +58,7 @@ for t in "${targets[@]}"; do
   # for a corrupt file must end in an error, not in ASan's report.
   case $t in data_pt|config|model_file) options=detect_leaks=0:detect_container_overflow=0:allocator_may_return_null=1 ;; esac
   set +e
-  ASAN_OPTIONS=$options UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/${t}_fuzz" \
+  TMPDIR="$scratch" ASAN_OPTIONS=$options UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/${t}_fuzz" \
     -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- \
     "$corpus" "$seeds/$t" > "build-fuzz/$t.log" 2>&1
   code=$?
