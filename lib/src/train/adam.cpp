@@ -58,7 +58,7 @@ typename Map::key_type state_key(const Map&, const torch::Tensor& p) {
   }
 }
 
-bool fusable(const torch::Tensor& t) { return t.is_contiguous() && t.scalar_type() == torch::kFloat32 && t.device().is_cpu() && !t.is_sparse(); }
+bool fusable(const torch::Tensor& t) { return !t.is_sparse() && t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.is_contiguous(); }
 
 }  // namespace
 
