@@ -45,7 +45,7 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
     nn::script::add_parameter(m, "embedding", torch::empty({num_words, embed}).uniform_(-0.05, 0.05));
   }
   m.register_module("lstm", nn::script::bilstm(embed, units, c.at("recurrent_dropout").get<double>(), runtime));
-  m.register_module("attention", nn::WordAttention(nn::WordAttentionOptions(2 * units)).module());
+  m.register_module("attention", nn::WordAttention(nn::WordAttentionOptions(2 * units).runtime(runtime)).module());
   m.register_module("dense", nn::script::linear(2 * units, labels));
   m.register_attribute("spatial_dropout", c10::FloatType::get(), c.at("spatial_dropout").get<double>());
   m.register_attribute("lstm_dropout", c10::FloatType::get(), c.at("lstm_dropout").get<double>());

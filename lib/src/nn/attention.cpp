@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "attn/nn/fused_attention.h"
 #include "attn/nn/layers.h"
 
 namespace attn::nn {
@@ -25,13 +26,26 @@ def forward(self, h: Tensor, mask: Optional[Tensor] = None) -> Tuple[Tensor, Ten
     return weighted, alpha
 )";
 
+// The same equations as one kernel of attn's (fused_attention.h): native builds that combine only
+// (nn::Runtime).
+static bool native(const WordAttentionOptions& o) { return o.runtime() == Runtime::kNative && o.combine(); }
+static const char* kWordAttentionNative = R"(
+def forward(self, h: Tensor, mask: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    return attn.word_attention(h, mask, self.mlp.weight, self.mlp.bias, self.context.weight, self.context.bias)
+)";
+
 WordAttention::WordAttention(const WordAttentionOptions& options)
-    : ScriptModule(script::new_module("WordAttention")) {
+    : ScriptModule(script::new_module(native(options) ? "WordAttentionNative" : "WordAttention")) {
   require_config(options.dim() > 0, c10::str("WordAttention: dim must be positive, got ", options.dim()));
   module_.register_module("mlp", script::linear(options.dim(), options.dim()));
   module_.register_module("context", script::linear(options.dim(), 1));
   module_.register_attribute("combine", c10::BoolType::get(), options.combine());
-  script::define(module_, kWordAttention, "WordAttention", /*masked_softmax=*/true);
+  if (native(options)) {
+    register_fused_attention();
+    script::define(module_, kWordAttentionNative, "WordAttention (native)");
+  } else {
+    script::define(module_, kWordAttention, "WordAttention", /*masked_softmax=*/true);
+  }
 }
 
 // ---- Feature attention (seed 001) -----------------------------------------------------------

@@ -10,14 +10,10 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "../nn/vector_math.h"  // ATTN_VECTOR_CLONES
+
 namespace attn::train {
 namespace {
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(ATTN_NO_TARGET_CLONES)
-#define ATTN_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define ATTN_VECTOR_CLONES
-#endif
 
 struct Coefficients {
   float beta1, beta2, one_minus_beta1, one_minus_beta2, sqrt_correction2, eps, neg_step_size;

@@ -27,6 +27,9 @@ struct WordAttentionOptions {
   /// true: return s = sum_t alpha_t h_t [B, D]; false: the weighted sequence alpha_t h_t [B, T, D]
   /// (the seed's combine=False).
   TORCH_ARG(bool, combine) = true;
+  /// kNative with combine: the same equations on attn's kernel (fused_attention.h), for training
+  /// and scoring in C++; otherwise the TorchScript operators below.
+  TORCH_ARG(Runtime, runtime) = Runtime::kPortable;
 };
 
 /// Word attention pooling (Yang et al. 2016, "Hierarchical Attention Networks"; seed 000):
