@@ -219,13 +219,39 @@ void gather_rows_add(const float* dy, std::int64_t width, std::int64_t col, cons
   }
 }
 
-/// x_grad[source[n]] += from[n] for packed rows begin <= n < end, I values each.
+/// rows[r] = 0 (width values each) for each r in `which`.
+void zero_rows(float* rows, std::int64_t width, const std::vector<std::int64_t>& which) {
+  for (const std::int64_t r : which) std::memset(rows + r * width, 0, sizeof(float) * static_cast<std::size_t>(width));
+}
+
+/// sums[u] += sum_j block[u * ld + j] for u < count, j < rows: a step's share of the bias gradient,
+/// summed while its gates' gradients are still in cache (sixteen running sums: vectorised, and
+/// the same order on any thread count).
+ATTN_VECTOR_CLONES
+void add_row_sums(const float* __restrict block, std::int64_t ld, std::int64_t rows, std::int64_t count, float* __restrict sums) {
+  for (std::int64_t u = 0; u < count; ++u) {
+    const float* __restrict row = block + u * ld;
+    float acc[16] = {};
+    std::int64_t j = 0;
+    for (; j + 16 <= rows; j += 16)
+      for (int l = 0; l < 16; ++l) acc[l] += row[j + l];
+    float total = 0.0f;
+    for (; j < rows; ++j) total += row[j];
+    for (int l = 0; l < 16; ++l) total += acc[l];
+    sums[u] += total;
+  }
+}
+
+/// x_grad[source[n]] (=, or += when `add`) from[n] for packed rows begin <= n < end, I values each.
 void add_rows(const float* __restrict from, const std::int64_t* source, std::int64_t begin, std::int64_t end, std::int64_t I,
-              float* __restrict x_grad) {
+              float* __restrict x_grad, bool add) {
   for (std::int64_t n = begin; n < end; ++n) {
     float* __restrict row = x_grad + source[n] * I;
-    const float* __restrict add = from + n * I;
-    for (std::int64_t k = 0; k < I; ++k) row[k] += add[k];
+    const float* __restrict value = from + n * I;
+    if (add)
+      for (std::int64_t k = 0; k < I; ++k) row[k] += value[k];
+    else
+      std::memcpy(row, value, sizeof(float) * static_cast<std::size_t>(I));
   }
 }
 
@@ -237,6 +263,7 @@ struct Packing {
   std::vector<std::int64_t> batch;   // batch[t]: rows with more than t real steps (a prefix of the sorted rows)
   std::vector<std::int64_t> offset;  // offset[t]: the first packed row of step t; offset[steps]: all of them
   Tensor source[2];                  // int64 [N] per direction: the packed row's b * T + position in x
+  std::vector<std::int64_t> padded;  // the b * T + t of every padded position
 };
 
 Packing pack(const Tensor& mask, std::int64_t H) {
@@ -244,9 +271,12 @@ Packing pack(const Tensor& mask, std::int64_t H) {
   const std::int64_t B = m.size(0), T = m.size(1);
   const std::uint8_t* real = m.data_ptr<std::uint8_t>();
   std::vector<std::vector<std::int64_t>> positions(static_cast<std::size_t>(B));
+  std::vector<std::int64_t> padded;
   for (std::int64_t b = 0; b < B; ++b)
-    for (std::int64_t t = 0; t < T; ++t)
+    for (std::int64_t t = 0; t < T; ++t) {
       if (real[b * T + t]) positions[static_cast<std::size_t>(b)].push_back(t);
+      else padded.push_back(b * T + t);
+    }
   std::vector<std::int64_t> order(static_cast<std::size_t>(B));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
@@ -254,6 +284,7 @@ Packing pack(const Tensor& mask, std::int64_t H) {
   });
   Packing p;
   p.H = H;
+  p.padded = std::move(padded);
   p.steps = B ? static_cast<std::int64_t>(positions[static_cast<std::size_t>(order[0])].size()) : 0;
   p.offset.push_back(0);
   for (std::int64_t t = 0; t < p.steps; ++t) {
@@ -374,12 +405,14 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
   float* dg = dgates.data_ptr<float>();
   float* dhp = dh.data_ptr<float>();
   const Tensor w_hh_t = w.weight_hh.t();
+  const Tensor d_bias = torch::zeros({4 * H}, s.x.options());
   for (std::int64_t t = p.steps - 1; t >= 0; --t) {
     const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
     gather_rows_add(dy, 2 * H, d * H, source + at, rows, H, dhp, widest);  // dh += the step's rows of dy
     if (t > 0) {
       gates_backward(g + at, c + at, c + p.offset[static_cast<std::size_t>(t) - 1], N, dhp, dc.data_ptr<float>(), dg + at, rows, H, N,
                      widest);
+      add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
       Tensor into = dh.narrow(1, 0, rows);
       torch::mm_out(into, w_hh_t, dgates.narrow(1, at, rows));  // dh_{t-1} = W_hh^T dgates_t
       const std::int64_t ending = p.batch[static_cast<std::size_t>(t) - 1] - rows;  // rows whose last step is t - 1
@@ -389,12 +422,13 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
       }
     } else {
       gates_backward(g + at, c + at, zeros.data_ptr<float>(), widest, dhp, dc.data_ptr<float>(), dg + at, rows, H, N, widest);
+      add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
     }
   }
   Grads out;
   out.weight_ih = torch::mm(dgates, s.x);
   out.weight_hh = torch::mm(dgates, s.h_prev.t());  // sum over steps of dgates_t h_{t-1}^T (h_{-1} = 0)
-  out.bias = dgates.sum(1);
+  out.bias = d_bias;
   out.x = torch::mm(dgates.t(), w.weight_ih);
   return out;
 }
@@ -436,6 +470,7 @@ void save(AutogradContext* ctx, const Packing& p, const std::array<Pass, 2>& pas
   d["steps"] = p.steps;
   d["batch"] = p.batch;
   d["offset"] = p.offset;
+  d["padded"] = p.padded;
   d["source0"] = p.source[0];
   d["source1"] = p.source[1];
   for (int k = 0; k < 2; ++k) {
@@ -453,6 +488,7 @@ void restore(AutogradContext* ctx, Packing& p, std::array<Pass, 2>& passes) {
   p.steps = d["steps"].toInt();
   p.batch = d["batch"].toIntVector();
   p.offset = d["offset"].toIntVector();
+  p.padded = d["padded"].toIntVector();
   p.source[0] = d["source0"].toTensor();
   p.source[1] = d["source1"].toTensor();
   for (int k = 0; k < 2; ++k) {
@@ -472,8 +508,9 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     const Packing packing = pack(mask, H);
     const Tensor x_rows = x.contiguous().view({B * T, I});
     std::array<Pass, 2> passes;
-    Tensor y = torch::zeros({B * T, 2 * H}, x.options());
+    Tensor y = torch::empty({B * T, 2 * H}, x.options());  // every real row is written below
     float* out = y.data_ptr<float>();
+    zero_rows(out, 2 * H, packing.padded);
     const bool few = packing.steps > 0 && packing.batch[0] <= kFewRows;
     both_directions([&](int d) {
       passes[static_cast<std::size_t>(d)] = few ? forward_direction_few(packing, d, x_rows, w[d], out, keep)
@@ -498,12 +535,14 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     const Tensor dy = grad_outputs[0].contiguous();
     Grads g[2];
     both_directions([&](int d) { g[d] = backward_direction(p, d, passes[static_cast<std::size_t>(d)], dy.data_ptr<float>(), w[d]); });
-    Tensor dx = torch::zeros({B * T, I}, dy.options());
+    Tensor dx = torch::empty({B * T, I}, dy.options());
     float* dxp = dx.data_ptr<float>();
+    zero_rows(dxp, I, p.padded);
     for (int d = 0; d < 2; ++d) {  // each real row of x gets its gradient from each direction (once each: no races)
       const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
       const float* from = g[d].x.data_ptr<float>();
-      at::parallel_for(0, g[d].x.size(0), 256, [&](std::int64_t begin, std::int64_t end) { add_rows(from, source, begin, end, I, dxp); });
+      at::parallel_for(0, g[d].x.size(0), 256,
+                       [&](std::int64_t begin, std::int64_t end) { add_rows(from, source, begin, end, I, dxp, /*add=*/d == 1); });
     }
     return {Tensor(), dx.view({B, T, I}), Tensor(), g[0].weight_ih, g[0].weight_hh, g[0].bias, g[0].bias,
             g[1].weight_ih, g[1].weight_hh, g[1].bias, g[1].bias};
