@@ -3,24 +3,43 @@
 #include <torch/torch.h>
 
 #include "attn/nn/attention.h"
+#include "attn/nn/fused_embedding.h"
 #include "attn/nn/layers.h"
 #include "attn/nn/recurrent.h"
 
 namespace attn::models {
 namespace {
 
-const char* kSource = R"(
+// x = Embedding(ids), then SpatialDropout1D and the LSTM's input dropout while training: two
+// independent masks, one per sequence and channel [B, 1, C] shared by every step, applied as their
+// product in one pass over x.
+const char* kEmbedSource = R"(
 def channel_mask(self, x: Tensor, p: float) -> Tensor:
-    # a dropout mask per sequence and channel [B, 1, C], shared by every step (Keras' SpatialDropout1D and LSTM dropout)
+    # a dropout mask per sequence and channel [B, 1, C] (Keras' SpatialDropout1D and LSTM dropout)
     return torch.dropout(torch.ones_like(x[:, :1, :]), p, True)
 
-def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
-    # ids [B, T] (0 = padding) -> (logits [B, labels], attention [B, T])
+def embed(self, ids: Tensor) -> Tensor:
     x = torch.embedding(self.embedding, ids)                     # [B, T, embed_dim]
     if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
-        # SpatialDropout1D, then the LSTM's input dropout: two independent masks, applied as their
-        # product in one pass over x
         x = x * (self.channel_mask(x, self.spatial_dropout) * self.channel_mask(x, self.lstm_dropout))
+    return x
+)";
+
+// The same on attn's kernel (fused_embedding.h: the lookup and the masks in one pass), with the
+// same masks (the same random draws): native builds only (nn::Runtime).
+const char* kEmbedNativeSource = R"(
+def embed(self, ids: Tensor) -> Tensor:
+    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
+        ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
+        keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
+        return attn.embedding_scaled(self.embedding, ids, keep)
+    return torch.embedding(self.embedding, ids)
+)";
+
+const char* kSource = R"(
+def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    # ids [B, T] (0 = padding) -> (logits [B, labels], attention [B, T])
+    x = self.embed(ids)                                          # [B, T, embed_dim], dropped out while training
     mask = ids != 0
     h = self.lstm.forward_masked(x, mask)                        # [B, T, 2 * lstm_units], padding skipped
     s, attention = self.attention.forward(h, mask)               # word attention, padding masked
@@ -49,6 +68,12 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   m.register_module("dense", nn::script::linear(2 * units, labels));
   m.register_attribute("spatial_dropout", c10::FloatType::get(), c.at("spatial_dropout").get<double>());
   m.register_attribute("lstm_dropout", c10::FloatType::get(), c.at("lstm_dropout").get<double>());
+  if (runtime == nn::Runtime::kNative) {
+    nn::register_fused_embedding();
+    nn::script::define(m, kEmbedNativeSource, "bilstm-attention (native)");
+  } else {
+    nn::script::define(m, kEmbedSource, "bilstm-attention");
+  }
   nn::script::define(m, kSource, "bilstm-attention");
   return m;
 }
