@@ -103,3 +103,15 @@ def forward(self, x: Tensor, mask: Tensor, w: List[Tensor]) -> Tensor:
   CHECK_THROWS_WITH(bilstm_masked(x, torch::ones({2, 5}), f, b), Catch::Contains("mask must be [B, T]"));
   CHECK_THROWS_WITH(bilstm_masked(torch::randn({2, 4, 7}), mask, f, b), Catch::Contains("another shape"));
 }
+
+TEST_CASE("fused BiLSTM: a second backward pass through one forward pass is refused, not wrong", "[nn][lstm][fused]") {
+  // The backward pass writes the gates' gradients over the saved gates.
+  torch::manual_seed(13);
+  const Tensor x = torch::randn({70, 6, 5}).requires_grad_();
+  const Tensor mask = torch::ones({70, 6}, torch::kBool);
+  const LstmWeights f = random_weights(5, 4), b = random_weights(5, 4);
+  const Tensor loss = bilstm_masked(x, mask, f, b).pow(2).sum();
+  const Tensor g = torch::autograd::grad({loss}, {x}, {}, /*retain_graph=*/true)[0];
+  CHECK(g.abs().sum().item<float>() > 0.0f);
+  CHECK_THROWS_WITH(torch::autograd::grad({loss}, {x}), Catch::Contains("second backward pass"));
+}

@@ -146,29 +146,27 @@ void few_rows_step(float* __restrict g, const float* __restrict bias, const floa
   }
 }
 
-/// One step's backward pass, in the layout above: from the activated gates g, c, c_prev [H,
-/// ld_prev] (zeros at the first step), and the gradient of this step's h (its output's plus the
-/// next step's) dh [H, ld_next] and c's from the next step dc_next [H, ld_next], writes the gates'
-/// pre-activation gradients dg [4H, ld] and replaces dc_next with the gradient of c_prev.
+/// One step's backward pass, in the layout above: g [4H, ld] holds the activated gates and gets
+/// their pre-activation gradients in their place (each value is read before it is overwritten: the
+/// backward pass needs a step's gates only once, and writing where it reads moves half the memory
+/// a separate gradient would); from c, c_prev [H, ld_prev] (zeros at the first step), and the
+/// gradient of this step's h (its output's plus the next step's) dh [H, ld_next] and c's from the
+/// next step dc_next [H, ld_next]; replaces dc_next with the gradient of c_prev.
 ATTN_VECTOR_CLONES
-void gates_backward(const float* __restrict g, const float* __restrict c, const float* __restrict c_prev, std::int64_t ld_prev,
-                    const float* __restrict dh, float* __restrict dc_next, float* __restrict dg, std::int64_t rows,
-                    std::int64_t H, std::int64_t ld, std::int64_t ld_next) {
+void gates_backward(float* __restrict g, const float* __restrict c, const float* __restrict c_prev, std::int64_t ld_prev,
+                    const float* __restrict dh, float* __restrict dc_next, std::int64_t rows, std::int64_t H, std::int64_t ld,
+                    std::int64_t ld_next) {
   for (std::int64_t k = 0; k < H; ++k) {
-    const float* __restrict gi = g + k * ld;
-    const float* __restrict gf = g + (H + k) * ld;
-    const float* __restrict gg = g + (2 * H + k) * ld;
-    const float* __restrict go = g + (3 * H + k) * ld;
+    float* __restrict di = g + k * ld;
+    float* __restrict df = g + (H + k) * ld;
+    float* __restrict dgg = g + (2 * H + k) * ld;
+    float* __restrict dgo = g + (3 * H + k) * ld;
     const float* __restrict ck = c + k * ld;
     const float* __restrict cp = c_prev + k * ld_prev;
     const float* __restrict dhk = dh + k * ld_next;
     float* __restrict dck = dc_next + k * ld_next;
-    float* __restrict di = dg + k * ld;
-    float* __restrict df = dg + (H + k) * ld;
-    float* __restrict dgg = dg + (2 * H + k) * ld;
-    float* __restrict dgo = dg + (3 * H + k) * ld;
     for (std::int64_t j = 0; j < rows; ++j) {
-      const float i = gi[j], f = gf[j], cell = gg[j], o = go[j];
+      const float i = di[j], f = df[j], cell = dgg[j], o = dgo[j];
       const float tc = tanh_approx(ck[j]);
       const float dc = dck[j] + dhk[j] * o * (1.0f - tc * tc);
       di[j] = dc * cell * i * (1.0f - i);
@@ -392,17 +390,17 @@ struct Grads {
   Tensor x, weight_ih, weight_hh, bias;
 };
 
-/// Direction d's backward pass from dy [B * T, 2H], the gradient of the forward pass's y.
+/// Direction d's backward pass from dy [B * T, 2H], the gradient of the forward pass's y. The
+/// gates' gradients replace the pass's gates (s.gates: used up).
 Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy, const LstmWeights& w) {
   const std::int64_t H = p.H, N = s.x.size(0), widest = p.steps ? p.batch[0] : 0;
-  const Tensor dgates = torch::empty({4 * H, N}, s.x.options());
+  const Tensor& dgates = s.gates;  // filled step by step, from the last
   // dh: the gradient of the step's h, its output's and the next step's; dc: c's from the next step.
   const Tensor dh = torch::zeros({H, widest}, s.x.options()), dc = torch::zeros({H, widest}, s.x.options()),
                zeros = torch::zeros({H, widest}, s.x.options());
   const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
-  const float* g = s.gates.data_ptr<float>();
-  const float* c = s.c.data_ptr<float>();
   float* dg = dgates.data_ptr<float>();
+  const float* c = s.c.data_ptr<float>();
   float* dhp = dh.data_ptr<float>();
   const Tensor w_hh_t = w.weight_hh.t();
   const Tensor d_bias = torch::zeros({4 * H}, s.x.options());
@@ -410,8 +408,7 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
     const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
     gather_rows_add(dy, 2 * H, d * H, source + at, rows, H, dhp, widest);  // dh += the step's rows of dy
     if (t > 0) {
-      gates_backward(g + at, c + at, c + p.offset[static_cast<std::size_t>(t) - 1], N, dhp, dc.data_ptr<float>(), dg + at, rows, H, N,
-                     widest);
+      gates_backward(dg + at, c + at, c + p.offset[static_cast<std::size_t>(t) - 1], N, dhp, dc.data_ptr<float>(), rows, H, N, widest);
       add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
       Tensor into = dh.narrow(1, 0, rows);
       torch::mm_out(into, w_hh_t, dgates.narrow(1, at, rows));  // dh_{t-1} = W_hh^T dgates_t
@@ -421,7 +418,7 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
         dc.narrow(1, rows, ending).zero_();
       }
     } else {
-      gates_backward(g + at, c + at, zeros.data_ptr<float>(), widest, dhp, dc.data_ptr<float>(), dg + at, rows, H, N, widest);
+      gates_backward(dg + at, c + at, zeros.data_ptr<float>(), widest, dhp, dc.data_ptr<float>(), rows, H, N, widest);
       add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
     }
   }
@@ -526,6 +523,11 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
 
   static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
+    // The backward pass overwrites the saved gates with their gradients: it can run once.
+    TORCH_CHECK(ctx->saved_data.count("used") == 0,
+                "bilstm_masked: a second backward pass through the same forward pass (retain_graph) is not supported: "
+                "its backward pass uses up what the forward pass saved");
+    ctx->saved_data["used"] = true;
     const LstmWeights w[2] = {{saved[0].contiguous(), saved[1].contiguous(), {}, {}}, {saved[2].contiguous(), saved[3].contiguous(), {}, {}}};
     const auto shape = ctx->saved_data["shape"].toIntVector();
     const std::int64_t B = shape[0], T = shape[1], I = shape[2];
