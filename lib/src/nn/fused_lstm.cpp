@@ -426,7 +426,9 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
   out.weight_ih = torch::mm(dgates, s.x);
   out.weight_hh = torch::mm(dgates, s.h_prev.t());  // sum over steps of dgates_t h_{t-1}^T (h_{-1} = 0)
   out.bias = d_bias;
-  out.x = torch::mm(dgates.t(), w.weight_ih);
+  Tensor x_grad = s.x;  // x is used up: its gradient takes its place
+  torch::mm_out(x_grad, dgates.t(), w.weight_ih);
+  out.x = x_grad;
   return out;
 }
 
