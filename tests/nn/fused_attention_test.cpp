@@ -46,7 +46,8 @@ TEST_CASE("fused word attention: s, alpha and every gradient equal the TorchScri
   const Parameters p = parameters_of(portable);
   const Tensor h = torch::randn({B, T, D}).requires_grad_();
   const Tensor mask = masked ? test_mask(B, T) : Tensor();
-  const auto [s, alpha] = word_attention(h, mask, p.weight, p.bias, p.context_weight, p.context_bias);
+  const auto run = [&] { return word_attention(h, mask, p.weight, p.bias, p.context_weight, p.context_bias); };
+  const auto [s, alpha] = run();
   const auto [s_ref, alpha_ref] = masked ? portable.forward(h, mask) : portable.forward(h);
   CHECK(max_diff(s, s_ref) < 1e-6);
   CHECK(max_diff(alpha, alpha_ref) < 1e-6);
@@ -58,19 +59,33 @@ TEST_CASE("fused word attention: s, alpha and every gradient equal the TorchScri
   const Tensor probe_s = torch::randn({B, D}), probe_alpha = torch::randn({B, T});
   std::vector<Tensor> inputs = p.all();
   inputs.insert(inputs.begin(), h);
-  const auto g = torch::autograd::grad({(s * probe_s).sum() + (alpha * probe_alpha).sum()}, inputs, {}, /*retain_graph=*/true);
-  const auto g_ref = torch::autograd::grad({(s_ref * probe_s).sum() + (alpha_ref * probe_alpha).sum()}, inputs, {}, true);
+  const auto g = torch::autograd::grad({(s * probe_s).sum() + (alpha * probe_alpha).sum()}, inputs);
+  const auto g_ref = torch::autograd::grad({(s_ref * probe_s).sum() + (alpha_ref * probe_alpha).sum()}, inputs);
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     INFO("gradient " << k << " (h, W, b, v, c)");
     CHECK(torch::allclose(g[k], g_ref[k], 1e-4, 1e-5));
   }
   // The training loss reads s only: alpha's gradient is absent.
-  const auto g_s = torch::autograd::grad({(s * probe_s).sum()}, inputs);
-  const auto g_s_ref = torch::autograd::grad({(s_ref * probe_s).sum()}, inputs);
+  const auto [s2, alpha2] = run();
+  const auto [s2_ref, alpha2_ref] = masked ? portable.forward(h, mask) : portable.forward(h);
+  const auto g_s = torch::autograd::grad({(s2 * probe_s).sum()}, inputs);
+  const auto g_s_ref = torch::autograd::grad({(s2_ref * probe_s).sum()}, inputs);
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     INFO("gradient of s alone " << k);
     CHECK(torch::allclose(g_s[k], g_s_ref[k], 1e-4, 1e-5));
   }
+}
+
+TEST_CASE("fused word attention: a second backward pass through one forward pass is refused, not wrong", "[nn][word][fused]") {
+  // The backward pass writes dz over the saved u.
+  torch::manual_seed(24);
+  WordAttention m(WordAttentionOptions(8));
+  const Parameters p = parameters_of(m);
+  const Tensor h = torch::randn({4, 5, 8}).requires_grad_();
+  const Tensor loss = std::get<0>(word_attention(h, {}, p.weight, p.bias, p.context_weight, p.context_bias)).pow(2).sum();
+  const Tensor g = torch::autograd::grad({loss}, {h}, {}, /*retain_graph=*/true)[0];
+  CHECK(g.abs().sum().item<float>() > 0.0f);
+  CHECK_THROWS_WITH(torch::autograd::grad({loss}, {h}), Catch::Contains("second backward pass"));
 }
 
 TEST_CASE("fused word attention: the same bits on one thread and two", "[nn][word][fused]") {

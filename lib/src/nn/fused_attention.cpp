@@ -66,14 +66,14 @@ void forward_row(float* __restrict u, const float* __restrict h, const std::uint
 
 /// One row of the batch, backward, from gs [D] and ga [T] (null: none), the gradients of s and
 /// alpha. With da_t = gs . h_t + ga_t, the score's gradient is ds_t = alpha_t (da_t - sum_t' alpha_t' da_t').
-/// Writes dz [T, D] = ds_t v (1 - u_t^2) (the gradient of W h_t + b; zeros at padding), dh [T, D] =
+/// uz [T, D] holds u and gets dz = ds_t v (1 - u_t^2) in its place (the gradient of W h_t + b;
+/// zeros at padding; each u is read just before: the forward pass's u is used up). Writes dh [T, D] =
 /// alpha_t gs (h's gradient through the weighted sum; the product dz W is added later), and the row's
 /// shares of the parameters' gradients: db [D] = sum_t dz_t, dv [D] = sum_t ds_t u_t, *dc = sum_t ds_t.
 ATTN_VECTOR_CLONES
-void backward_row(const float* __restrict u, const float* __restrict h, const std::uint8_t* real, const float* __restrict v,
+void backward_row(float* __restrict uz, const float* __restrict h, const std::uint8_t* real, const float* __restrict v,
                   const float* __restrict alpha, const float* __restrict gs, const float* ga, float* __restrict ds,
-                  float* __restrict dz, float* __restrict dh, float* __restrict db, float* __restrict dv, float* dc, std::int64_t T,
-                  std::int64_t D) {
+                  float* __restrict dh, float* __restrict db, float* __restrict dv, float* dc, std::int64_t T, std::int64_t D) {
   float expected = 0.0f;  // sum_t alpha_t da_t
   for (std::int64_t t = 0; t < T; ++t) {
     ds[t] = real && !real[t] ? 0.0f : dot(gs, h + t * D, D) + (ga ? ga[t] : 0.0f);
@@ -82,20 +82,20 @@ void backward_row(const float* __restrict u, const float* __restrict h, const st
   for (std::int64_t k = 0; k < D; ++k) db[k] = dv[k] = 0.0f;
   float dc_sum = 0.0f;
   for (std::int64_t t = 0; t < T; ++t) {
-    float* __restrict dzt = dz + t * D;
+    float* __restrict zt = uz + t * D;  // u_t, then dz_t
     float* __restrict dht = dh + t * D;
     if (real && !real[t]) {
-      for (std::int64_t k = 0; k < D; ++k) dzt[k] = dht[k] = 0.0f;
+      for (std::int64_t k = 0; k < D; ++k) zt[k] = dht[k] = 0.0f;
       continue;
     }
     const float a = alpha[t], d = a * (ds[t] - expected);
     dc_sum += d;
-    const float* __restrict ut = u + t * D;
     for (std::int64_t k = 0; k < D; ++k) {
-      dzt[k] = d * v[k] * (1.0f - ut[k] * ut[k]);
+      const float u = zt[k], dz = d * v[k] * (1.0f - u * u);
+      zt[k] = dz;
       dht[k] = a * gs[k];
-      db[k] += dzt[k];
-      dv[k] += d * ut[k];
+      db[k] += dz;
+      dv[k] += d * u;
     }
   }
   *dc = dc_sum;
@@ -162,22 +162,28 @@ class WordAttentionFunction : public torch::autograd::Function<WordAttentionFunc
 
   static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
+    // The backward pass overwrites the saved u with dz: it can run once.
+    TORCH_CHECK(ctx->saved_data.count("used") == 0,
+                "word_attention: a second backward pass through the same forward pass (retain_graph) is not supported: "
+                "its backward pass uses up what the forward pass saved");
+    ctx->saved_data["used"] = true;
     const Tensor &h = saved[0], &u = saved[1], &alpha = saved[2], &weight = saved[3], &v = saved[4];
     const Tensor real = ctx->saved_data["real"].toTensor();
     const std::int64_t B = h.size(0), T = h.size(1), D = h.size(2);
     const Tensor gs = grad_outputs[0].defined() ? grad_outputs[0].contiguous() : torch::zeros({B, D}, h.options());
     const Tensor ga = grad_outputs[1].defined() ? grad_outputs[1].contiguous() : Tensor();
     const Tensor ds = torch::empty({B * T}, h.options());
-    const Tensor dz = torch::empty({B * T, D}, h.options()), dh = torch::empty({B * T, D}, h.options());
+    const Tensor& dz = u;  // the gradient of W h_t + b takes u's place
+    const Tensor dh = torch::empty({B * T, D}, h.options());
     const Tensor shares = torch::empty({B, 2 * D + 1}, h.options());  // each row's db, dv and dc
     const std::uint8_t* rp = real.defined() ? real.data_ptr<std::uint8_t>() : nullptr;
     const Tensor h_rows = h.view({B * T, D}), d_weight_halves = torch::empty({2, D, D}, h.options());
     on_two_halves(B, [&](std::int64_t half, std::int64_t begin, std::int64_t end) {
       for (std::int64_t b = begin; b < end; ++b) {
         float* share = shares.data_ptr<float>() + b * (2 * D + 1);
-        backward_row(u.data_ptr<float>() + b * T * D, h.data_ptr<float>() + b * T * D, rp ? rp + b * T : nullptr, v.data_ptr<float>(),
+        backward_row(dz.data_ptr<float>() + b * T * D, h.data_ptr<float>() + b * T * D, rp ? rp + b * T : nullptr, v.data_ptr<float>(),
                      alpha.data_ptr<float>() + b * T, gs.data_ptr<float>() + b * D, ga.defined() ? ga.data_ptr<float>() + b * T : nullptr,
-                     ds.data_ptr<float>() + b * T, dz.data_ptr<float>() + b * T * D, dh.data_ptr<float>() + b * T * D, share, share + D, share + 2 * D, T, D);
+                     ds.data_ptr<float>() + b * T, dh.data_ptr<float>() + b * T * D, share, share + D, share + 2 * D, T, D);
       }
       const Tensor dz_half = dz.narrow(0, begin * T, (end - begin) * T);
       dh.narrow(0, begin * T, (end - begin) * T).addmm_(dz_half, weight);  // + the score's path: dz W
