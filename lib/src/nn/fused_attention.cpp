@@ -9,6 +9,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "saved_once.h"
 #include "vector_math.h"
 
 namespace attn::nn {
@@ -163,10 +164,7 @@ class WordAttentionFunction : public torch::autograd::Function<WordAttentionFunc
   static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
     // The backward pass overwrites the saved u with dz: it can run once.
-    TORCH_CHECK(ctx->saved_data.count("used") == 0,
-                "word_attention: a second backward pass through the same forward pass (retain_graph) is not supported: "
-                "its backward pass uses up what the forward pass saved");
-    ctx->saved_data["used"] = true;
+    use_saved_once(ctx, "word_attention");
     const Tensor &h = saved[0], &u = saved[1], &alpha = saved[2], &weight = saved[3], &v = saved[4];
     const Tensor real = ctx->saved_data["real"].toTensor();
     const std::int64_t B = h.size(0), T = h.size(1), D = h.size(2);

@@ -9,6 +9,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "saved_once.h"
 #include "vector_math.h"
 
 namespace attn::nn {
@@ -526,10 +527,7 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
   static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
     // The backward pass overwrites the saved gates with their gradients: it can run once.
-    TORCH_CHECK(ctx->saved_data.count("used") == 0,
-                "bilstm_masked: a second backward pass through the same forward pass (retain_graph) is not supported: "
-                "its backward pass uses up what the forward pass saved");
-    ctx->saved_data["used"] = true;
+    use_saved_once(ctx, "bilstm_masked");
     const LstmWeights w[2] = {{saved[0].contiguous(), saved[1].contiguous(), {}, {}}, {saved[2].contiguous(), saved[3].contiguous(), {}, {}}};
     const auto shape = ctx->saved_data["shape"].toIntVector();
     const std::int64_t B = shape[0], T = shape[1], I = shape[2];
