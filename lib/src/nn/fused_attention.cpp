@@ -9,7 +9,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include "saved_once.h"
+#include "kernel_support.h"
 #include "vector_math.h"
 
 namespace attn::nn {
@@ -110,16 +110,13 @@ void sum_rows(const float* __restrict rows, std::int64_t count, std::int64_t n, 
     for (std::int64_t k = 0; k < n; ++k) out[k] += rows[r * n + k];
 }
 
-/// Runs f(begin, end) for the two halves of the batch's rows [0, B), at once when LibTorch may use
-/// two threads, each half's products on its own thread's BLAS. The products are narrow (D = 120
+/// Runs f(half, begin, end) for the two halves of the batch's rows [0, B), at once when LibTorch may
+/// use two threads, each half's products on its own thread's BLAS. The products are narrow (D = 120
 /// for the seed): BLAS's own threads made dW = dz^T h only 1.07x faster on two cores, where two
 /// halves, one a core, are 2x. The halves do not depend on the thread count, nor do the results.
 template <class F>
 void on_two_halves(std::int64_t B, const F& f) {
-  at::parallel_for(0, 2, 1, [&](std::int64_t begin, std::int64_t end) {
-    torch::NoGradGuard no_grad;  // plain arithmetic: the function is its own autograd (the mode is a thread's own)
-    for (std::int64_t half = begin; half < end; ++half) f(half, half == 0 ? 0 : B / 2, half == 0 ? B / 2 : B);
-  });
+  on_two_threads([&](int half) { f(half, half == 0 ? 0 : B / 2, half == 0 ? B / 2 : B); });
 }
 
 using torch::autograd::AutogradContext;

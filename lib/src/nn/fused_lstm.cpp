@@ -9,7 +9,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include "saved_once.h"
+#include "kernel_support.h"
 #include "vector_math.h"
 
 namespace attn::nn {
@@ -433,17 +433,6 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
   return out;
 }
 
-/// Runs f(0) and f(1), at once on two threads when LibTorch may use two or more. The work is
-/// plain arithmetic on tensors that autograd must not record (the kernel is its own autograd
-/// function), on every thread (the gradient mode is a thread's own).
-template <class F>
-void both_directions(const F& f) {
-  at::parallel_for(0, 2, 1, [&](std::int64_t begin, std::int64_t end) {
-    torch::NoGradGuard no_grad;
-    for (std::int64_t d = begin; d < end; ++d) f(static_cast<int>(d));
-  });
-}
-
 // ---- The autograd function ----------------------------------------------------------------------
 
 using torch::autograd::AutogradContext;
@@ -512,7 +501,7 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     float* out = y.data_ptr<float>();
     zero_rows(out, 2 * H, packing.padded);
     const bool few = packing.steps > 0 && packing.batch[0] <= kFewRows;
-    both_directions([&](int d) {
+    on_two_threads([&](int d) {
       passes[static_cast<std::size_t>(d)] = few ? forward_direction_few(packing, d, x_rows, w[d], out, keep)
                                                 : forward_direction(packing, d, x_rows, w[d], out);
     });
@@ -536,7 +525,7 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     restore(ctx, p, passes);
     const Tensor dy = grad_outputs[0].contiguous();
     Grads g[2];
-    both_directions([&](int d) { g[d] = backward_direction(p, d, passes[static_cast<std::size_t>(d)], dy.data_ptr<float>(), w[d]); });
+    on_two_threads([&](int d) { g[d] = backward_direction(p, d, passes[static_cast<std::size_t>(d)], dy.data_ptr<float>(), w[d]); });
     Tensor dx = torch::empty({B * T, I}, dy.options());
     float* dxp = dx.data_ptr<float>();
     zero_rows(dxp, I, p.padded);
