@@ -26,7 +26,7 @@ const CommandInfo kCommands[] = {
 void print_usage(std::ostream& os) {
   os << "attn " << ATTN_VERSION << ": attention models for NLP, trainable and inspectable from the command line\n\n"
      << "usage: attn COMMAND [options]      attn COMMAND --help      attn --version\n\ncommands:\n";
-  for (const CommandInfo& c : kCommands) os << "  " << std::string(c.name).append(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  for (const CommandInfo& c : kCommands) os << "  " << std::string(c.name).append(14 - std::strlen(c.name), ' ') << c.summary << "\n";
 }
 
 /// Directory of the running executable.

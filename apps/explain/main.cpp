@@ -9,21 +9,38 @@
 namespace attn::apps {
 namespace {
 
+/// Every importance method's name, for the help.
+std::string method_list() {
+  std::string out;
+  for (const models::MethodInfo& m : models::all_methods())
+    if (m.method != models::Method::kRandom) out += (out.empty() ? "" : ", ") + std::string(m.name);
+  return out;
+}
+
 int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn explain",
-      "Show what a trained model attends to. Text classifiers: label probabilities and every word's weight.\n"
-      "feature-attention: the probability and every feature's weight for rows given as VALUE,VALUE,... (after\n"
-      "-- when one starts with '-') or --csv FILE --rows N,... seq2seq-attention: the output and its attention\n"
-      "matrix (output x input). Texts come as arguments, or one per stdin line.\n\n"
+      "Show what a trained model attends to, and with --method what drives its outputs by other measures.\n"
+      "Text classifiers: label probabilities and every word's weight; feature classifiers: the probability and\n"
+      "every feature's weight; seq2seq: the output and its attention matrix (output x input). Inputs come as\n"
+      "arguments (texts; feature rows as VALUE,VALUE,..., after -- when one starts with '-'), one per stdin line,\n"
+      "or from --csv FILE [--rows N,...].\n\n"
       "  attn explain --model runs/toxic \"ice cream\" \"ice cream sucks\"\n"
-      "  attn explain --model runs/features --csv features.csv --rows 1,2 --svg row-attention.svg\n"
-      "  attn explain --model runs/features -- -0.5,1.2,0.8,0,0,0,0,0,0,0\n"
-      "  attn explain --model runs/dates \"saturday 9 may 1998\" --svg dates.svg");
+      "  attn explain --model runs/toxic --method attention,integrated-gradients,leave-one-out \"you are an idiot\"\n"
+      "  attn explain --model runs/toxic --csv test.csv --method integrated-gradients --json > importance.jsonl\n"
+      "  attn explain --model runs/features --csv features.csv --rows 1,2 --svg row-attention.svg");
   options.positional_help("TEXT...");
   options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
   const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
   add_inputs(options, inputs);
+  options.add_options("Importance")
+      ("method", "Importance methods, comma-separated: " + method_list() +
+                     " (default: attention, today's output). Each per label; see docs/importance.md",
+       cxxopts::value<std::string>()->default_value("attention"))
+      ("steps", "Integrated gradients' steps (Gauss-Legendre nodes), 1.." + std::to_string(tasks::kMaxSteps),
+       cxxopts::value<int>()->default_value("50"))
+      ("label", "The label whose scores the text and HTML show (default: the most probable; --json has all)",
+       cxxopts::value<std::string>()->default_value(""));
   options.add_options("Output")
       ("json", "One JSON object per input (JSON Lines); text models with self-attention add it per layer and head")
       ("html", "Also write a self-contained HTML page of the attention", cxxopts::value<std::string>());
@@ -33,10 +50,16 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   io::set_torch_threads(threads_option(r));
-  const tasks::ExplainRequest request{required<std::string>(r, "model"), r.unmatched(), inputs_of(r, inputs),
-                                      r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText,
-                                      given<std::string>(r, "html").value_or("")};
-  std::fputs(tasks::explain(request, stdin_lines).c_str(), stdout);
+  tasks::ExplainRequest request{required<std::string>(r, "model"), r.unmatched(), inputs_of(r, inputs),
+                                r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText,
+                                given<std::string>(r, "html").value_or("")};
+  request.methods = r["method"].as<std::string>();
+  request.steps = r["steps"].as<int>();
+  request.label = r["label"].as<std::string>();
+  tasks::explain(request, stdin_lines, [](const std::string& s) {
+    std::fputs(s.c_str(), stdout);
+    std::fflush(stdout);
+  });
   return kExitOk;
 }
 

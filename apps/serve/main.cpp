@@ -30,7 +30,9 @@ int run(int argc, char** argv) {
       ("max-queue", "Inputs that may wait; more: 503", cxxopts::value<std::size_t>()->default_value("1024"))
       ("max-body-bytes", "Largest request body; larger: 413", cxxopts::value<std::size_t>()->default_value("1048576"))
       ("max-texts", "Inputs per request; more: 413", cxxopts::value<std::size_t>()->default_value("256"))
-      ("connections", "HTTP threads (each open keep-alive connection holds one)", cxxopts::value<int>()->default_value("16"));
+      ("connections", "HTTP threads (each open keep-alive connection holds one)", cxxopts::value<int>()->default_value("16"))
+      ("max-steps", "Integrated gradients' steps a /v1/explain request may ask for (its cost grows with them)",
+       cxxopts::value<int>()->default_value("64"));
   add_threads_option(options);  // inference threads: each runs its own batches on one LibTorch thread
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
@@ -40,7 +42,8 @@ int run(int argc, char** argv) {
   const server::ServeOptions request{given<std::vector<std::string>>(r, "model").value_or(std::vector<std::string>{}),
                                      r["host"].as<std::string>(), r["port"].as<int>(), r["max-batch"].as<std::int64_t>(),
                                      r["max-delay-ms"].as<int>(), r["max-queue"].as<std::size_t>(), r["max-body-bytes"].as<std::size_t>(),
-                                     r["max-texts"].as<std::size_t>(), r["connections"].as<int>(), threads_option(r)};
+                                     r["max-texts"].as<std::size_t>(), r["connections"].as<int>(), threads_option(r),
+                                     r["max-steps"].as<int>()};
   server::serve(request, [](const std::string& line) { std::printf("attn serve: %s\n", line.c_str()), std::fflush(stdout); });
   return kExitOk;
 }

@@ -1,6 +1,17 @@
 #include "attn/server/batcher.h"
 
+#include <algorithm>
+
 namespace attn::server {
+namespace {
+
+/// Whether two requests can share a batch: the same model, mode and importance methods.
+bool same_kind(std::size_t model_a, Mode mode_a, const tasks::ExplainOptions& a, std::size_t model_b, Mode mode_b,
+               const tasks::ExplainOptions& b) {
+  return model_a == model_b && mode_a == mode_b && a.methods == b.methods && (a.methods.empty() || a.steps == b.steps);
+}
+
+}  // namespace
 
 Batcher::Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherOptions options, std::function<void(std::size_t)> on_batch)
     : models_(std::move(models)), options_(options), on_batch_(std::move(on_batch)) {
@@ -13,16 +24,27 @@ Batcher::Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherO
 
 Batcher::~Batcher() { stop(); }
 
-std::future<Results> Batcher::submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs) {
-  Request r{model, mode, std::move(inputs), {}, std::chrono::steady_clock::now()};
-  std::future<Results> result = r.promise.get_future();
+std::future<Results> Batcher::submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options) {
+  auto r = std::make_shared<Request>();
+  r->model = model;
+  r->mode = mode;
+  r->options = std::move(options);
+  r->inputs = std::move(inputs);
+  r->cost = mode == Mode::kPredict ? 1 : std::max<std::int64_t>(1, models_.at(model).front()->explain_cost(r->options));
+  r->results.resize(r->inputs.size());
+  r->queued_at = std::chrono::steady_clock::now();
+  std::future<Results> result = r->promise.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) throw Stopped("the server is shutting down");
-    if (queued_inputs_ + r.inputs.size() > options_.max_queue)
+    if (queued_inputs_ + r->inputs.size() > options_.max_queue)
       throw QueueFull("the queue holds " + std::to_string(queued_inputs_) + " inputs (--max-queue " + std::to_string(options_.max_queue) + ")");
-    queued_inputs_ += r.inputs.size();
-    queue_.push_back(std::move(r));
+    if (r->inputs.empty()) {
+      r->promise.set_value({});
+      return result;
+    }
+    queued_inputs_ += r->inputs.size();
+    queue_.push_back(r);
   }
   wake_.notify_all();
   return result;
@@ -49,33 +71,48 @@ void Batcher::loop(int worker) {
   while (true) {
     wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, and everything queued has run
-    // The oldest request fixes the model and mode; requests for the same join it, up to max_batch
-    // inputs, until its deadline.
-    const std::size_t model = queue_.front().model;
-    const Mode mode = queue_.front().mode;
-    const auto same = [&](const Request& r) { return r.model == model && r.mode == mode; };
-    const auto deadline = queue_.front().queued_at + options_.max_delay;
+    // The oldest request fixes the model, mode and methods; requests of the same kind join it, up to
+    // max_batch units of cost, until its deadline.
+    const std::shared_ptr<Request> oldest = queue_.front();
+    const auto same = [&](const Request& r) { return same_kind(r.model, r.mode, r.options, oldest->model, oldest->mode, oldest->options); };
+    const auto deadline = oldest->queued_at + options_.max_delay;
     const auto waiting = [&] {
-      std::size_t n = 0;
-      for (const Request& r : queue_) n += same(r) ? r.inputs.size() : 0;
-      return static_cast<std::int64_t>(n);
+      std::int64_t cost = 0;
+      for (const auto& r : queue_)
+        if (same(*r)) cost += static_cast<std::int64_t>(r->inputs.size() - r->handed_out) * r->cost;
+      return cost;
     };
     while (!stopping_ && waiting() < options_.max_batch && std::chrono::steady_clock::now() < deadline) wake_.wait_until(lock, deadline);
     // Idle inference threads share what waits: clients that all sent at once are not served by one
     // thread while the others look on.
     const std::int64_t idle = std::max(1, idle_);
     const std::int64_t share = std::min(options_.max_batch, std::max<std::int64_t>(1, (waiting() + idle - 1) / idle));
-    std::vector<Request> batch;
-    std::int64_t inputs = 0;
+    std::vector<Slice> batch;
+    std::int64_t cost = 0;
     for (auto it = queue_.begin(); it != queue_.end();) {
-      if (same(*it) && (batch.empty() || inputs + static_cast<std::int64_t>(it->inputs.size()) <= share)) {
-        inputs += static_cast<std::int64_t>(it->inputs.size());
-        queued_inputs_ -= it->inputs.size();
-        batch.push_back(std::move(*it));
-        it = queue_.erase(it);
-      } else {
+      Request& r = **it;
+      if (!same(r)) {
         ++it;
+        continue;
       }
+      const std::size_t left = r.inputs.size() - r.handed_out;
+      std::int64_t fit = (share - cost) / r.cost;
+      if (batch.empty()) fit = std::max<std::int64_t>(fit, 1);  // a batch runs at least one input
+      if (fit <= 0) break;
+      const std::size_t take = std::min(left, static_cast<std::size_t>(fit));
+      batch.push_back({*it, r.handed_out, take});
+      r.handed_out += take;
+      queued_inputs_ -= take;
+      cost += static_cast<std::int64_t>(take) * r.cost;
+      if (r.handed_out == r.inputs.size()) {
+        it = queue_.erase(it);
+        continue;
+      }
+      // The rest of a request too costly for one batch waits behind everything queued now.
+      std::shared_ptr<Request> rest = *it;
+      queue_.erase(it);
+      queue_.push_back(std::move(rest));
+      break;
     }
     if (batch.empty()) continue;  // another inference thread took them while this one waited
     --idle_;
@@ -86,42 +123,64 @@ void Batcher::loop(int worker) {
   }
 }
 
-Results Batcher::compute(int worker, std::size_t model, Mode mode, const std::vector<tasks::Input>& inputs) {
-  tasks::TrainedModel& m = *models_.at(model).at(static_cast<std::size_t>(worker));
+Results Batcher::compute(int worker, const Request& key, const std::vector<tasks::Input>& inputs) {
+  tasks::TrainedModel& m = *models_.at(key.model).at(static_cast<std::size_t>(worker));
   Results out;
-  if (mode == Mode::kPredict) {
+  if (key.mode == Mode::kPredict) {
     for (const auto& r : m.predict(inputs, options_.max_batch)) out.push_back(r.dump());
     return out;
   }
-  const auto explained = m.explain(inputs, options_.max_batch);
-  const auto self_attention = mode == Mode::kExplainWithSelfAttention ? report::SelfAttention::kInclude : report::SelfAttention::kOmit;
+  const auto explained = m.explain(inputs, options_.max_batch, key.options);
+  const auto self_attention = key.mode == Mode::kExplainWithSelfAttention ? report::SelfAttention::kInclude : report::SelfAttention::kOmit;
   for (std::size_t i = 0; i < explained->size(); ++i) out.push_back(explained->json_line(i, self_attention));
   return out;
 }
 
-void Batcher::run(int worker, std::vector<Request>& batch) {
+void Batcher::finish(Slice& slice, Results results, std::exception_ptr error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Request& r = *slice.request;
+  if (error && !r.error) r.error = error;
+  for (std::size_t i = 0; i < results.size() && i < slice.count; ++i) r.results[slice.first + i] = std::move(results[i]);
+  r.finished += slice.count;
+  if (r.finished < r.inputs.size()) return;
+  if (r.error)
+    r.promise.set_exception(r.error);
+  else
+    r.promise.set_value(std::move(r.results));
+}
+
+void Batcher::run(int worker, std::vector<Slice>& batch) {
+  const auto inputs_of = [](const Slice& s) {
+    return std::vector<tasks::Input>(s.request->inputs.begin() + static_cast<std::ptrdiff_t>(s.first),
+                                     s.request->inputs.begin() + static_cast<std::ptrdiff_t>(s.first + s.count));
+  };
   std::vector<tasks::Input> inputs;
-  for (const Request& r : batch) inputs.insert(inputs.end(), r.inputs.begin(), r.inputs.end());
+  for (const Slice& s : batch) {
+    const std::vector<tasks::Input> mine = inputs_of(s);
+    inputs.insert(inputs.end(), mine.begin(), mine.end());
+  }
   if (on_batch_) on_batch_(inputs.size());
   try {
-    const Results all = compute(worker, batch.front().model, batch.front().mode, inputs);
+    Results all = compute(worker, *batch.front().request, inputs);
     std::size_t next = 0;
-    for (Request& r : batch) {
-      r.promise.set_value(Results(all.begin() + static_cast<std::ptrdiff_t>(next), all.begin() + static_cast<std::ptrdiff_t>(next + r.inputs.size())));
-      next += r.inputs.size();
+    for (Slice& s : batch) {
+      finish(s, Results(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(next)),
+                        std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(next + s.count))),
+             nullptr);
+      next += s.count;
     }
   } catch (...) {
-    // One request's inputs failed the batch: run each alone, so the error reaches only its own.
+    // One request's inputs failed the batch: run each slice alone, so the error reaches only its own.
     const std::exception_ptr error = std::current_exception();
-    for (Request& r : batch) {
+    for (Slice& s : batch) {
       if (batch.size() == 1) {
-        r.promise.set_exception(error);
+        finish(s, {}, error);
         continue;
       }
       try {
-        r.promise.set_value(compute(worker, r.model, r.mode, r.inputs));
+        finish(s, compute(worker, *s.request, inputs_of(s)), nullptr);
       } catch (...) {
-        r.promise.set_exception(std::current_exception());
+        finish(s, {}, std::current_exception());
       }
     }
   }

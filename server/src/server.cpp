@@ -15,6 +15,7 @@
 
 #include "attn/server/batcher.h"
 #include "attn/server/metrics.h"
+#include "attn/tasks/commands.h"
 #include "attn/tasks/task.h"
 
 namespace attn::server {
@@ -87,6 +88,9 @@ class Service {
       const json described = s.model->describe();
       for (const auto& [key, value] : described.items()) s.info[key] = value;
       s.info["config"] = saved.config.at("model_config");
+      s.info["methods"] = json::array();
+      for (models::Method m : s.model->methods()) s.info["methods"].push_back(models::method_name(m));
+      s.info["max_steps"] = options_.max_steps;
       s.info["examples"] = s.model->examples();
       log("loaded " + s.name + ": " + saved.entry->name + " from " + saved.path);
     }
@@ -219,10 +223,11 @@ class Service {
     } catch (const std::invalid_argument& e) {
       throw HttpError(400, e.what());
     }
+    const tasks::ExplainOptions explain = explain_options(body, served, mode);
     if (mode == Mode::kExplain && self_attention) mode = Mode::kExplainWithSelfAttention;
     std::future<Results> future;
     try {
-      future = batcher_->submit(static_cast<std::size_t>(&served - served_.data()), mode, std::move(inputs));
+      future = batcher_->submit(static_cast<std::size_t>(&served - served_.data()), mode, std::move(inputs), explain);
     } catch (const QueueFull& e) {
       res.set_header("Retry-After", "1");
       throw HttpError(503, e.what());
@@ -242,6 +247,43 @@ class Service {
     }
     res.status = 200;
     res.set_content(body_out + "]}", "application/json");
+  }
+
+  /// "methods" (an array of names, or one comma-separated string) and "steps" of /v1/explain.
+  tasks::ExplainOptions explain_options(const json& body, const Served& served, Mode mode) const {
+    if (mode == Mode::kPredict) {
+      for (const char* field : {"methods", "steps"})
+        if (body.contains(field)) throw HttpError(400, std::string("field \"") + field + "\" is for /v1/explain");
+      return {};
+    }
+    std::string methods;
+    if (body.contains("methods")) {
+      const json& m = body["methods"];
+      if (m.is_string()) {
+        methods = m.get<std::string>();
+      } else if (m.is_array() && !m.empty()) {
+        for (const json& name : m) {
+          if (!name.is_string()) throw HttpError(400, "field \"methods\" must be an array of method names");
+          methods += (methods.empty() ? "" : ",") + name.get<std::string>();
+        }
+      } else {
+        throw HttpError(400, "field \"methods\" must be a non-empty array of method names");
+      }
+    }
+    int steps = 50;
+    if (body.contains("steps")) {
+      if (!body["steps"].is_number_integer()) throw HttpError(400, "field \"steps\" must be an integer");
+      const std::int64_t given = body["steps"].get<std::int64_t>();
+      if (given < 1 || given > options_.max_steps)
+        throw HttpError(400, "field \"steps\" must be in 1.." + std::to_string(options_.max_steps) + " (--max-steps), got " +
+                                 std::to_string(given));
+      steps = static_cast<int>(given);
+    }
+    try {
+      return tasks::explain_options(*served.model, methods, std::min(steps, options_.max_steps), "", "field \"methods\"");
+    } catch (const std::invalid_argument& e) {
+      throw HttpError(400, e.what());
+    }
   }
 
   Served& pick(const json& body) {
@@ -283,9 +325,10 @@ std::pair<std::string, std::string> parse_model_argument(const std::string& argu
 
 void serve(const ServeOptions& o, const std::function<void(const std::string&)>& log) {
   if (o.max_batch < 1 || o.max_delay_ms < 0 || o.max_queue < 1 || o.max_texts < 1 || o.max_body_bytes < 1 || o.connections < 1 ||
-      o.workers < 1)
-    throw std::invalid_argument("--max-batch, --max-queue, --max-texts, --max-body-bytes, --connections and --threads must be >= 1, "
-                                "--max-delay-ms >= 0");
+      o.workers < 1 || o.max_steps < 1)
+    throw std::invalid_argument("--max-batch, --max-queue, --max-texts, --max-body-bytes, --connections, --max-steps and --threads must be "
+                                ">= 1, --max-delay-ms >= 0");
+  tasks::check_steps(o.max_steps, "--max-steps");
   if (o.port < 0 || o.port > 65535) throw std::invalid_argument("--port must be in 0..65535");
   Service service(o);
   // SIGTERM and SIGINT are taken by sigwait below, not by a handler: blocked here, before any thread

@@ -172,6 +172,39 @@ check(all(torch.allclose(table[tok[w]], torch.tensor([(n * 16 + i) / 1000 for i 
       "frozen embeddings read back from model.pt in Python equal the file's vectors")
 check(json.load(open(os.path.join(frozen, "config.json")))["embeddings"]["words_found"] == len(words), "config.json records the coverage")
 
+# ---- Word importance from Python: logits_embedded(x, ids) gives logits(ids), and integrated gradients
+# computed with plain autograd on it (Gauss-Legendre nodes, zero-embedding baseline) match attn's ----
+import numpy
+nodes, weights = numpy.polynomial.legendre.leggauss(50)
+alphas = torch.tensor((nodes + 1) / 2, dtype=torch.float32).view(-1, 1, 1)
+step_weights = torch.tensor(weights / 2, dtype=torch.float32).view(-1, 1, 1)
+for run in ("run", "transformer"):
+    m, extra = load(run, ["config.json"])
+    run_labels = json.loads(extra["config.json"])["data"]["labels"]
+    for e in attn_json(os.path.join(DIR, run), "--method", "integrated-gradients,grad-input",
+                       "you are a stupid idiot and your edits are garbage", "ice cream sucks"):
+        ids = torch.tensor([e["ids"]], dtype=torch.int64)
+        x = m.embeddings(ids).detach()
+        with torch.no_grad():
+            direct, _ = m.logits(ids)
+            embedded, _ = m.logits_embedded(x, ids)
+        check((direct - embedded).abs().max().item() <= 1e-6, f"{run}: logits_embedded(embeddings(ids), ids) == logits(ids)")
+        points = (alphas * x).requires_grad_()
+        z, _ = m.logits_embedded(points, ids.expand(len(alphas), -1))
+        at_x = x.clone().requires_grad_()
+        z_x, _ = m.logits_embedded(at_x, ids)
+        for k, label in enumerate(run_labels):
+            grads, = torch.autograd.grad(z[:, k].sum(), points, retain_graph=True)
+            ig = (x[0] * (step_weights * grads).sum(0)).sum(-1)
+            want = torch.tensor(e["importance"]["integrated-gradients"][label])
+            check((ig - want).abs().max().item() <= 1e-4 + 1e-3 * want.abs().max().item(),
+                  f"{run}: Python's integrated gradients of {e['text']!r} for {label} equal attn's")
+            g, = torch.autograd.grad(z_x[0, k], at_x, retain_graph=True)
+            gi = (g[0] * x[0]).sum(-1)
+            want = torch.tensor(e["importance"]["grad-input"][label])
+            check((gi - want).abs().max().item() <= 1e-5 + 1e-3 * want.abs().max().item(),
+                  f"{run}: Python's grad-input of {e['text']!r} for {label} equals attn's")
+
 # ---- One scoring path: evaluate on exactly a run's validation rows reproduces its last val_ metrics ----
 
 def validation_rows_csv(run, source_csv):

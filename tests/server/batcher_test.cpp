@@ -1,6 +1,10 @@
 // Dynamic batching: requests from many threads run together, results go back to their own request,
-// a bad request fails alone, the queue is bounded, stop() drains. A stand-in model records batches.
+// a bad request fails alone, the queue is bounded, stop() drains, a costly request runs in slices
+// that let light ones through. A stand-in model records batches; a gate holds it inside a batch, so
+// every test decides what has queued by the time the next batch forms (no sleeps, no timing).
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -14,19 +18,22 @@ using server::Mode;
 namespace {
 
 /// Echoes each input's text with the size of the batch it ran in; a text "bad" makes it throw.
+/// While `held`, a batch waits inside the model until release().
 class EchoModel : public tasks::TrainedModel {
  public:
   EchoModel() : TrainedModel(models::SavedModel{}) {}
-  std::vector<std::size_t> batches;  // (written by the inference threads; read after they are done)
-  std::vector<nlohmann::ordered_json> predict(const std::vector<tasks::Input>& inputs, std::int64_t batch_size) override {
-    return run(inputs, batch_size, "predict");
+
+  std::vector<nlohmann::ordered_json> predict(const std::vector<tasks::Input>& inputs, std::int64_t) override {
+    return run(inputs, "predict");
   }
-  std::unique_ptr<tasks::Explanations> explain(const std::vector<tasks::Input>& inputs, std::int64_t batch_size) override {
+  std::unique_ptr<tasks::Explanations> explain(const std::vector<tasks::Input>& inputs, std::int64_t,
+                                               const tasks::ExplainOptions&) override {
     std::vector<report::FeatureExplanation> out;
-    for (const auto& j : run(inputs, batch_size, "explain"))
+    for (const auto& j : run(inputs, "explain"))
       out.push_back({{j.at("text").get<std::string>()}, "explain", {0}, static_cast<float>(j.at("batch").get<int>()), {1}});
     return std::make_unique<tasks::ExplanationList<report::FeatureExplanation>>(out);
   }
+  std::vector<models::Method> methods() const override { return {models::Method::kAttention, models::Method::kIntegratedGradients}; }
   std::vector<tasks::Input> read_inputs(const std::vector<std::string>&, const data::Inputs&,
                                         const std::function<std::vector<std::string>()>&) const override { return {}; }
   nlohmann::ordered_json describe() const override { return {}; }
@@ -34,14 +41,41 @@ class EchoModel : public tasks::TrainedModel {
   void check(const std::vector<tasks::Input>&) const override {}
   std::unique_ptr<tasks::Dataset> open_csv(const std::string&, const data::Inputs&, int) const override { return nullptr; }
 
- private:
-  std::mutex mutex_;
-  std::vector<nlohmann::ordered_json> run(const std::vector<tasks::Input>& inputs, std::int64_t, const char* mode) {
+  void hold() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_ = true;
+  }
+  void release() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      batches.push_back(inputs.size());
+      held_ = false;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a model takes a while
+    changed_.notify_all();
+  }
+  /// Waits until `n` batches have entered the model.
+  void wait_for_batches(std::size_t n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return batches_.size() >= n; });
+  }
+  /// (size, mode) of every batch, in the order they entered the model.
+  std::vector<std::pair<std::size_t, std::string>> batches() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return batches_;
+  }
+  std::vector<std::size_t> sizes() {
+    std::vector<std::size_t> out;
+    for (const auto& b : batches()) out.push_back(b.first);
+    return out;
+  }
+
+ private:
+  std::vector<nlohmann::ordered_json> run(const std::vector<tasks::Input>& inputs, const char* mode) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      batches_.emplace_back(inputs.size(), mode);
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return !held_; });
+    }
     std::vector<nlohmann::ordered_json> out;
     for (const auto& in : inputs) {
       if (in.text == "bad") throw std::invalid_argument("a bad input");
@@ -49,6 +83,11 @@ class EchoModel : public tasks::TrainedModel {
     }
     return out;
   }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool held_ = false;
+  std::vector<std::pair<std::size_t, std::string>> batches_;
 };
 
 /// Result i of a request, parsed (the batcher hands results over as JSON text).
@@ -65,19 +104,26 @@ std::vector<tasks::Input> texts(std::initializer_list<std::string> t) {
 TEST_CASE("requests from many threads run together, each gets its own results", "[server][batcher]") {
   EchoModel model;
   std::atomic<std::size_t> observed{0};
-  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(200), 1024}, [&](std::size_t n) { observed += n; });
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024}, [&](std::size_t n) { observed += n; });
+  model.hold();
+  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  model.wait_for_batches(1);  // the inference thread is busy with it while 16 clients send theirs
   std::vector<std::thread> clients;
-  std::vector<server::Results> results(16);
+  std::vector<std::future<server::Results>> futures(16);
   for (int i = 0; i < 16; ++i)
-    clients.emplace_back([&, i] { results[static_cast<std::size_t>(i)] = batcher.submit(0, Mode::kPredict, texts({"t" + std::to_string(i)})).get(); });
+    clients.emplace_back([&, i] { futures[static_cast<std::size_t>(i)] = batcher.submit(0, Mode::kPredict, texts({"t" + std::to_string(i)})); });
   for (auto& c : clients) c.join();
+  CHECK(batcher.queued() == 16);
+  model.release();
+  CHECK(result(first.get(), 0).at("text") == "first");
   for (int i = 0; i < 16; ++i) {
-    REQUIRE(results[static_cast<std::size_t>(i)].size() == 1);
-    CHECK(result(results[static_cast<std::size_t>(i)], 0).at("text") == "t" + std::to_string(i));
+    const server::Results r = futures[static_cast<std::size_t>(i)].get();
+    REQUIRE(r.size() == 1);
+    CHECK(result(r, 0).at("text") == "t" + std::to_string(i));
+    CHECK(result(r, 0).at("batch") == 16);
   }
-  CHECK(observed == 16);
-  CHECK(model.batches.size() < 16);  // they waited for company
-  CHECK(*std::max_element(model.batches.begin(), model.batches.end()) > 1);
+  CHECK(observed == 17);
+  CHECK(model.sizes() == std::vector<std::size_t>{1, 16});  // the 16 ran as one batch
 }
 
 TEST_CASE("by default nothing waits: a batch is what queued while the inference thread was busy", "[server][batcher]") {
@@ -85,61 +131,103 @@ TEST_CASE("by default nothing waits: a batch is what queued while the inference 
   server::BatcherOptions options;
   options.max_batch = 64;
   REQUIRE(options.max_delay == std::chrono::milliseconds(0));
-  std::atomic<int> batches_started{0};
-  server::Batcher batcher({{&model}}, options, [&](std::size_t) { ++batches_started; });
+  server::Batcher batcher({{&model}}, options);
+  model.hold();
   auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
-  while (batches_started == 0) std::this_thread::yield();  // the first runs (20 ms) while three more arrive
+  model.wait_for_batches(1);  // the first runs alone, while three more inputs arrive
   auto a = batcher.submit(0, Mode::kPredict, texts({"a"}));
   auto b = batcher.submit(0, Mode::kPredict, texts({"b", "c"}));
+  model.release();
   CHECK(result(first.get(), 0).at("batch") == 1);  // it did not wait for the others
   CHECK(result(a.get(), 0).at("batch") == 3);      // they ran together as soon as the thread was free
   CHECK(result(b.get(), 1).at("text") == "c");
-  CHECK(model.batches == std::vector<std::size_t>{1, 3});
+  CHECK(model.sizes() == std::vector<std::size_t>{1, 3});
 }
 
 TEST_CASE("a batch holds at most max_batch inputs, predict and explain never mix", "[server][batcher]") {
   EchoModel model;
-  server::Batcher batcher({{&model}}, {3, std::chrono::milliseconds(300), 1024});
+  server::Batcher batcher({{&model}}, {3, std::chrono::milliseconds(0), 1024});
+  model.hold();
+  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  model.wait_for_batches(1);
   auto a = batcher.submit(0, Mode::kPredict, texts({"a1", "a2"}));
   auto b = batcher.submit(0, Mode::kExplain, texts({"b1"}));
   auto c = batcher.submit(0, Mode::kPredict, texts({"c1", "c2"}));
-  auto d = batcher.submit(0, Mode::kPredict, texts({"d1"}));
+  auto d = batcher.submit(0, Mode::kPredict, texts({"d1", "d2", "d3", "d4"}));  // more than a batch: runs in slices
+  model.release();
   CHECK(result(a.get(), 1).at("text") == "a2");
-  const auto explained = b.get();
-  CHECK(result(explained, 0).at("features")[0].at("feature") == "b1");
+  CHECK(result(b.get(), 0).at("features")[0].at("feature") == "b1");
   CHECK(result(c.get(), 0).at("text") == "c1");
-  CHECK(result(d.get(), 0).at("batch") <= 3);
-  for (std::size_t n : model.batches) CHECK(n <= 3);
+  const server::Results dr = d.get();
+  REQUIRE(dr.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(result(dr, i).at("text") == "d" + std::to_string(i + 1));
+  for (const auto& [size, mode] : model.batches()) CHECK(size <= 3);
+  std::size_t explained = 0;
+  for (const auto& [size, mode] : model.batches()) explained += mode == "explain" ? size : 0;
+  CHECK(explained == 1);  // the explain request ran in a batch of its own kind
 }
 
 TEST_CASE("a bad request fails alone; the others in its batch get their results", "[server][batcher]") {
   EchoModel model;
-  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(200), 1024});
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
+  model.hold();
+  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  model.wait_for_batches(1);
   auto good = batcher.submit(0, Mode::kPredict, texts({"fine"}));
   auto bad = batcher.submit(0, Mode::kPredict, texts({"bad"}));
   auto other = batcher.submit(0, Mode::kPredict, texts({"also fine", "and this"}));
+  model.release();
   CHECK(result(good.get(), 0).at("text") == "fine");
   CHECK_THROWS_AS(bad.get(), std::invalid_argument);
   CHECK(result(other.get(), 1).at("text") == "and this");
+  CHECK(model.sizes().at(1) == 4);  // they were one batch, which failed; then each ran alone
 }
 
 TEST_CASE("the queue is bounded, and stop() runs what is queued", "[server][batcher]") {
   EchoModel model;
-  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(2000), 3});
-  auto first = batcher.submit(0, Mode::kPredict, texts({"a", "b"}));
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 3});
+  model.hold();
+  auto first = batcher.submit(0, Mode::kPredict, texts({"x"}));
+  model.wait_for_batches(1);
+  auto queued = batcher.submit(0, Mode::kPredict, texts({"a", "b"}));
   CHECK(batcher.queued() == 2);
   CHECK_THROWS_AS(batcher.submit(0, Mode::kPredict, texts({"c", "d"})), server::QueueFull);
-  batcher.stop();  // does not wait out the delay, and runs the queued request
-  CHECK(first.get().size() == 2);
+  std::thread stopper([&] { batcher.stop(); });  // waits for the batch in the model, then runs the queued request
+  model.release();
+  stopper.join();
+  CHECK(queued.get().size() == 2);
   CHECK_THROWS_WITH(batcher.submit(0, Mode::kPredict, texts({"late"})), Catch::Contains("shutting down"));
+}
+
+TEST_CASE("a costly request runs a slice at a time; a light request queued behind it runs before its rest", "[server][batcher]") {
+  EchoModel model;
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
+  tasks::ExplainOptions integrated;
+  integrated.methods = {models::Method::kIntegratedGradients};
+  integrated.steps = 20;  // ~3 x 20 passes an input: one input a batch of 64
+  REQUIRE(model.explain_cost(integrated) > 32);
+  model.hold();
+  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  model.wait_for_batches(1);
+  auto heavy = batcher.submit(0, Mode::kExplain, texts({"h1", "h2", "h3", "h4"}), integrated);
+  auto light = batcher.submit(0, Mode::kPredict, texts({"light"}));
+  model.release();
+  const server::Results h = heavy.get();
+  REQUIRE(h.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(result(h, i).at("features")[0].at("feature") == "h" + std::to_string(i + 1));
+  CHECK(result(light.get(), 0).at("text") == "light");
+  const auto batches = model.batches();
+  REQUIRE(batches.size() == 6);  // first, h1, light, h2, h3, h4
+  CHECK(batches[1] == std::make_pair(std::size_t{1}, std::string("explain")));
+  CHECK(batches[2] == std::make_pair(std::size_t{1}, std::string("predict")));
+  for (std::size_t i = 3; i < 6; ++i) CHECK(batches[i] == std::make_pair(std::size_t{1}, std::string("explain")));
 }
 
 TEST_CASE("several inference threads share the queue; every request is answered once", "[server][batcher]") {
   EchoModel model;
-  std::mutex seen;
   std::atomic<std::size_t> inputs{0};
   // (one stand-in for the three threads: it locks; a real model gets a copy per thread)
-  server::Batcher batcher({{&model, &model, &model}}, {4, std::chrono::milliseconds(10), 1024, 3}, [&](std::size_t n) { inputs += n; });
+  server::Batcher batcher({{&model, &model, &model}}, {4, std::chrono::milliseconds(0), 1024, 3}, [&](std::size_t n) { inputs += n; });
   std::vector<std::thread> clients;
   std::atomic<int> right{0};
   for (int i = 0; i < 40; ++i)

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "attn/models/registry.h"
+#include "attn/models/saved_model.h"
 #include "attn/tasks/text_classification.h"
 #include "tasks_test_util.h"
 
@@ -154,4 +155,125 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
   CHECK(k.metrics.at("rows") == 40);
   CHECK(k.metrics.at("rows_skipped") == 10);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// The portable (PyTorch-operator) build of `model` with its weights, in double precision: an
+/// independent computation of what the native build computes.
+torch::jit::Module portable_double(const models::TextClassifier& model, const std::string& name, const nlohmann::json& config) {
+  const auto& entry = models::find_model(name);
+  torch::jit::Module p = entry.build(models::resolve_config(entry, config), nn::Runtime::kPortable);
+  models::copy_weights(model.module(), p);
+  p.to(torch::kDouble);
+  p.eval();
+  return p;
+}
+
+/// z [labels] of embeddings x [1, T, E] (double) through the portable model.
+torch::Tensor logits_of(torch::jit::Module& m, const torch::Tensor& x, const torch::Tensor& ids) {
+  return m.get_method("logits_embedded")({x, ids}).toTuple()->elements()[0].toTensor()[0];
+}
+
+}  // namespace
+
+TEST_CASE("importance methods on a small model: finite differences, completeness, deletion", "[tasks][text][importance]") {
+  models::TextClassifier model = tiny_classifier(2);
+  const nlohmann::json sizes = {{"num_words", 50}, {"labels", 2}, {"embed_dim", 8}, {"lstm_units", 4}};
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.maxlen = 200;
+  const text::Tokenizer tok = fitted({});
+  using M = models::Method;
+  tasks::ExplainOptions o;
+  o.methods = {M::kAttention, M::kGradient, M::kGradInput, M::kIntegratedGradients, M::kLeaveOneOut};
+  o.steps = 50;
+  const auto e = tasks::explain_text(model, tok, config, "the cat zebra sat on the mat", o);
+  const auto T = static_cast<std::int64_t>(e.ids.size());
+  REQUIRE(T == 6);
+  REQUIRE(e.importance.size() == 5);
+  for (const auto& m : e.importance) {
+    REQUIRE(m.scores.size() == 2);
+    for (const auto& s : m.scores) CHECK(static_cast<std::int64_t>(s.size()) == T);
+  }
+  CHECK(e.importance[0].scores[0] == e.attention);  // the attention, the same for every label
+
+  torch::jit::Module p = portable_double(model, "bilstm-attention", sizes);
+  const torch::Tensor ids = torch::tensor(e.ids, torch::kInt64).view({1, T});
+  const torch::Tensor x = p.get_method("embeddings")({ids}).toTensor().detach();
+  const double eps = 1e-5;
+  for (std::int64_t l = 0; l < 2; ++l) {
+    INFO("label " << l);
+    // Finite differences, unit by unit and dimension by dimension.
+    for (std::int64_t t = 0; t < T; ++t) {
+      double norm = 0, dot = 0;
+      for (std::int64_t d = 0; d < x.size(2); ++d) {
+        torch::Tensor up = x.clone(), down = x.clone();
+        up[0][t][d] += eps;
+        down[0][t][d] -= eps;
+        const double g = (logits_of(p, up, ids)[l].item<double>() - logits_of(p, down, ids)[l].item<double>()) / (2 * eps);
+        norm += g * g;
+        dot += g * x[0][t][d].item<double>();
+      }
+      CHECK(e.importance[1].scores[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)] == Approx(std::sqrt(norm)).margin(1e-5).epsilon(1e-3));
+      CHECK(e.importance[2].scores[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)] == Approx(dot).margin(1e-5).epsilon(1e-3));
+    }
+    // Completeness: integrated gradients add up to z(x) - z(zero embeddings), and the reported gap says how closely.
+    const double total = logits_of(p, x, ids)[l].item<double>() - logits_of(p, torch::zeros_like(x), ids)[l].item<double>();
+    double sum = 0;
+    for (float v : e.importance[3].scores[static_cast<std::size_t>(l)]) sum += v;
+    CHECK(sum == Approx(total).margin(1e-3));
+    CHECK(e.integrated.completeness_gap[static_cast<std::size_t>(l)] == Approx(sum - total).margin(1e-4));
+    // Leave-one-out by deleting each token and running the model.
+    for (std::int64_t t = 0; t < T; ++t) {
+      std::vector<std::int64_t> rest = e.ids;
+      rest.erase(rest.begin() + t);
+      const float without = model.forward(torch::tensor(rest, torch::kInt64).view({1, T - 1})).scores[0][l].item<float>();
+      CHECK(e.importance[4].scores[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)] ==
+            Approx(e.probabilities[static_cast<std::size_t>(l)] - without).margin(1e-5));
+    }
+  }
+  CHECK(e.integrated.steps == 50);
+  // A word's score is its tokens' sum; JSON has every method for every label; text shows columns.
+  CHECK(word(e, "cat").count == 1);
+  CHECK(word(e, "zebra").count == 0);
+  const auto j = report::to_json(e);
+  CHECK(j.at("importance").at("integrated-gradients").at("rude").size() == 6);
+  CHECK(j.at("integrated_gradients").at("steps") == 50);
+  CHECK(report::to_json_line(e) == j.dump());
+  const std::string text = report::to_text(e);
+  CHECK_THAT(text, Catch::Contains("leave-one-out") && Catch::Contains("completeness gap") && Catch::Contains("dropped"));
+  // The attention alone is today's explanation, byte for byte.
+  const auto plain = tasks::explain_text(model, tok, config, "the cat zebra sat on the mat");
+  CHECK_FALSE(report::to_json(plain).contains("importance"));
+  CHECK(report::to_text(plain) == report::to_text(tasks::explain_text(model, tok, config, "the cat zebra sat on the mat", {})));
+  // A label not the model's is refused, naming the flag and the labels.
+  o.label = "toxic";
+  CHECK_THROWS_WITH(tasks::explain_text(model, tok, config, "the cat", o), Catch::Contains("--label") && Catch::Contains("bad, rude"));
+}
+
+TEST_CASE("importance of texts in batches is each text's alone; empty texts get empty scores, never NaN", "[tasks][text][importance]") {
+  models::TextClassifier model = tiny_classifier(2);
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.maxlen = 200;
+  const text::Tokenizer tok = fitted({});
+  tasks::ExplainOptions o;
+  o.methods = {models::Method::kIntegratedGradients, models::Method::kLeaveOneOut, models::Method::kGradient};
+  o.steps = 8;
+  const std::vector<std::string> texts = {"the cat sat on the mat", "zebra", "a dog", "the cat sat on the mat the dog sat"};
+  const auto batched = tasks::explain_texts(model, tok, config, texts, 3, o);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    INFO(texts[i]);
+    const auto alone = tasks::explain_text(model, tok, config, texts[i], o);
+    for (std::size_t m = 0; m < 3; ++m)
+      for (std::size_t l = 0; l < 2; ++l) {
+        REQUIRE(batched[i].importance[m].scores[l].size() == alone.importance[m].scores[l].size());
+        for (std::size_t t = 0; t < alone.importance[m].scores[l].size(); ++t)
+          CHECK(batched[i].importance[m].scores[l][t] == Approx(alone.importance[m].scores[l][t]).margin(1e-5));
+      }
+  }
+  CHECK(batched[1].importance[0].scores[0].empty());  // no known word: nothing to score
+  CHECK(batched[1].integrated.completeness_gap[0] == 0.0f);
+  CHECK(report::to_json_line(batched[1]).find("null") == std::string::npos);
 }

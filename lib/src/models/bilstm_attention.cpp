@@ -37,13 +37,21 @@ def embed(self, ids: Tensor) -> Tensor:
 )";
 
 const char* kSource = R"(
-def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
-    # ids [B, T] (0 = padding) -> (logits [B, labels], attention [B, T])
-    x = self.embed(ids)                                          # [B, T, embed_dim], dropped out while training
+def logits_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    # x [B, T, embed_dim] the words' embeddings (or any point on a path to them), ids [B, T] (0 = padding)
+    # -> (logits [B, labels], attention [B, T]): what the gradient methods differentiate
     mask = ids != 0
     h = self.lstm.forward_masked(x, mask)                        # [B, T, 2 * lstm_units], padding skipped
     s, attention = self.attention.forward(h, mask)               # word attention, padding masked
     return self.dense.forward(s), attention
+
+def embeddings(self, ids: Tensor) -> Tensor:
+    # ids [B, T] -> the words' embeddings [B, T, embed_dim], as evaluation mode reads them
+    return torch.embedding(self.embedding, ids)
+
+def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    # ids [B, T] (0 = padding) -> (logits [B, labels], attention [B, T])
+    return self.logits_embedded(self.embed(ids), ids)            # embeddings dropped out while training
 
 def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     logits, attention = self.logits(ids)

@@ -31,12 +31,30 @@ std::vector<torch::Tensor> TextClassifier::self_attention(const torch::Tensor& i
   return module_.get_method("self_attention")({ids}).toTensorVector();
 }
 
+bool TextClassifier::has_embedded() const {
+  return module_.find_method("embeddings").has_value() && module_.find_method("logits_embedded").has_value();
+}
+torch::Tensor TextClassifier::embeddings(const torch::Tensor& ids) { return module_.get_method("embeddings")({ids}).toTensor(); }
+Scored TextClassifier::logits_embedded(const torch::Tensor& x, const torch::Tensor& ids) {
+  return scored(module_.get_method("logits_embedded")({x, ids}));
+}
+
 Scored FeatureClassifier::forward(const torch::Tensor& x) { return scored(module_.forward({x})); }
 Scored FeatureClassifier::logits(const torch::Tensor& x) { return scored(module_.get_method("logits")({x})); }
 
 Scored Seq2SeqModel::logits(const torch::Tensor& source, const torch::Tensor& target_in) {
   return scored(module_.get_method("logits")({source, target_in}));
 }
+bool Seq2SeqModel::has_embedded() const {
+  return module_.find_method("source_embeddings").has_value() && module_.find_method("logits_embedded").has_value();
+}
+torch::Tensor Seq2SeqModel::source_embeddings(const torch::Tensor& source) {
+  return module_.get_method("source_embeddings")({source}).toTensor();
+}
+Scored Seq2SeqModel::logits_embedded(const torch::Tensor& x, const torch::Tensor& source, const torch::Tensor& target_in) {
+  return scored(module_.get_method("logits_embedded")({x, source, target_in}));
+}
+
 Scored Seq2SeqModel::translate(const torch::Tensor& source, std::int64_t max_length) {
   return scored(module_.get_method("translate")({source, max_length}));
 }

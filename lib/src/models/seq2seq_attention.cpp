@@ -12,12 +12,20 @@ namespace attn::models {
 namespace {
 
 const char* kEncoderDecoder = R"(
-def encode(self, src: Tensor) -> Tuple[Tensor, Tensor]:
-    # src [B, S] post-padded (0 = padding) -> (encoder states h [B, S, 2U], mask [B, S]); a row's
-    # states do not depend on the padding after it
+def source_embeddings(self, src: Tensor) -> Tensor:
+    # src [B, S] -> the source characters' embeddings [B, S, embed_dim]
+    return torch.embedding(self.source_embedding, src)
+
+def encode_embedded(self, x: Tensor, src: Tensor) -> Tuple[Tensor, Tensor]:
+    # x [B, S, embed_dim] the source's embeddings (or any point on a path to them), src [B, S]
+    # post-padded (0 = padding) -> (encoder states h [B, S, 2U], mask [B, S]); a row's states do not
+    # depend on the padding after it
     mask = src != 0
-    h = self.encoder.forward_lengths(torch.embedding(self.source_embedding, src), mask.sum(1))
+    h = self.encoder.forward_lengths(x, mask.sum(1))
     return h, mask
+
+def encode(self, src: Tensor) -> Tuple[Tensor, Tensor]:
+    return self.encode_embedded(self.source_embeddings(src), src)
 
 def start(self, h: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
     # s_0 = tanh(W mean_i h_i) over the real positions; cell 0; previous attentional output 0
@@ -28,7 +36,12 @@ def start(self, h: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
 
 def logits(self, src: Tensor, target_in: Tensor) -> Tuple[Tensor, Tensor]:
     # teacher forcing: target_in [B, T] = start token, y_1 .. y_{T-1}
-    h, mask = self.encode(src)
+    return self.logits_embedded(self.source_embeddings(src), src, target_in)
+
+def logits_embedded(self, x: Tensor, src: Tensor, target_in: Tensor) -> Tuple[Tensor, Tensor]:
+    # logits(src, target_in) from the source's embeddings x [B, S, embed_dim]: what the gradient
+    # methods differentiate
+    h, mask = self.encode_embedded(x, src)
     s, cell, feed = self.start(h, mask)
     outputs: List[Tensor] = []
     alphas: List[Tensor] = []

@@ -17,12 +17,17 @@ namespace {
 // compiled by Module::define(), whose submodules are named attributes.
 std::string source(std::int64_t layers) {
   std::string s = R"(
-def encode(self, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
-    # ids [B, T] (0 = padding, anywhere) -> (states [B, T, E], self-attention per layer [B, heads, T, T])
+def embeddings(self, ids: Tensor) -> Tensor:
+    # ids [B, T] -> the tokens' embeddings [B, T, d_model] (before scaling and positions)
+    return torch.embedding(self.embedding, ids)
+
+def encode_embedded(self, e: Tensor, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
+    # e [B, T, d_model] the tokens' embeddings (or any point on a path to them), ids [B, T] (0 =
+    # padding, anywhere) -> (states [B, T, d_model], self-attention per layer [B, heads, T, T])
     mask = ids != 0
     positions = (torch.cumsum(mask.to(ids.dtype), 1) - 1).clamp(0)   # 0 at each text's first token
     assert ids.size(1) <= self.max_length, "transformer-classifier: text longer than max_length tokens"
-    x = torch.embedding(self.embedding, ids) * self.scale        # token embedding x sqrt(d_model)
+    x = e * self.scale                                           # token embedding x sqrt(d_model)
     x = x + torch.embedding(self.position.pe, positions)         # + PE(position)
     x = torch.dropout(x, self.dropout, self.training)
     weights: List[Tensor] = []
@@ -31,10 +36,17 @@ def encode(self, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
     s += "    x, w = self.layer" + std::to_string(i) + ".forward(x, mask)\n    weights.append(w)\n";
   s += R"(    return x, weights
 
-def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
-    x, _ = self.encode(ids)
+def encode(self, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
+    return self.encode_embedded(self.embeddings(ids), ids)
+
+def logits_embedded(self, e: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    # e [B, T, d_model] the tokens' embeddings -> (logits [B, labels], attention [B, T])
+    x, _ = self.encode_embedded(e, ids)
     s, attention = self.attention.forward(x, ids != 0)           # word-attention pooling, padding masked
     return self.dense.forward(s), attention
+
+def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
+    return self.logits_embedded(self.embeddings(ids), ids)
 
 def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     logits, attention = self.logits(ids)

@@ -23,6 +23,51 @@ std::string padded(std::string s, std::size_t width) { return s.size() < width ?
 
 bool counts(const WordWeight& w) { return w.status == "kept" || w.status == "oov"; }
 
+/// {METHOD: {TARGET: [scores]}}, the targets named by `names`.
+nlohmann::ordered_json importance_by_target(const std::vector<Importance>& all, const std::vector<std::string>& names) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const Importance& m : all) {
+    nlohmann::ordered_json per = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < names.size() && k < m.scores.size(); ++k) per[names[k]] = m.scores[k];
+    out[m.method] = std::move(per);
+  }
+  return out;
+}
+
+/// {"steps": S, "completeness_gap": {TARGET: gap}} (targets named by `names`), or a list of gaps.
+nlohmann::ordered_json integrated_json(const IntegratedGradients& ig, const std::vector<std::string>* names) {
+  nlohmann::ordered_json gaps;
+  if (names) {
+    gaps = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < names->size() && k < ig.completeness_gap.size(); ++k) gaps[(*names)[k]] = ig.completeness_gap[k];
+  } else {
+    gaps = ig.completeness_gap;
+  }
+  return {{"steps", ig.steps}, {"completeness_gap", gaps}};
+}
+
+/// A method's column title and its width in a terminal table.
+std::size_t column_width(const Importance& m) { return std::max<std::size_t>(10, m.method.size()); }
+
+/// Right-aligned in `width`.
+std::string right(const std::string& s, std::size_t width) { return s.size() < width ? std::string(width - s.size(), ' ') + s : s; }
+
+/// A background shading a score: red for support, blue against, by |score| / scale.
+std::string shade(double score, double scale) {
+  const double a = scale > 0 ? std::min(1.0, std::abs(score) / scale) : 0;
+  return score >= 0 ? "rgba(220,40,40," + format("%.3f", a) + ")" : "rgba(40,90,220," + format("%.3f", a) + ")";
+}
+
+/// Each word's score by one method and target: the sum over its kept tokens.
+std::vector<double> word_scores(const TextExplanation& e, const Importance& m, std::size_t target) {
+  std::vector<double> out(e.words.size(), 0.0);
+  if (target >= m.scores.size()) return out;
+  const std::vector<float>& s = m.scores[target];
+  for (std::size_t i = 0; i < e.words.size(); ++i)
+    for (std::size_t t = e.words[i].first; t < e.words[i].first + e.words[i].count && t < s.size(); ++t) out[i] += s[t];
+  return out;
+}
+
 }  // namespace
 
 // ---- Texts -----------------------------------------------------------------------------------
@@ -43,6 +88,8 @@ nlohmann::ordered_json to_json(const TextExplanation& e) {
   out["ids"] = e.ids;
   out["attention"] = e.attention;
   if (!e.self_attention.empty()) out["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
+  if (!e.importance.empty()) out["importance"] = importance_by_target(e.importance, e.label_names);
+  if (e.integrated.steps > 0) out["integrated_gradients"] = integrated_json(e.integrated, &e.label_names);
   return out;
 }
 
@@ -151,6 +198,8 @@ std::string to_json_line(const TextExplanation& e, SelfAttention self_attention)
     }
     s += ']';
   }
+  if (!e.importance.empty()) s += ",\"importance\":" + importance_by_target(e.importance, e.label_names).dump();
+  if (e.integrated.steps > 0) s += ",\"integrated_gradients\":" + integrated_json(e.integrated, &e.label_names).dump();
   s += '}';
   return s;
 }
@@ -158,12 +207,44 @@ std::string to_json_line(const TextExplanation& e, SelfAttention self_attention)
 std::string to_json_line(const FeatureExplanation& e, SelfAttention) { return to_json(e).dump(); }
 std::string to_json_line(const AlignmentExplanation& e, SelfAttention) { return to_json(e).dump(); }
 
+namespace {
+
+/// The methods as columns, one line per word, for the shown label.
+std::string importance_table(const TextExplanation& e) {
+  const std::size_t k = e.shown_label;
+  const std::string label = k < e.label_names.size() ? e.label_names[k] : "?";
+  std::string s = "  importance for " + label + " (each word: the sum over its tokens)\n  " + padded("word", 20);
+  std::vector<std::vector<double>> columns;
+  for (const Importance& m : e.importance) {
+    s += " " + right(m.method, column_width(m));
+    columns.push_back(word_scores(e, m, k));
+  }
+  s += "\n";
+  for (std::size_t i = 0; i < e.words.size(); ++i) {
+    const WordWeight& w = e.words[i];
+    s += "  " + padded(w.word, 20);
+    if (!counts(w)) {
+      s += " " + w.status + " (" + w.reason + ")\n";
+      continue;
+    }
+    for (std::size_t m = 0; m < e.importance.size(); ++m) s += " " + right(format("%+.4f", columns[m][i]), column_width(e.importance[m]));
+    s += w.status == "oov" ? "  (as the OOV word)\n" : "\n";
+  }
+  if (e.integrated.steps > 0 && k < e.integrated.completeness_gap.size())
+    s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, completeness gap " +
+         format("%+.2e", e.integrated.completeness_gap[k]) + " (sum of scores - (z(x) - z(baseline)))\n";
+  return s;
+}
+
+}  // namespace
+
 std::string to_text(const TextExplanation& e) {
   std::string s = e.text + "\n ";
   if (e.ids.empty()) s += " (no word of this text is in the model's vocabulary: the probabilities are the model's bias)\n ";
   for (std::size_t k = 0; k < e.label_names.size() && k < e.probabilities.size(); ++k)
     s += " " + e.label_names[k] + format(" %.4f", e.probabilities[k]);
   s += "\n";
+  if (!e.importance.empty()) return s + importance_table(e) + "\n";
   for (const auto& w : e.words) {
     if (counts(w))
       s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) + (w.status == "oov" ? "  (as the OOV word)" : "") + "\n";
@@ -172,6 +253,33 @@ std::string to_text(const TextExplanation& e) {
   }
   return s + "\n";
 }
+
+namespace {
+
+/// One row of shaded words per method, for the shown label (red: for the label, blue: against).
+std::string importance_rows(const TextExplanation& e) {
+  const std::size_t k = e.shown_label;
+  std::string h = "<table class=\"methods\"><tr><th colspan=\"2\">importance for " +
+                  xml_escape(k < e.label_names.size() ? e.label_names[k] : "?") + "</th></tr>";
+  for (const Importance& m : e.importance) {
+    const std::vector<double> scores = word_scores(e, m, k);
+    double scale = 0;
+    for (double v : scores) scale = std::max(scale, std::abs(v));
+    h += "<tr data-method=\"" + xml_escape(m.method) + "\"><td>" + xml_escape(m.method) + "</td><td>";
+    for (std::size_t i = 0; i < e.words.size(); ++i) {
+      const WordWeight& w = e.words[i];
+      if (counts(w))
+        h += "<span class=\"w\" style=\"background:" + shade(scores[i], scale) + "\" title=\"" + format("%.4g", scores[i]) + "\">" +
+             xml_escape(w.word) + "</span> ";
+      else
+        h += "<span class=\"w dropped\" title=\"" + xml_escape(w.reason) + "\">" + xml_escape(w.word) + "</span> ";
+    }
+    h += "</td></tr>";
+  }
+  return h + "</table>";
+}
+
+}  // namespace
 
 std::string to_html(const std::vector<TextExplanation>& all) {
   std::string h =
@@ -197,7 +305,9 @@ std::string to_html(const std::vector<TextExplanation>& all) {
       h += "<tr><td>" + xml_escape(e.label_names[k]) + "</td><td>" + format("%.4f", e.probabilities[k]) +
            "</td><td><div style=\"background:#c33;height:8px;width:" + std::to_string(static_cast<int>(e.probabilities[k] * 200)) +
            "px\"></div></td></tr>";
-    h += "</table></div>\n";
+    h += "</table>";
+    if (!e.importance.empty()) h += importance_rows(e);
+    h += "</div>\n";
   }
   return h + "</body></html>\n";
 }
@@ -210,11 +320,36 @@ nlohmann::ordered_json to_json(const FeatureExplanation& e) {
   nlohmann::ordered_json features = nlohmann::ordered_json::array();
   for (std::size_t f = 0; f < e.feature_names.size(); ++f)
     features.push_back({{"feature", e.feature_names[f]}, {"value", e.values[f]}, {"weight", e.attention[f]}});
-  return {{"probability", e.probability}, {"label", e.label_name}, {"features", features}};
+  nlohmann::ordered_json out = {{"probability", e.probability}, {"label", e.label_name}, {"features", features}};
+  const std::vector<std::string> labels = {e.label_name};
+  if (!e.importance.empty()) {
+    out["baseline"] = e.baseline;
+    out["baseline_kind"] = e.baseline_kind;
+    out["importance"] = importance_by_target(e.importance, labels);
+  }
+  if (e.integrated.steps > 0) out["integrated_gradients"] = integrated_json(e.integrated, &labels);
+  return out;
 }
 
 std::string to_text(const FeatureExplanation& e) {
   std::string s = "P(" + e.label_name + " = 1) = " + format("%.4f", e.probability) + "\n";
+  if (!e.importance.empty()) {
+    s += "  importance for " + e.label_name + " (baseline: the " + e.baseline_kind + ")\n  " + padded("feature", 16) + right("value", 11) +
+         right("baseline", 11);
+    for (const Importance& m : e.importance) s += " " + right(m.method, column_width(m));
+    s += "\n";
+    for (std::size_t f = 0; f < e.feature_names.size(); ++f) {
+      s += "  " + padded(e.feature_names[f], 16) + format(" %10.4f", e.values[f]) +
+           format(" %10.4f", f < e.baseline.size() ? e.baseline[f] : 0.0);
+      for (const Importance& m : e.importance)
+        s += " " + right(format("%+.4f", m.scores.empty() || f >= m.scores[0].size() ? 0.0 : m.scores[0][f]), column_width(m));
+      s += "\n";
+    }
+    if (e.integrated.steps > 0 && !e.integrated.completeness_gap.empty())
+      s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, completeness gap " +
+           format("%+.2e", e.integrated.completeness_gap[0]) + "\n";
+    return s + "\n";
+  }
   for (std::size_t f = 0; f < e.feature_names.size(); ++f)
     s += "  " + padded(e.feature_names[f], 16) + format(" %10.4f", e.values[f]) + format("  weight %.4f ", e.attention[f]) +
          bar(e.attention[f]) + "\n";
@@ -239,12 +374,39 @@ std::string to_html(const std::vector<FeatureExplanation>& all) {
 // ---- Alignments ------------------------------------------------------------------------------
 
 nlohmann::ordered_json to_json(const AlignmentExplanation& e) {
-  return {{"source", e.source}, {"output", e.output}, {"source_tokens", e.source_tokens},
-          {"output_tokens", e.output_tokens}, {"attention", e.attention}};
+  nlohmann::ordered_json out = {{"source", e.source}, {"output", e.output}, {"source_tokens", e.source_tokens},
+                                {"output_tokens", e.output_tokens}, {"attention", e.attention}};
+  if (!e.importance.empty()) {
+    nlohmann::ordered_json methods = nlohmann::ordered_json::object();
+    for (const Importance& m : e.importance) {  // [output x source] row-major, as "attention"
+      std::vector<float> flat;
+      for (const auto& row : m.scores) flat.insert(flat.end(), row.begin(), row.end());
+      methods[m.method] = flat;
+    }
+    out["importance"] = std::move(methods);
+  }
+  if (e.integrated.steps > 0) out["integrated_gradients"] = integrated_json(e.integrated, nullptr);
+  return out;
 }
 
 std::string to_text(const AlignmentExplanation& e) {
-  return e.source + " -> " + e.output + "\n" + text_heatmap(e.output_tokens, e.source_tokens, e.attention) + "\n";
+  std::string s = e.source + " -> " + e.output + "\n" + text_heatmap(e.output_tokens, e.source_tokens, e.attention);
+  for (const Importance& m : e.importance) {
+    // |score| per output row, scaled by the row's largest: which source characters each output drew on.
+    std::vector<float> shades;
+    for (const auto& row : m.scores) {
+      float top = 0;
+      for (float v : row) top = std::max(top, std::abs(v));
+      for (float v : row) shades.push_back(top > 0 ? std::abs(v) / top : 0.0f);
+    }
+    s += "  " + m.method + " (|score| / the row's largest)\n" + text_heatmap(e.output_tokens, e.source_tokens, shades);
+  }
+  if (e.integrated.steps > 0) {
+    float worst = 0;
+    for (float g : e.integrated.completeness_gap) worst = std::max(worst, std::abs(g));
+    s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, largest completeness gap " + format("%.2e", worst) + "\n";
+  }
+  return s + "\n";
 }
 
 std::vector<std::string> to_svg(const std::vector<AlignmentExplanation>& all) {

@@ -1,5 +1,6 @@
 #include "attn/tasks/commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "attn/io/memory.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
+#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/task.h"
 
 namespace attn::tasks {
@@ -28,22 +30,74 @@ std::string describe(const models::SavedModel& m) {
 
 }  // namespace
 
-std::string explain(const ExplainRequest& r, const std::function<std::vector<std::string>()>& stdin_lines) {
+ExplainOptions explain_options(const TrainedModel& model, const std::string& methods, int steps, const std::string& label,
+                               const std::string& flag) {
+  ExplainOptions o;
+  check_steps(steps, "--steps");
+  o.steps = steps;
+  o.label = label;
+  if (!methods.empty()) o.methods = models::parse_methods(methods, model.methods(), flag);
+  if (o.methods == std::vector<models::Method>{models::Method::kAttention}) o.methods.clear();  // today's output
+  return o;
+}
+
+void explain(const ExplainRequest& r, const std::function<std::vector<std::string>()>& stdin_lines,
+             const std::function<void(const std::string&)>& print) {
   std::unique_ptr<TrainedModel> model = open_model(r.model);
   data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe(model->saved()));
   model->configure(r.options);
-  const std::unique_ptr<Explanations> all = model->explain(model->read_inputs(r.arguments, r.options, stdin_lines));
+  const ExplainOptions options = explain_options(*model, r.methods, r.steps, r.label);
+  const std::vector<Input> inputs = model->read_inputs(r.arguments, r.options, stdin_lines);
+  // Printed as they are done, a chunk at a time (a whole CSV's explanations need not fit in memory),
+  // unless a page or pictures of all of them are wanted.
+  const bool all_at_once = !r.html.empty() || r.options.given("svg");
+  const std::size_t chunk = all_at_once ? std::max<std::size_t>(1, inputs.size()) : 256;
+  for (std::size_t first = 0; first < inputs.size() || (first == 0 && all_at_once); first += chunk) {
+    const std::vector<Input> some(inputs.begin() + static_cast<std::ptrdiff_t>(first),
+                                  inputs.begin() + static_cast<std::ptrdiff_t>(std::min(inputs.size(), first + chunk)));
+    const std::unique_ptr<Explanations> all = model->explain(some, 64, options);
+    std::string out;
+    for (std::size_t i = 0; i < all->size(); ++i) {
+      out += r.format == ExplainRequest::Format::kJson ? all->json_line(i) : all->text(i);
+      if (r.format == ExplainRequest::Format::kJson) out += '\n';
+    }
+    print(out);
+    if (!all_at_once) continue;
+    if (r.options.given("svg")) {
+      const std::vector<std::string> pictures = all->svg();
+      for (std::size_t i = 0; i < pictures.size(); ++i) io::write_file_atomic(numbered(r.options.text("svg"), i), pictures[i]);
+    }
+    if (!r.html.empty()) io::write_file_atomic(r.html, all->html());
+    break;
+  }
+}
+
+std::string explain(const ExplainRequest& r, const std::function<std::vector<std::string>()>& stdin_lines) {
   std::string out;
-  for (std::size_t i = 0; i < all->size(); ++i) {
-    out += r.format == ExplainRequest::Format::kJson ? all->json_line(i) : all->text(i);
-    if (r.format == ExplainRequest::Format::kJson) out += '\n';
-  }
-  if (r.options.given("svg")) {
-    const std::vector<std::string> pictures = all->svg();
-    for (std::size_t i = 0; i < pictures.size(); ++i) io::write_file_atomic(numbered(r.options.text("svg"), i), pictures[i]);
-  }
-  if (!r.html.empty()) io::write_file_atomic(r.html, all->html());
+  explain(r, stdin_lines, [&](const std::string& s) { out += s; });
   return out;
+}
+
+std::string faithfulness(const FaithfulnessRequest& r) {
+  if (r.rows < 1) throw std::invalid_argument("--rows must be >= 1");
+  std::unique_ptr<TrainedModel> model = open_model(r.model);
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kFaithfulness), describe(model->saved()));
+  FaithfulnessOptions o;
+  check_steps(r.steps, "--steps");
+  std::vector<models::Method> available = model->methods();
+  available.push_back(models::Method::kRandom);
+  o.methods = r.methods.empty() ? model->methods() : models::parse_methods(r.methods, available, "--methods");
+  o.steps = r.steps;
+  o.seed = r.seed;
+  o.progress = r.progress;
+  std::string lines;
+  if (!r.per_row.empty()) o.per_row = [&](const std::string& line) { lines += line + "\n"; };
+  const std::unique_ptr<Erasures> rows = model->erasures(r.csv, r.options, r.rows, r.threads);
+  nlohmann::ordered_json report = {{"model", model->saved().entry->name}, {"csv", r.csv}};
+  for (const auto& [key, value] : measure_faithfulness(*rows, o).items()) report[key] = value;
+  if (!r.per_row.empty()) io::write_file_atomic(r.per_row, lines);
+  if (!r.json.empty()) io::write_file_atomic(r.json, report.dump(2) + "\n");
+  return format_faithfulness(report);
 }
 
 std::string evaluate(const EvaluateRequest& r) {

@@ -1,6 +1,7 @@
 // Feature classification: everything attn knows about feature classifiers' data (see task.h).
 #include "attn/tasks/feature_classification.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "attn/data/tables.h"
 #include "attn/nn/script_module.h"
 #include "attn/report/plots.h"
+#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/metrics.h"
 
 namespace attn::tasks {
@@ -32,6 +34,110 @@ std::pair<std::vector<float>, std::vector<float>> predict(torch::jit::Module& mo
   }
   return {probs, attention};
 }
+
+/// p of versions of rows of `values` [rows, D] with the features a version does not keep set to
+/// their baseline: [versions].
+std::vector<float> score_versions(torch::jit::Module& module, const std::vector<float>& values, const std::vector<float>& baseline,
+                                  const std::vector<models::Version>& versions, std::int64_t batch_size) {
+  const std::size_t d = baseline.size();
+  std::vector<float> changed;
+  changed.reserve(versions.size() * d);
+  for (const models::Version& v : versions)
+    for (std::size_t f = 0; f < d; ++f)
+      changed.push_back(v.keep.at(f) ? values.at(static_cast<std::size_t>(v.row) * d + f) : baseline[f]);
+  return predict(module, changed, static_cast<std::int64_t>(d), batch_size).first;
+}
+
+/// The scores of `methods` for rows of `values` [rows, D] against `baseline` [D]: per row, per
+/// method, [1][D]; with integrated gradients, each row's completeness gap in `gaps`.
+std::vector<std::vector<report::Importance>> feature_importance(torch::jit::Module& module, const std::vector<float>& values,
+                                                                const std::vector<float>& attention, const std::vector<float>& baseline,
+                                                                const std::vector<models::Method>& methods, int steps,
+                                                                std::vector<float>* gaps) {
+  using models::Method;
+  const auto d = static_cast<std::int64_t>(baseline.size());
+  const std::int64_t n = d > 0 ? static_cast<std::int64_t>(values.size()) / d : 0;
+  const auto asked = [&](Method m) { return std::find(methods.begin(), methods.end(), m) != methods.end(); };
+  nn::EvalModeGuard eval(module);
+  models::FeatureClassifier model(module);
+  models::GradientScores g;
+  models::GradientOptions go;
+  go.gradient = asked(Method::kGradient) || asked(Method::kGradInput);
+  go.steps = asked(Method::kIntegratedGradients) ? steps : 0;
+  if (n > 0 && (go.gradient || go.steps > 0)) {
+    // Each feature a unit whose vector has one entry: x [n, D, 1].
+    const models::FrozenParameters frozen(module);
+    const torch::Tensor x = torch::tensor(values).view({n, d, 1});
+    const torch::Tensor b = torch::tensor(baseline).view({1, d, 1}).expand({n, d, 1}).contiguous();
+    g = models::gradient_scores([&](const torch::Tensor& points, const torch::Tensor&) { return model.logits(points.squeeze(-1)).scores; },
+                                x, b, 1, go);
+  }
+  std::vector<std::vector<float>> loo;
+  if (asked(Method::kLeaveOneOut))
+    loo = models::leave_one_out([&](const std::vector<models::Version>& v) { return score_versions(module, values, baseline, v, 512); },
+                                std::vector<std::int64_t>(static_cast<std::size_t>(n), d), 1);
+  const auto row_of = [&](const torch::Tensor& t, std::int64_t r) {
+    const torch::Tensor row = t[r][0].to(torch::kFloat32).contiguous();
+    return std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + d);
+  };
+  const torch::Tensor gap = g.completeness_gap();
+  std::vector<std::vector<report::Importance>> out(static_cast<std::size_t>(n));
+  for (std::int64_t r = 0; r < n; ++r) {
+    for (Method m : methods) {
+      report::Importance imp{models::method_name(m), {}};
+      switch (m) {
+        case Method::kAttention: imp.scores = {std::vector<float>(attention.begin() + r * d, attention.begin() + (r + 1) * d)}; break;
+        case Method::kGradient: imp.scores = {row_of(g.gradient, r)}; break;
+        case Method::kGradInput: imp.scores = {row_of(g.grad_input, r)}; break;
+        case Method::kIntegratedGradients: imp.scores = {row_of(g.integrated, r)}; break;
+        case Method::kLeaveOneOut: imp.scores = {loo[static_cast<std::size_t>(r)]}; break;
+        default: throw std::invalid_argument(std::string("feature models cannot give ") + models::method_name(m));
+      }
+      out[static_cast<std::size_t>(r)].push_back(std::move(imp));
+    }
+    if (gaps && gap.defined()) gaps->push_back(gap[r][0].item<float>());
+  }
+  return out;
+}
+
+/// A feature CSV's rows as faithfulness measures them: every feature a unit, a removed one set to
+/// its baseline (the training mean, or 0 for models saved before attn 0.3).
+class FeatureErasures : public Erasures {
+ public:
+  FeatureErasures(torch::jit::Module module, data::FeatureTable table, std::string label, std::vector<float> baseline, std::int64_t rows)
+      : module_(std::move(module)), t_(std::move(table)), label_(std::move(label)), baseline_(std::move(baseline)) {
+    if (t_.rows < rows)
+      throw std::invalid_argument("--rows " + std::to_string(rows) + ": the file has only " + std::to_string(t_.rows) + " rows");
+    if (baseline_.size() < 2) throw std::invalid_argument("faithfulness needs rows of at least 2 features");
+    rows_ = rows;
+  }
+  std::vector<std::string> labels() const override { return {label_}; }
+  std::int64_t size() const override { return rows_; }
+  std::vector<AttributedRow> attribute(std::int64_t first, std::int64_t count, const std::vector<models::Method>& methods,
+                                       int steps) override {
+    const auto d = static_cast<std::int64_t>(baseline_.size());
+    const std::vector<float> values(t_.values.begin() + first * d, t_.values.begin() + (first + count) * d);
+    const auto [p, attention] = predict(module_, values, d, 512);
+    const auto scores = feature_importance(module_, values, attention, baseline_, methods, steps, nullptr);
+    std::vector<AttributedRow> out;
+    for (std::int64_t i = 0; i < count; ++i) {
+      AttributedRow r{first + i + 1, "", d, {p[static_cast<std::size_t>(i)]}, {}};
+      for (const report::Importance& m : scores[static_cast<std::size_t>(i)]) r.scores.push_back(m.scores);
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+  std::vector<float> score(const std::vector<models::Version>& versions) override {
+    return score_versions(module_, t_.values, baseline_, versions, 512);
+  }
+
+ private:
+  torch::jit::Module module_;
+  data::FeatureTable t_;
+  std::string label_;
+  std::vector<float> baseline_;
+  std::int64_t rows_ = 0;
+};
 
 class FeatureDataset : public Dataset {
  public:
@@ -182,15 +288,40 @@ class FeatureModel : public TrainedModel {
     return inputs;
   }
 
-  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size) override {
+  std::vector<models::Method> methods() const override {
+    using models::Method;
+    return {Method::kAttention, Method::kGradient, Method::kGradInput, Method::kIntegratedGradients, Method::kLeaveOneOut};
+  }
+
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size, const ExplainOptions& options) override {
+    if (!options.label.empty() && options.label != config_.label)
+      throw std::invalid_argument("--label: '" + options.label + "' is not this model's label (" + config_.label + ")");
     const auto d = static_cast<std::int64_t>(config_.features.size());
-    const auto [probs, attention] = tasks::predict(module(), values_of(inputs), d, batch_size);
+    const std::vector<float> values = values_of(inputs);
+    const auto [probs, attention] = tasks::predict(module(), values, d, batch_size);
+    std::vector<float> gaps;
+    const std::vector<std::vector<report::Importance>> importance =
+        options.methods.empty() ? std::vector<std::vector<report::Importance>>(inputs.size())
+                                : feature_importance(module(), values, attention, baseline(), options.methods, options.steps, &gaps);
     std::vector<report::FeatureExplanation> all;
-    for (std::size_t r = 0; r < inputs.size(); ++r)
-      all.push_back({config_.features, config_.label, inputs[r].values, probs[r],
-                     std::vector<float>(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
-                                        attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d)});
+    for (std::size_t r = 0; r < inputs.size(); ++r) {
+      report::FeatureExplanation e{config_.features, config_.label, inputs[r].values, probs[r],
+                                   std::vector<float>(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
+                                                      attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d)};
+      e.importance = importance[r];
+      if (!e.importance.empty()) {
+        e.baseline = baseline();
+        e.baseline_kind = config_.means.empty() ? "zero" : "training mean";
+      }
+      if (!gaps.empty()) e.integrated = {options.steps, {gaps[r]}};
+      all.push_back(std::move(e));
+    }
     return std::make_unique<ExplanationList<report::FeatureExplanation>>(std::move(all));
+  }
+
+  std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs&, std::int64_t rows, int) override {
+    return std::make_unique<FeatureErasures>(module(), data::read_feature_csv(csv, config_.features, config_.label, true), config_.label,
+                                             baseline(), rows);
   }
 
   nlohmann::ordered_json describe() const override {
@@ -242,6 +373,11 @@ class FeatureModel : public TrainedModel {
     return values;
   }
 
+  /// What a removed feature is set to: the training mean (models saved before attn 0.3: 0).
+  std::vector<float> baseline() const {
+    return config_.means.size() == config_.features.size() ? config_.means : std::vector<float>(config_.features.size(), 0.0f);
+  }
+
   FeatureDataConfig config_;
 };
 
@@ -256,9 +392,7 @@ class FeatureClassification : public Task {
                 {"feature-columns", "Feature models: feature columns (default: every column but the label and id)", ""},
                 {"label-column", "Feature models: the 0/1 label column", "label"}};
       case Command::kExplain:
-        return {{"csv", "Feature models: read the rows to explain from this CSV", ""},
-                {"rows", "Feature models: 1-based data rows of --csv (default 1)", ""},
-                svg_input()};
+        return {explain_csv_input(), explain_rows_input(), svg_input()};
       case Command::kEvaluate:
         return {csv_input("CSV to score"), thresholds_input(),
                 {"svg", "Feature models: draw the mean attention per feature (seed 001's chart) here", "", data::InputSpec::Kind::kValue,
@@ -283,6 +417,11 @@ class FeatureClassification : public Task {
       }
       config.examples.push_back(row);
     }
+    const std::size_t d = t.feature_names.size();
+    std::vector<double> sums(d, 0.0);
+    for (std::int64_t r = 0; r < t.rows; ++r)
+      for (std::size_t f = 0; f < d; ++f) sums[f] += t.values[static_cast<std::size_t>(r) * d + f];
+    for (double s : sums) config.means.push_back(static_cast<float>(s / static_cast<double>(t.rows)));
     config.csv = keep_copy(csv, run_dir);
     return std::make_unique<FeatureDataset>(std::move(t), config);
   }

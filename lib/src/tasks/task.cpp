@@ -1,6 +1,7 @@
 // The table from a model's kind to its task, and what the task files share.
 #include "attn/tasks/task.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "attn/io/atomic_file.h"
+#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/feature_classification.h"
 #include "attn/tasks/seq2seq.h"
 #include "attn/tasks/text_classification.h"
@@ -87,6 +89,36 @@ torch::Tensor positive_weights_of(const std::string& spec, const std::vector<flo
       throw std::invalid_argument("--pos-weight: " + std::to_string(w.size()) + " weights for " + std::to_string(n_labels) + " labels");
   }
   return torch::tensor(w, torch::kFloat32);
+}
+
+data::InputSpec explain_csv_input() {
+  return {"csv", "Read the inputs from this CSV: text models its text column (--text-column), feature models its rows", ""};
+}
+
+data::InputSpec explain_rows_input() {
+  return {"rows", "1-based data rows of --csv, e.g. 1,5,9 (default: text models every row, feature models row 1)", ""};
+}
+
+void check_steps(int steps, const std::string& flag) {
+  if (steps < 1 || steps > kMaxSteps)
+    throw std::invalid_argument(flag + " must be in 1.." + std::to_string(kMaxSteps) + ", got " + std::to_string(steps));
+}
+
+std::int64_t TrainedModel::explain_cost(const ExplainOptions& options) const {
+  using models::Method;
+  const std::int64_t K = std::max<std::int64_t>(1, targets());
+  const auto asked = [&](Method m) { return std::find(options.methods.begin(), options.methods.end(), m) != options.methods.end(); };
+  std::int64_t cost = 1;
+  if (asked(Method::kGradient) || asked(Method::kGradInput)) cost += 3 * K;
+  if (asked(Method::kIntegratedGradients)) cost += 3 * K * options.steps + 2;
+  if (asked(Method::kLeaveOneOut)) cost += 16;  // a version per token, in batches: a short text's worth
+  if (asked(Method::kAttentionRollout)) cost += 1;
+  return cost;
+}
+
+std::unique_ptr<Erasures> TrainedModel::erasures(const std::string&, const data::Inputs&, std::int64_t, int) {
+  throw std::invalid_argument("attn faithfulness measures text and feature classifiers; a " + model_.entry->name +
+                              " model's outputs are not class probabilities to erase tokens from");
 }
 
 data::InputSpec thresholds_input() {

@@ -12,8 +12,10 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data_reader.h"
 #include "attn/nn/script_module.h"
+#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/metrics.h"
 #include "attn/text/csv.h"
+#include "attn/text/padding.h"
 #include "attn/text/dataset.h"
 
 namespace attn::tasks {
@@ -25,6 +27,14 @@ std::string file_in(const std::string& dir, const char* name) { return (fs::path
 
 void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
                  std::size_t all);
+
+std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, const TextDataConfig& config, const text::PaddedSequences& x,
+                                                  const std::vector<std::int64_t>& rows, const ExplainOptions& options,
+                                                  std::int64_t batch_size);
+
+/// Input positions (rows x width) per forward and backward pass of the gradient methods: large
+/// enough for the products to run at full speed, small enough to keep a pass's memory to ~100 MB.
+constexpr std::int64_t kGradientBudget = 1 << 15;
 
 /// Probabilities [rows, labels] (row-major, in the order of `rows`) of padded ids, in
 /// length-bucketed batches.
@@ -46,6 +56,23 @@ std::vector<float> predict(torch::jit::Module& module, const text::PaddedSequenc
                 out.begin() + static_cast<std::int64_t>(at[i]) * labels);
   });
   return out;
+}
+
+/// p_l of versions of texts with tokens removed: version v keeps the tokens of rows[v.row] (real
+/// ids, in order) that v.keep marks, padded as the training data was; [versions x labels].
+std::vector<float> score_versions(torch::jit::Module& module, const TextDataConfig& config,
+                                  const std::vector<const text::Sequence*>& rows, const std::vector<models::Version>& versions) {
+  std::vector<text::Sequence> kept(versions.size());
+  for (std::size_t v = 0; v < versions.size(); ++v) {
+    const text::Sequence& ids = *rows.at(static_cast<std::size_t>(versions[v].row));
+    for (std::size_t t = 0; t < ids.size() && t < versions[v].keep.size(); ++t)
+      if (versions[v].keep[t]) kept[v].push_back(ids[t]);
+  }
+  text::PadOptions pad;
+  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
+  pad.padding = config.padding;
+  const text::PaddedSequences x = text::pad_sequences(kept, pad);
+  return predict(module, x, config.padding, all_rows(x.rows), kScoringBatchSize);
 }
 
 class TextDataset : public Dataset {
@@ -173,6 +200,118 @@ std::vector<std::string> chunks_of(const std::string& text) {
   return out;
 }
 
+/// A CSV row's text, its 1-based data row and its id.
+struct CsvText {
+  std::string text;
+  std::int64_t row = 0;
+  std::string id;
+};
+
+/// The texts of `csv`'s `column` (with ids from `id_column` when the file has it): every row, or the
+/// 1-based data rows `only` in that order; a row beyond the file is an error naming --rows.
+std::vector<CsvText> read_texts(const std::string& csv, const std::string& column, const std::vector<std::int64_t>& only,
+                                const std::string& id_column = "", std::int64_t limit = -1,
+                                const std::function<bool(const std::string&)>& accept = nullptr) {
+  text::CsvReader reader(csv);
+  const std::size_t c = reader.column(column);
+  const std::optional<std::size_t> id = id_column.empty() ? std::nullopt : reader.find_column(id_column);
+  std::vector<CsvText> all;
+  std::unordered_map<std::int64_t, std::size_t> wanted;
+  for (std::size_t i = 0; i < only.size(); ++i) wanted.emplace(only[i], i);
+  std::vector<CsvText> picked(only.size());
+  std::int64_t row = 0, found = 0;
+  text::CsvRecord record;
+  while (reader.next(record)) {
+    ++row;
+    CsvText t{std::move(record.fields[c]), row, id ? record.fields[*id] : std::string()};
+    if (only.empty()) {
+      if (accept && !accept(t.text)) continue;
+      all.push_back(std::move(t));
+      if (limit >= 0 && static_cast<std::int64_t>(all.size()) >= limit) break;
+    } else if (const auto it = wanted.find(row); it != wanted.end()) {
+      picked[it->second] = std::move(t);
+      ++found;
+    }
+  }
+  for (std::int64_t r : only)
+    if (r > row) throw std::invalid_argument("--rows: row " + std::to_string(r) + " is not in 1.." + std::to_string(row) + " (" + csv + ")");
+  return only.empty() ? all : picked;
+}
+
+/// --rows N,M,...: positive 1-based rows.
+std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
+  std::vector<std::int64_t> rows;
+  for (const std::string& r : list) {
+    char* end = nullptr;
+    const long long v = std::strtoll(r.c_str(), &end, 10);
+    if (r.empty() || *end != '\0' || v < 1) throw std::invalid_argument("--rows: '" + r + "' is not a 1-based row number");
+    rows.push_back(v);
+  }
+  return rows;
+}
+
+/// A CSV's texts as faithfulness measures them: the first `rows` data rows whose text keeps at
+/// least two tokens (after the tokenizer and maxlen), their tokens the units, a removed token
+/// masked like padding (the rows' real ids, less the removed, padded as the training data was).
+class TextErasures : public Erasures {
+ public:
+  TextErasures(torch::jit::Module module, const TextDataConfig& config, const text::Tokenizer& tokenizer, const std::string& csv,
+               const std::string& text_column, const std::string& id_column, std::int64_t rows)
+      : module_(std::move(module)), config_(config) {
+    const auto maxlen = static_cast<std::size_t>(std::max<std::int64_t>(1, config.maxlen));
+    const auto keeps_two = [&](const std::string& t) { return std::min(tokenizer.texts_to_sequences({t}).front().size(), maxlen) >= 2; };
+    texts_ = read_texts(csv, text_column, {}, id_column, rows, keeps_two);
+    if (static_cast<std::int64_t>(texts_.size()) < rows)
+      throw std::invalid_argument("--rows " + std::to_string(rows) + ": " + csv + " has only " + std::to_string(texts_.size()) +
+                                  " rows whose text keeps at least 2 tokens");
+    std::vector<std::string> all;
+    for (const CsvText& t : texts_) all.push_back(t.text);
+    text::PadOptions pad;
+    pad.maxlen = static_cast<std::int64_t>(maxlen);
+    pad.padding = config.padding;
+    pad.truncating = config.truncating;
+    x_ = text::pad_sequences(tokenizer.texts_to_sequences(all), pad);
+  }
+
+  std::vector<std::string> labels() const override { return config_.labels; }
+  std::int64_t size() const override { return static_cast<std::int64_t>(texts_.size()); }
+
+  std::vector<AttributedRow> attribute(std::int64_t first, std::int64_t count, const std::vector<models::Method>& methods,
+                                       int steps) override {
+    ExplainOptions options;
+    options.methods = methods;
+    options.steps = steps;
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = first + i;
+    std::vector<report::TextExplanation> explained = explain_rows(module_, config_, x_, rows, options, kScoringBatchSize);
+    std::vector<AttributedRow> out;
+    for (std::size_t i = 0; i < explained.size(); ++i) {
+      report::TextExplanation& e = explained[i];
+      const CsvText& t = texts_[static_cast<std::size_t>(first) + i];
+      AttributedRow r{t.row, t.id, static_cast<std::int64_t>(e.ids.size()), e.probabilities, {}};
+      for (report::Importance& m : e.importance) r.scores.push_back(std::move(m.scores));
+      ids_[first + static_cast<std::int64_t>(i)].assign(e.ids.begin(), e.ids.end());
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  std::vector<float> score(const std::vector<models::Version>& versions) override {
+    std::vector<const text::Sequence*> rows(texts_.size(), nullptr);
+    for (const auto& [row, ids] : ids_) rows[static_cast<std::size_t>(row)] = &ids;
+    for (const models::Version& v : versions)
+      if (!rows.at(static_cast<std::size_t>(v.row))) throw std::logic_error("faithfulness: a version of a row not yet attributed");
+    return score_versions(module_, config_, rows, versions);
+  }
+
+ private:
+  torch::jit::Module module_;
+  TextDataConfig config_;
+  std::vector<CsvText> texts_;
+  text::PaddedSequences x_;
+  std::unordered_map<std::int64_t, text::Sequence> ids_;  ///< the real ids of the rows attributed so far
+};
+
 class TextModel : public TrainedModel {
  public:
   explicit TextModel(models::SavedModel saved)
@@ -183,17 +322,42 @@ class TextModel : public TrainedModel {
       throw std::runtime_error(model_.path + ": embedded config.json: keys 'data.labels' and 'data.maxlen' are required");
   }
 
-  std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs&,
+  std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
                                  const std::function<std::vector<std::string>()>& stdin_lines) const override {
-    return text_inputs(arguments, stdin_lines);
+    if (!options.given("csv")) {
+      if (options.given("rows") || options.given("text-column")) throw std::invalid_argument("--rows and --text-column need --csv");
+      return text_inputs(arguments, stdin_lines);
+    }
+    if (!arguments.empty()) throw std::invalid_argument("give texts either as arguments or with --csv, not both");
+    std::vector<Input> inputs;
+    for (const CsvText& t : read_texts(options.text("csv"), options.get("text-column").value_or(config_.text_column),
+                                       options.given("rows") ? parse_rows(options.list("rows")) : std::vector<std::int64_t>{}))
+      inputs.push_back({t.text, {}});
+    return inputs;
   }
 
-  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size) override {
-    nn::EvalModeGuard eval(module());
+  std::int64_t targets() const override { return static_cast<std::int64_t>(config_.labels.size()); }
+
+  std::vector<models::Method> methods() const override {
+    using models::Method;
+    std::vector<Method> out = {Method::kAttention};
+    models::TextClassifier model(model_.module);
+    if (model.has_embedded()) out.insert(out.end(), {Method::kGradient, Method::kGradInput, Method::kIntegratedGradients});
+    out.push_back(Method::kLeaveOneOut);
+    if (model.has_self_attention()) out.push_back(Method::kAttentionRollout);
+    return out;
+  }
+
+  std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size, const ExplainOptions& options) override {
     models::TextClassifier model(module());
     std::vector<std::string> texts;
     for (const Input& in : inputs) texts.push_back(in.text);
-    return std::make_unique<ExplanationList<report::TextExplanation>>(explain_texts(model, tokenizer_, config_, texts, batch_size));
+    return std::make_unique<ExplanationList<report::TextExplanation>>(explain_texts(model, tokenizer_, config_, texts, batch_size, options));
+  }
+
+  std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs& options, std::int64_t rows, int) override {
+    return std::make_unique<TextErasures>(module(), config_, tokenizer_, csv, options.get("text-column").value_or(config_.text_column),
+                                          options.get("id-column").value_or(config_.id_column), rows);
   }
 
   nlohmann::ordered_json describe() const override {
@@ -294,7 +458,11 @@ class TextClassification : public Task {
         return specs;
       }
       case Command::kExplain:
-        return {};
+        return {explain_csv_input(), {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
+                explain_rows_input()};
+      case Command::kFaithfulness:
+        return {{"text-column", "Text models: the column holding the text (default: the training run's)", ""},
+                {"id-column", "Text models: the column holding row ids, for --per-row (default: the training run's)", ""}};
       case Command::kEvaluate:
         return {csv_input("CSV to score"),
                 {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
@@ -387,32 +555,112 @@ std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tok
   return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config));
 }
 
-std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tok,
-                                                  const TextDataConfig& config, const std::vector<std::string>& texts,
+namespace {
+
+bool asked(const ExplainOptions& o, models::Method m) { return std::find(o.methods.begin(), o.methods.end(), m) != o.methods.end(); }
+
+/// The scores of options.methods for one bucket of rows: ids [B, W] as batch_ids gives them, with
+/// row i's real ids at out[i]->ids and its probabilities and attention already in out[i].
+void add_importance(torch::jit::Module& module, const TextDataConfig& config, const torch::Tensor& ids, const ExplainOptions& options,
+                    const std::vector<report::TextExplanation*>& out) {
+  using models::Method;
+  models::TextClassifier model(module);
+  const std::int64_t B = ids.size(0), W = ids.size(1), K = static_cast<std::int64_t>(config.labels.size());
+  std::vector<std::int64_t> n(static_cast<std::size_t>(B)), first(static_cast<std::size_t>(B));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    n[i] = static_cast<std::int64_t>(out[i]->ids.size());
+    first[i] = config.padding == text::Side::kPre ? W - n[i] : 0;  // the row's real positions
+  }
+  // [B, K, W] scores as [labels][real positions] for row i.
+  const auto per_label = [&](const torch::Tensor& scores, std::size_t i) {
+    std::vector<std::vector<float>> rows;
+    const torch::Tensor r = scores[static_cast<std::int64_t>(i)].slice(1, first[i], first[i] + n[i]).to(torch::kFloat32).contiguous();
+    for (std::int64_t k = 0; k < K; ++k) rows.emplace_back(r[k].data_ptr<float>(), r[k].data_ptr<float>() + n[i]);
+    return rows;
+  };
+  models::GradientScores g;
+  models::GradientOptions go;
+  go.gradient = asked(options, Method::kGradient) || asked(options, Method::kGradInput);
+  go.steps = asked(options, Method::kIntegratedGradients) ? options.steps : 0;
+  go.budget = kGradientBudget;
+  if (go.gradient || go.steps > 0) {
+    const models::FrozenParameters frozen(module);  // gradients of the inputs only
+    const torch::Tensor x = model.embeddings(ids);  // evaluation mode: no dropout
+    const models::Targets logits = [&](const torch::Tensor& points, const torch::Tensor& rows) {
+      return model.logits_embedded(points, ids.index_select(0, rows)).scores;
+    };
+    g = models::gradient_scores(logits, x, torch::zeros_like(x), K, go);  // baseline: zero embeddings, the mask unchanged
+  }
+  std::vector<std::vector<float>> loo;
+  if (asked(options, Method::kLeaveOneOut)) {
+    std::vector<text::Sequence> real(out.size());
+    std::vector<const text::Sequence*> rows;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      real[i].assign(out[i]->ids.begin(), out[i]->ids.end());
+      rows.push_back(&real[i]);
+    }
+    loo = models::leave_one_out([&](const std::vector<models::Version>& v) { return score_versions(module, config, rows, v); }, n, K);
+  }
+  std::vector<torch::Tensor> layers;
+  if (asked(options, Method::kAttentionRollout)) layers = model.self_attention(ids);  // each [B, heads, W, W]
+  const torch::Tensor gap = g.completeness_gap();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    report::TextExplanation& e = *out[i];
+    for (Method m : options.methods) {
+      report::Importance imp{models::method_name(m), {}};
+      switch (m) {
+        case Method::kAttention: imp.scores.assign(static_cast<std::size_t>(K), e.attention); break;
+        case Method::kGradient: imp.scores = per_label(g.gradient, i); break;
+        case Method::kGradInput: imp.scores = per_label(g.grad_input, i); break;
+        case Method::kIntegratedGradients: imp.scores = per_label(g.integrated, i); break;
+        case Method::kLeaveOneOut:
+          for (std::int64_t k = 0; k < K; ++k)
+            imp.scores.emplace_back(loo[i].begin() + k * n[i], loo[i].begin() + (k + 1) * n[i]);
+          break;
+        case Method::kAttentionRollout: {
+          std::vector<torch::Tensor> mine;
+          const auto b = static_cast<std::int64_t>(i);
+          for (const torch::Tensor& l : layers) mine.push_back(l[b].slice(1, first[i], first[i] + n[i]).slice(2, first[i], first[i] + n[i]));
+          const std::vector<float> r = n[i] > 0 ? models::attention_rollout(mine, torch::tensor(e.attention)) : std::vector<float>();
+          imp.scores.assign(static_cast<std::size_t>(K), r);
+          break;
+        }
+        case Method::kRandom: throw std::invalid_argument("random is faithfulness's floor, not an explanation");
+      }
+      e.importance.push_back(std::move(imp));
+    }
+    if (gap.defined()) {
+      e.integrated.steps = options.steps;
+      const torch::Tensor row = gap[static_cast<std::int64_t>(i)].to(torch::kFloat32).contiguous();
+      e.integrated.completeness_gap.assign(row.data_ptr<float>(), row.data_ptr<float>() + K);
+    }
+  }
+}
+
+/// Rows `rows` of x explained (words left to align_words): ids, probabilities, attention, a
+/// transformer's self-attention, and options.methods' scores, in length-bucketed batches.
+std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, const TextDataConfig& config, const text::PaddedSequences& x,
+                                                  const std::vector<std::int64_t>& rows, const ExplainOptions& options,
                                                   std::int64_t batch_size) {
-  // The texts' ids, cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long
-  // text's end), run in length-bucketed batches; each row's outputs are read at its real positions.
-  const std::vector<text::Sequence> seqs = tok.texts_to_sequences(texts);
-  text::PadOptions pad;
-  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
-  pad.padding = config.padding;
-  pad.truncating = config.truncating;
-  const text::PaddedSequences x = text::pad_sequences(seqs, pad);
-  std::vector<report::TextExplanation> out(texts.size());
-  torch::NoGradGuard no_grad;
-  for_each_bucket(all_rows(x.rows), x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+  nn::EvalModeGuard eval(module);
+  models::TextClassifier model(module);
+  std::vector<report::TextExplanation> out(rows.size());
+  for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
     const torch::Tensor ids = batch_ids(x, batch, Width::kLongestRow, config.padding);
     const models::Scored scored = model.forward(ids);
     const torch::Tensor probs = scored.scores.to(torch::kFloat32).contiguous(), att = scored.attention.to(torch::kFloat32).contiguous();
     std::vector<torch::Tensor> layers;
     if (model.has_self_attention()) layers = model.self_attention(ids);  // each [B, heads, W, W]
     const std::int64_t width = ids.size(1);
+    std::vector<report::TextExplanation*> mine;
     for (std::size_t i = 0; i < batch.size(); ++i) {
       report::TextExplanation& e = out[at[i]];
+      mine.push_back(&e);
       const auto b = static_cast<std::int64_t>(i);
       const std::int64_t n = x.lengths[static_cast<std::size_t>(batch[i])];
       const std::int64_t first = config.padding == text::Side::kPre ? width - n : 0;  // the row's real positions
       const torch::Tensor row_ids = ids[b].slice(0, first, first + n).contiguous();
+      e.label_names = config.labels;
       e.ids.assign(row_ids.data_ptr<std::int64_t>(), row_ids.data_ptr<std::int64_t>() + n);
       e.probabilities.assign(probs[b].data_ptr<float>(), probs[b].data_ptr<float>() + probs.size(1));
       const torch::Tensor a = att[b].slice(0, first, first + n).contiguous();
@@ -426,14 +674,49 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
         if (n > 0) e.self_attention.push_back(std::move(heads));
       }
     }
+    if (!options.methods.empty()) add_importance(module, config, ids, options, mine);
   });
-  for (std::size_t t = 0; t < texts.size(); ++t) align_words(out[t], tok, config, texts[t], seqs[t].size());
+  return out;
+}
+
+/// The label text and HTML show: options.label, or the most probable.
+std::size_t shown_label(const report::TextExplanation& e, const TextDataConfig& config, const std::string& label) {
+  if (!label.empty()) {
+    for (std::size_t k = 0; k < config.labels.size(); ++k)
+      if (config.labels[k] == label) return k;
+    std::string all;
+    for (const std::string& l : config.labels) all += (all.empty() ? "" : ", ") + l;
+    throw std::invalid_argument("--label: '" + label + "' is not one of this model's labels (" + all + ")");
+  }
+  return static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin());
+}
+
+}  // namespace
+
+std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tok,
+                                                  const TextDataConfig& config, const std::vector<std::string>& texts,
+                                                  std::int64_t batch_size, const ExplainOptions& options) {
+  // The texts' ids, cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long
+  // text's end), run in length-bucketed batches; each row's outputs are read at its real positions.
+  const std::vector<text::Sequence> seqs = tok.texts_to_sequences(texts);
+  text::PadOptions pad;
+  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
+  pad.padding = config.padding;
+  pad.truncating = config.truncating;
+  const text::PaddedSequences x = text::pad_sequences(seqs, pad);
+  if (!options.label.empty() && !texts.empty()) (void)shown_label(report::TextExplanation{}, config, options.label);  // before the work
+  torch::jit::Module module = model.module();
+  std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    align_words(out[t], tok, config, texts[t], seqs[t].size());
+    if (!out[t].importance.empty()) out[t].shown_label = shown_label(out[t], config, options.label);
+  }
   return out;
 }
 
 report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
-                                     const std::string& text) {
-  return explain_texts(model, tok, config, {text}, 1).front();
+                                     const std::string& text, const ExplainOptions& options) {
+  return explain_texts(model, tok, config, {text}, 1, options).front();
 }
 
 namespace {
@@ -486,6 +769,8 @@ void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const T
           status = "dropped";
           w.reason = "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)";
         } else {
+          if (w.count == 0) w.first = next_id - cut_front;
+          ++w.count;
           w.weight += e.attention[next_id - cut_front];
         }
         ++next_id;

@@ -5,9 +5,14 @@
 ///
 ///   text classifier     forward(ids [B, T] int64, 0 = padding) -> (probabilities [B, L], attention [B, T]);
 ///                       logits(ids) -> (logits [B, L], attention);
-///                       optionally self_attention(ids) -> per layer [B, heads, T, T]
+///                       optionally self_attention(ids) -> per layer [B, heads, T, T];
+///                       embeddings(ids) -> the word embeddings x [B, T, E] (evaluation mode) and
+///                       logits_embedded(x, ids) -> logits(ids) computed from x (the mask from ids):
+///                       what the gradient methods differentiate (models saved since attn 0.3)
 ///   feature classifier  forward(x [B, D] float) -> (probability [B, 1], attention [B, D]); logits(x)
 ///   seq2seq             logits(src [B, S], target_in [B, T]) -> (logits [B, T, V], attention [B, T, S]);
+///                       source_embeddings(src) -> x [B, S, E] and logits_embedded(x, src, target_in)
+///                       (models saved since attn 0.3);
 ///                       translate(src, max_length) -> (ids [B, T'], attention [B, T', S]);
 ///                       beam_search(src, beam, max_length) -> the same (models saved since attn 0.2);
 ///                       attributes start_id, end_id, max_output_length
@@ -32,10 +37,16 @@ struct Scored {
 class TextClassifier {
  public:
   explicit TextClassifier(torch::jit::Module module) : module_(std::move(module)) {}
+  /// The module (a handle: copies share it).
+  const torch::jit::Module& module() const { return module_; }
   Scored forward(const torch::Tensor& ids);
   Scored logits(const torch::Tensor& ids);
   bool has_self_attention() const;
   std::vector<torch::Tensor> self_attention(const torch::Tensor& ids);
+  /// Whether the file has embeddings and logits_embedded (the gradient methods need them).
+  bool has_embedded() const;
+  torch::Tensor embeddings(const torch::Tensor& ids);
+  Scored logits_embedded(const torch::Tensor& x, const torch::Tensor& ids);
 
  private:
   torch::jit::Module module_;
@@ -56,6 +67,11 @@ class Seq2SeqModel {
   explicit Seq2SeqModel(torch::jit::Module module) : module_(std::move(module)) {}
   /// Teacher forcing: target_in = start id, y_1 .. y_{T-1}.
   Scored logits(const torch::Tensor& source, const torch::Tensor& target_in);
+  /// Whether the file has source_embeddings and logits_embedded (the gradient methods need them).
+  bool has_embedded() const;
+  torch::Tensor source_embeddings(const torch::Tensor& source);
+  /// logits(source, target_in) computed from the source's embeddings x [B, S, E].
+  Scored logits_embedded(const torch::Tensor& x, const torch::Tensor& source, const torch::Tensor& target_in);
   /// Greedy decoding: ids [B, T'] (the end id, then 0), attention [B, T', S].
   Scored translate(const torch::Tensor& source, std::int64_t max_length);
   /// Beam search with `beam` hypotheses per row, the best by mean log-probability per character;

@@ -14,6 +14,19 @@
 
 namespace attn::report {
 
+/// One importance method's scores (models/attribution.h names the methods): per target (a label, an
+/// output character), one score per unit (an entry of "ids", a feature, a source character).
+struct Importance {
+  std::string method;                      ///< e.g. "integrated-gradients"
+  std::vector<std::vector<float>> scores;  ///< [targets][units]
+};
+
+/// Integrated gradients' facts, when they were asked for.
+struct IntegratedGradients {
+  int steps = 0;                        ///< 0: not computed
+  std::vector<float> completeness_gap;  ///< per target: sum of the scores - (z(x) - z(baseline))
+};
+
 /// A word as written in the text, the tokenizer's tokens of it, and the attention they received.
 struct WordWeight {
   std::string word;                 ///< a chunk of the text between spaces, tabs, newlines
@@ -23,6 +36,8 @@ struct WordWeight {
   /// see reason); "filtered" (nothing left after filtering, e.g. punctuation).
   std::string status;
   std::string reason;
+  /// The word's kept tokens: entries first, first + 1, ... of the explanation's ids (count 0: none).
+  std::size_t first = 0, count = 0;
 };
 
 struct TextExplanation {
@@ -34,6 +49,10 @@ struct TextExplanation {
   std::vector<float> attention;      ///< per id; the kept words' weights sum to 1
   /// Transformer classifiers: per layer, per head, [ids x ids] row-major (query rows, key columns).
   std::vector<std::vector<std::vector<float>>> self_attention;
+  /// `attn explain --method`: each method's scores, [labels][ids]; empty: attention only, as ever.
+  std::vector<Importance> importance;
+  IntegratedGradients integrated;
+  std::size_t shown_label = 0;  ///< the label whose scores text and HTML show
 };
 
 struct FeatureExplanation {
@@ -42,6 +61,11 @@ struct FeatureExplanation {
   std::vector<float> values;
   float probability = 0;         ///< of label 1
   std::vector<float> attention;  ///< per feature, sums to 1
+  /// `attn explain --method`: each method's scores, [1][features]; empty: attention only, as ever.
+  std::vector<Importance> importance;
+  std::vector<float> baseline;   ///< what a removed feature is set to, per feature (with importance)
+  std::string baseline_kind;     ///< "training mean" or "zero"
+  IntegratedGradients integrated;
 };
 
 struct AlignmentExplanation {
@@ -49,6 +73,9 @@ struct AlignmentExplanation {
   std::vector<std::string> source_tokens;  ///< input characters as the model saw them (lowercased)
   std::vector<std::string> output_tokens;  ///< output characters
   std::vector<float> attention;            ///< [output_tokens x source_tokens] row-major; each row sums to 1
+  /// `attn explain --method`: each method's scores, [output_tokens][source_tokens]; empty: attention only.
+  std::vector<Importance> importance;
+  IntegratedGradients integrated;
 };
 
 nlohmann::ordered_json to_json(const TextExplanation& e);

@@ -10,6 +10,7 @@
 
 #include "attn/data/inputs.h"
 #include "attn/tasks/batching.h"
+#include "attn/tasks/task.h"
 
 namespace attn::tasks {
 
@@ -20,11 +21,40 @@ struct ExplainRequest {
   data::Inputs options;                ///< the task's explain inputs (--csv, --rows, --svg)
   Format format = Format::kText;
   std::string html;                    ///< write one page of every explanation here ("" = none)
+  std::string methods;                 ///< --method M[,M...] ("" or "attention": the attention only)
+  int steps = 50;                      ///< integrated gradients' steps
+  std::string label;                   ///< the label text output shows ("": the most probable)
 };
-/// `attn explain`: what to print (a text block, or one JSON line, per input). Writes the --html
-/// page and the task's --svg pictures (OUT.svg, then OUT-2.svg, ... when there are several).
-/// Inputs come from `arguments`, or from `stdin_lines()` when there are none.
+/// `attn explain`: prints a text block, or one JSON line, per input, as they are done (a whole
+/// CSV streams). Writes the --html page and the task's --svg pictures (OUT.svg, then OUT-2.svg, ...
+/// when there are several). Inputs come from `arguments`, or from `stdin_lines()` when there are none.
+void explain(const ExplainRequest& request, const std::function<std::vector<std::string>()>& stdin_lines,
+             const std::function<void(const std::string&)>& print);
+/// The same, everything printed returned as one string.
 std::string explain(const ExplainRequest& request, const std::function<std::vector<std::string>()>& stdin_lines);
+
+/// The inputs of `attn explain --method`: methods parsed against what `model` gives (an unknown
+/// one, or one it cannot give, throws std::invalid_argument naming `flag`), steps checked. A list
+/// of the attention alone is no methods: today's output.
+ExplainOptions explain_options(const TrainedModel& model, const std::string& methods, int steps, const std::string& label,
+                               const std::string& flag = "--method");
+
+struct FaithfulnessRequest {
+  std::string model;           ///< run directory or model.pt
+  std::string csv;             ///< the rows to measure
+  data::Inputs options;        ///< the task's faithfulness inputs (--text-column, --id-column)
+  std::int64_t rows = 100;     ///< the first this many measurable rows
+  std::string methods;         ///< "": every method the model gives
+  int steps = 50;              ///< integrated gradients' steps
+  std::uint64_t seed = 1;      ///< the random floor's
+  int threads = 1;
+  std::string json;            ///< write the figures here as JSON ("" = none)
+  std::string per_row;         ///< write each row's figures here as JSON Lines ("" = none)
+  std::function<void(std::int64_t done, std::int64_t total)> progress;  ///< after each chunk of rows
+};
+/// `attn faithfulness` (tasks/faithfulness.h): measures the methods on the rows, writes the
+/// requested files, and returns the table to print.
+std::string faithfulness(const FaithfulnessRequest& request);
 
 struct EvaluateRequest {
   std::string model;        ///< run directory or model.pt

@@ -17,8 +17,11 @@ struct FeatureDataConfig {
   std::vector<std::string> features;
   std::string label = "label";
   std::vector<std::string> examples;  ///< a few training rows as VALUE,VALUE,... (the explain page's examples)
+  /// Each feature's mean over the training CSV's rows: the baseline of the importance methods (a
+  /// removed feature is set to it). Empty in models saved before attn 0.3: the baseline is then 0.
+  std::vector<float> means;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FeatureDataConfig, csv, rows, features, label, examples)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FeatureDataConfig, csv, rows, features, label, examples, means)
 
 const Task& feature_classification();
 

@@ -35,6 +35,7 @@
 
 #include "attn/data/inputs.h"
 #include "attn/io/json_like.h"
+#include "attn/models/attribution.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/report/explanation.h"
@@ -44,7 +45,7 @@
 namespace attn::tasks {
 
 /// The commands whose inputs a task declares.
-enum class Command { kTrain, kExplain, kEvaluate };
+enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness };
 
 /// One batch: the arguments of the model's `logits` method, and the targets.
 struct Batch {
@@ -134,6 +135,21 @@ struct Input {
   std::vector<float> values;
 };
 
+/// What `attn explain` computes besides the attention every explanation has (models/attribution.h).
+struct ExplainOptions {
+  std::vector<models::Method> methods;  ///< each method's scores, per label; empty: the attention only, as ever
+  int steps = 50;                       ///< integrated gradients' steps (Gauss-Legendre nodes)
+  std::string label;                    ///< the label text and HTML show the methods for ("": the most probable)
+};
+
+/// The most integrated-gradients steps a request may ask for: the cost grows with them, the gap to
+/// completeness stops shrinking long before.
+constexpr int kMaxSteps = 1024;
+/// Throws std::invalid_argument naming `flag` unless 1 <= steps <= kMaxSteps.
+void check_steps(int steps, const std::string& flag);
+
+class Erasures;  // tasks/faithfulness.h
+
 /// Explanations of several inputs, rendered on request.
 class Explanations {
  public:
@@ -186,8 +202,23 @@ class TrainedModel {
   /// `stdin_lines()`), and the task's explain inputs (`options`, e.g. --csv --rows).
   virtual std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
                                          const std::function<std::vector<std::string>()>& stdin_lines) const = 0;
-  /// Explanations of `inputs`, run in (length-bucketed) batches of at most `batch_size`.
-  virtual std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size = 64) = 0;
+  /// The importance methods it can give besides the attention (attn explain --method).
+  virtual std::vector<models::Method> methods() const = 0;
+  /// Explanations of `inputs`, run in (length-bucketed) batches of at most `batch_size`, with the
+  /// scores of options.methods (each one of methods(); an unknown label throws std::invalid_argument).
+  virtual std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size = 64,
+                                                const ExplainOptions& options = {}) = 0;
+  /// Roughly what explaining one input with `options` costs, in forward passes of one input (a
+  /// forward and backward pass counts 3): 1 for the attention alone, ~3 x labels x steps for
+  /// integrated gradients. What a server weighs requests by.
+  std::int64_t explain_cost(const ExplainOptions& options) const;
+  /// How many outputs per input the gradient methods attribute: the labels, a seq2seq model's
+  /// typical output length.
+  virtual std::int64_t targets() const { return 1; }
+  /// The rows of `csv` as `attn faithfulness` measures them (tasks/faithfulness.h): the first
+  /// `rows` of them that it can measure, read with the task's faithfulness inputs (`options`).
+  /// Tasks it does not apply to throw std::invalid_argument.
+  virtual std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs& options, std::int64_t rows, int threads);
   /// The cheap path: per input, the outputs only ({"probabilities": {label: p}}, {"probability": p},
   /// {"output": "..."}), in length-bucketed batches; the same as explain gives, whatever the batch.
   virtual std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) = 0;
@@ -242,6 +273,9 @@ data::InputSpec val_csv_input();
 /// Classifiers' Dataset::positive_weights over 0/1 `labels` [rows, n_labels] row-major.
 torch::Tensor positive_weights_of(const std::string& spec, const std::vector<float>& labels, std::size_t n_labels,
                                   const std::vector<std::int64_t>& rows);
+/// explain's "csv" and "rows": inputs read from a CSV, for the tasks that can.
+data::InputSpec explain_csv_input();
+data::InputSpec explain_rows_input();
 /// explain's "svg" output, for the tasks that draw their explanations.
 data::InputSpec svg_input();
 /// evaluate's "thresholds", for the classifiers.

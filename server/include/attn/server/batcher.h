@@ -1,16 +1,23 @@
 #pragma once
 /// Dynamic batching for `attn serve`: requests from every connection wait in one queue and run
-/// together on the inference threads, in batches of at most max_batch inputs, the oldest request
-/// waiting at most max_delay for company (by default not at all: a batch is what queued while the
-/// inference threads were busy). Each inference thread runs its own batch (with one
-/// LibTorch thread each, small batches use the cores far better than one batch on all of them). A request's results do not depend on what it was batched
-/// with: the tasks' predict and explain are batch-independent (length-bucketed, padding masked).
+/// together on the inference threads, the oldest request waiting at most max_delay for company (by
+/// default not at all: a batch is what queued while the inference threads were busy). Each
+/// inference thread runs its own batch (with one LibTorch thread each, small batches use the cores
+/// far better than one batch on all of them).
+///
+/// Requests are weighed by what they cost (TrainedModel::explain_cost: an input explained by
+/// integrated gradients costs ~steps x labels forward and backward passes; one predicted, one pass).
+/// A batch holds at most max_batch units of cost; a request that costs more runs a slice at a time,
+/// going to the back of the queue after each, so one heavy request cannot hold the inference threads
+/// while light ones wait behind it. A request's results do not depend on what it was batched with:
+/// the tasks' predict and explain are batch-independent (length-bucketed, padding masked).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -23,11 +30,11 @@
 namespace attn::server {
 
 /// What a request asks for: the outputs only, or explanations (with a transformer's self-attention,
-/// which is large, on request). Requests of one model and mode run together.
+/// which is large, on request). Requests of one model, mode and explain options run together.
 enum class Mode { kPredict, kExplain, kExplainWithSelfAttention };
 
 struct BatcherOptions {
-  std::int64_t max_batch = 64;             ///< inputs per batch (a larger request runs in batches of this)
+  std::int64_t max_batch = 64;             ///< cost per batch (inputs, for predictions and attention)
   std::chrono::milliseconds max_delay{0};  ///< how long the oldest request waits for company
   std::size_t max_queue = 1024;            ///< inputs that may wait; more is QueueFull
   int workers = 1;                         ///< inference threads
@@ -52,7 +59,7 @@ class Batcher {
  public:
   /// models[m][w] is model m as inference thread w runs it: one copy per thread (two threads must
   /// not run one TorchScript module's methods at once), options.workers of them. They must outlive
-  /// the batcher; `on_batch(inputs)` is told the size of every batch run.
+  /// the batcher; `on_batch(inputs)` is told the size of every batch, before it runs.
   Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherOptions options,
           std::function<void(std::size_t)> on_batch = nullptr);
   ~Batcher();
@@ -60,32 +67,45 @@ class Batcher {
   Batcher& operator=(const Batcher&) = delete;
 
   /// Queues one request's inputs for models[model]: the future holds one JSON text per input
-  /// (explain: what `attn explain --json` prints; predict: the outputs only), or the exception
-  /// the request's inputs raised. Throws QueueFull, or Stopped once stopped.
-  std::future<Results> submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs);
+  /// (explain: what `attn explain --json` prints, with options' methods; predict: the outputs
+  /// only), or the exception the request's inputs raised. Throws QueueFull, or Stopped once stopped.
+  std::future<Results> submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options = {});
   /// Inputs waiting.
   std::size_t queued() const;
   /// Takes no more requests, runs every queued one, joins the inference threads.
   void stop();
 
  private:
+  /// A request: its inputs are handed out in slices; the last slice to finish fulfils the promise.
   struct Request {
     std::size_t model;
     Mode mode;
+    tasks::ExplainOptions options;
     std::vector<tasks::Input> inputs;
+    std::int64_t cost = 1;  ///< per input
     std::promise<Results> promise;
     std::chrono::steady_clock::time_point queued_at;
+    std::size_t handed_out = 0;  ///< inputs given to slices so far
+    std::size_t finished = 0;    ///< inputs whose slice has run
+    Results results;
+    std::exception_ptr error;
+  };
+  /// Inputs [first, first + count) of a request, run in some batch.
+  struct Slice {
+    std::shared_ptr<Request> request;
+    std::size_t first = 0, count = 0;
   };
   void loop(int worker);
-  void run(int worker, std::vector<Request>& batch);
-  Results compute(int worker, std::size_t model, Mode mode, const std::vector<tasks::Input>& inputs);
+  void run(int worker, std::vector<Slice>& batch);
+  Results compute(int worker, const Request& key, const std::vector<tasks::Input>& inputs);
+  void finish(Slice& slice, Results results, std::exception_ptr error);
 
   std::vector<std::vector<tasks::TrainedModel*>> models_;  // [model][worker]
   BatcherOptions options_;
   std::function<void(std::size_t)> on_batch_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Request> queue_;
+  std::deque<std::shared_ptr<Request>> queue_;  ///< requests with inputs not yet handed out
   std::size_t queued_inputs_ = 0;
   bool stopping_ = false;
   int idle_ = 0;  ///< inference threads waiting for work

@@ -5,9 +5,11 @@
 ///
 ///   GET  /healthz      200 while the process serves
 ///   GET  /readyz       200 once every model is loaded and warmed up, 503 before
-///   GET  /v1/models    per model: name, registry model, task, its inputs, labels or features, config, examples
-///   POST /v1/explain   {"model": NAME, "texts": [...]} or {"rows": [[...], ...]} (+ "self_attention": true)
-///                      -> {"model": NAME, "results": [what `attn explain --json` prints, per input]}
+///   GET  /v1/models    per model: name, registry model, task, its inputs, labels or features, config, examples,
+///                      the importance methods it gives and max_steps
+///   POST /v1/explain   {"model": NAME, "texts": [...]} or {"rows": [[...], ...]} (+ "self_attention": true,
+///                      "methods": ["integrated-gradients", ...], "steps": N <= --max-steps)
+///                      -> {"model": NAME, "results": [what `attn explain --json [--method ...]` prints, per input]}
 ///   POST /v1/predict   the same body -> {"model": NAME, "results": [outputs only, per input]}
 ///   GET  /metrics      Prometheus' text format
 ///   GET  /             the explain page (?model=NAME&text=...&text2=... opens explained)
@@ -33,6 +35,7 @@ struct ServeOptions {
   std::size_t max_texts = 256;      ///< inputs per request; more: 413
   int connections = 16;             ///< HTTP threads: each open keep-alive connection holds one
   int workers = 1;                  ///< inference threads (each batch runs on one LibTorch thread)
+  int max_steps = 64;               ///< integrated gradients' steps a request may ask for
 };
 
 /// Binds host:port and reports "listening on http://HOST:PORT" through `log`, loads and warms every
