@@ -9,7 +9,7 @@ a same-run comparison counts), each by its own script, figures in bench/results/
 
 usage: python3 bench/run_perf.py [--baseline-commit 749db53 | --baseline DIR] [--skip NAME ...]
 (--baseline DIR: that commit's attn-train and attn-evaluate already built, e.g. by an earlier run)
-Writes bench/results/perf.json: the README's "Performance" table (under Benchmarks).
+Writes bench/results/perf.json: docs/benchmarks.md's "Performance" table.
 """
 import argparse
 import json

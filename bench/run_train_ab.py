@@ -41,7 +41,7 @@ def build_baseline(commit, work):
 
 
 def differences(a, b):
-    """|a - b| of the numeric metrics both builds report (names changed between builds: see README's metric vocabulary)."""
+    """|a - b| of the numeric metrics both builds report (names changed between builds: see docs/commands.md's metric vocabulary)."""
     return {k: abs(a[k] - b[k]) for k in sorted(set(a) & set(b)) if isinstance(a[k], (int, float)) and isinstance(b[k], (int, float))}
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job (seed 000) on the data shipped in data/: set up, train the BiLSTM + word-attention
 # model on 20,000 generated Kaggle-format toxic comments, then ask it which words made the seed's
-# sentences toxic.
+# sentences toxic, by attention and by integrated gradients.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh main
@@ -13,7 +13,9 @@ rm -rf "$run"
 # (the seed's 512 suits its 160k rows; 20k rows need more, smaller steps).
 "$attn" train --csv data/toxic_sample.csv --model bilstm-attention --epochs 3 --batch-size 64 --out "$run"
 echo
-"$attn" explain --model "$run" --html "$run/explain.html" \
+# Each word's attention beside its integrated gradients (for the most probable label): attention says
+# where the model looked, integrated gradients what moved its logit (docs/importance.md).
+"$attn" explain --model "$run" --method attention,integrated-gradients --html "$run/explain.html" \
   "ice cream" "ice cream is worthless" "ice cream sucks" "Thanks for fixing the citation, good work." \
   "You are a stupid idiot and your edits are garbage"
 echo "(the same, highlighted: $run/explain.html; in Python: torch.jit.load(\"$run/model.pt\"))"

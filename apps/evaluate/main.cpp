@@ -2,7 +2,8 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/io/threads.h"
+#include "../common/memory.h"
+#include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
 #include "attn/tasks/task.h"
 
@@ -32,7 +33,8 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   const int threads = threads_option(r);
-  io::set_torch_threads(threads);
+  set_torch_threads(threads);
+  keep_freed_memory(Heaps::kOne);  // batch after batch of similar tensors: keep their pages (20k comments: 6.0 -> 4.4-5.4 s)
   data::Inputs in = inputs_of(r, inputs);
   const tasks::EvaluateRequest request{required<std::string>(r, "model"), in.text("csv"), in, r["batch-size"].as<std::int64_t>(),
                                        threads, given<std::string>(r, "predictions").value_or(""),

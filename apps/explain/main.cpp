@@ -2,7 +2,8 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/io/threads.h"
+#include "../common/memory.h"
+#include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
 #include "attn/tasks/task.h"
 
@@ -49,7 +50,8 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv, /*takes_positional=*/true);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  io::set_torch_threads(threads_option(r));
+  set_torch_threads(threads_option(r));
+  keep_freed_memory(Heaps::kOne);  // the importance methods' passes: batch after batch of similar tensors
   tasks::ExplainRequest request{required<std::string>(r, "model"), r.unmatched(), inputs_of(r, inputs),
                                 r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText,
                                 given<std::string>(r, "html").value_or("")};

@@ -5,7 +5,8 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/io/threads.h"
+#include "../common/memory.h"
+#include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
 #include "attn/tasks/task.h"
 
@@ -42,7 +43,8 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   const int threads = threads_option(r);
-  io::set_torch_threads(threads);
+  set_torch_threads(threads);
+  keep_freed_memory(Heaps::kOne);  // thousands of forward and backward passes of similar tensors: keep their pages
   tasks::FaithfulnessRequest request;
   request.model = required<std::string>(r, "model");
   request.csv = required<std::string>(r, "csv");

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "../common/memory.h"
 #include "attn/data/prepare.h"
 
 namespace attn::apps {
@@ -24,6 +25,9 @@ int run(int argc, char** argv) {
   o.pad_in_memory = false;  // padded straight into data.pt
 
   const auto t0 = std::chrono::steady_clock::now();
+  // Before the tokenizer's threads start: the texts the reader allocates and the workers free, and
+  // the tables and rows after them, reuse one heap's pages (160k comments: 80k -> 60k page faults).
+  keep_freed_memory(Heaps::kOne);
   const data::Prepared prepared = data::prepare_csv(o);
   data::write_prepared_dir(prepared, out_dir);
   std::fputs(data::summary(prepared).c_str(), stdout);

@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/io/memory.h"
-#include "attn/io/threads.h"
+#include "../common/memory.h"
+#include "../common/torch_threads.h"
 #include "attn/server/server.h"
 
 namespace attn::apps {
@@ -37,8 +37,8 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  io::set_torch_threads(1);  // small batches: one core each beats all cores on one (bench/results/serve.json)
-  io::keep_freed_memory(io::Heaps::kPerThread);   // batch after batch of similar tensors: keep the pages
+  set_torch_threads(1);  // small batches: one core each beats all cores on one (bench/results/serve.json)
+  keep_freed_memory(Heaps::kPerThread);   // batch after batch of similar tensors: keep the pages
   const server::ServeOptions request{given<std::vector<std::string>>(r, "model").value_or(std::vector<std::string>{}),
                                      r["host"].as<std::string>(), r["port"].as<int>(), r["max-batch"].as<std::int64_t>(),
                                      r["max-delay-ms"].as<int>(), r["max-queue"].as<std::size_t>(), r["max-body-bytes"].as<std::size_t>(),

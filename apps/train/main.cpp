@@ -7,6 +7,8 @@
 #include <cstdlib>
 
 #include "../common/app.h"
+#include "../common/memory.h"
+#include "../common/torch_threads.h"
 #include "attn/models/registry.h"
 #include "attn/tasks/task.h"
 #include "attn/train/distributed.h"
@@ -48,7 +50,7 @@ int run(int argc, char** argv) {
       ("out", "Run directory (created)", cxxopts::value<std::string>())
       ("resume", "Continue the run in this directory from its checkpoint", cxxopts::value<std::string>());
   options.add_options("Distributed")
-      ("nproc", "Train as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (README: torchrun)", cxxopts::value<int>())
+      ("nproc", "Train as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)", cxxopts::value<int>())
       ("worker-timeout", "Seconds a worker waits for the others before failing (default 300)", cxxopts::value<int>()->default_value("300"));
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
@@ -69,8 +71,10 @@ int run(int argc, char** argv) {
     if (p.seconds - last < 0.2 && p.rows_done < p.rows_total) return;
     last = p.seconds, std::fputs(train::format_progress(p).c_str(), stderr);
   };
+  keep_freed_memory(Heaps::kOne);  // before any thread starts: step after step of similar tensors keeps its pages
   const train::TrainOutput output{[](const std::string& lines) { std::fputs(lines.c_str(), stdout), std::fflush(stdout); },
-                                  ::isatty(2) ? std::function<void(const train::Progress&)>(progress) : nullptr};
+                                  ::isatty(2) ? std::function<void(const train::Progress&)>(progress) : nullptr,
+                                  [](int threads) { set_torch_threads(threads); }};
   if (train::run_training(command, g_stop, output) == train::TrainOutcome::kFinished) return kExitOk;
   if (!std::getenv("RANK") || std::string(std::getenv("RANK")) == "0")
     std::fprintf(stderr, "\ninterrupted: checkpoint saved; continue with: attn train --resume %s\n",

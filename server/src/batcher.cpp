@@ -55,6 +55,14 @@ std::size_t Batcher::queued() const {
   return queued_inputs_;
 }
 
+void Batcher::drain() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    draining_ = true;
+  }
+  wake_.notify_all();
+}
+
 void Batcher::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -82,7 +90,8 @@ void Batcher::loop(int worker) {
         if (same(*r)) cost += static_cast<std::int64_t>(r->inputs.size() - r->handed_out) * r->cost;
       return cost;
     };
-    while (!stopping_ && waiting() < options_.max_batch && std::chrono::steady_clock::now() < deadline) wake_.wait_until(lock, deadline);
+    while (!stopping_ && !draining_ && waiting() < options_.max_batch && std::chrono::steady_clock::now() < deadline)
+      wake_.wait_until(lock, deadline);
     // Idle inference threads share what waits: clients that all sent at once are not served by one
     // thread while the others look on.
     const std::int64_t idle = std::max(1, idle_);

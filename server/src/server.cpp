@@ -100,6 +100,10 @@ class Service {
     ready_ = true;
   }
 
+  /// Runs what is queued without waiting for company (requests in flight finish promptly).
+  void drain() {
+    if (batcher_) batcher_->drain();
+  }
   void stop() {
     if (batcher_) batcher_->stop();
   }
@@ -355,6 +359,7 @@ void serve(const ServeOptions& o, const std::function<void(const std::string&)>&
   for (int i = 0; i < 1000 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   log("listening on http://" + o.host + ":" + std::to_string(port));
   const auto shut_down = [&] {
+    service.drain();  // queued requests run now, not after --max-delay-ms
     http.stop();
     listener.join();  // the connections' threads finish the requests in flight
     service.stop();   // then the batcher runs what is still queued

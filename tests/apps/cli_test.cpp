@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -204,6 +205,103 @@ TEST_CASE("explain shows every word, dropped ones included", "[cli][explain]") {
   CHECK_THAT(page, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("ice"));
 }
 
+TEST_CASE("explain --method: the methods per word for a label, every label in --json, a CSV streamed", "[cli][explain][importance]") {
+  auto r = attn("explain --model " + kRun + " --method attention,gradient,integrated-gradients,leave-one-out --label insult "
+                "\"you are a stupid idiot zzzqqq\"");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("importance for insult") && Catch::Contains("integrated-gradients") &&
+                        Catch::Contains("completeness gap") && Catch::Contains("dropped (unknown word)"));
+  // The default is today's output, byte for byte.
+  CHECK(attn("explain --model " + kRun + " --method attention \"ice cream sucks\"").out == attn("explain --model " + kRun + " \"ice cream sucks\"").out);
+  // --json: every method for every label, one score per id.
+  r = attn("explain --json --model " + kRun + " --method grad-input,leave-one-out --steps 8 \"ice cream sucks\"");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("importance").at("grad-input").size() == 6);
+  CHECK(j.at("importance").at("leave-one-out").at("threat").size() == j.at("ids").size());
+  CHECK(j.at("word_importance").at("grad-input").at("toxic").size() == j.at("words").size());
+  CHECK_FALSE(j.contains("integrated_gradients"));
+  // A whole CSV, one JSON line per row, its rows picked by --rows.
+  const auto d = scratch("explain_csv");
+  const std::string csv = write(d / "texts.csv", "id,comment_text\na,ice cream sucks\nb,\"thanks, good edit\"\nc,zzzqqq\n");
+  r = attn("explain --json --model " + kRun + " --csv " + csv + " --method integrated-gradients --steps 4");
+  REQUIRE(r.code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<nlohmann::json> rows;
+  while (std::getline(lines, line)) rows.push_back(nlohmann::json::parse(line));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1].at("text") == "thanks, good edit");
+  CHECK(rows[2].at("importance").at("integrated-gradients").at("toxic").empty());  // no known word: a clear empty list
+  CHECK(rows[2].at("integrated_gradients").at("completeness_gap").at("toxic") == 0.0);
+  r = attn("explain --json --model " + kRun + " --csv " + csv + " --rows 3,1");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("{\"text\":\"zzzqqq\""));
+  // Bad flags: exit 2 naming the flag and the choices.
+  r = attn("explain --model " + kRun + " --method shap hi");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--method: unknown method 'shap'") && Catch::Contains("integrated-gradients"));
+  r = attn("explain --model " + kRun + " --method attention-rollout hi");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("cannot give 'attention-rollout'"));
+  for (const char* steps : {"0", "5000"}) {
+    r = attn("explain --model " + kRun + " --method integrated-gradients --steps " + std::string(steps) + " hi");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("--steps must be in 1..1024"));
+  }
+  r = attn("explain --model " + kRun + " --method gradient --label spam hi");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--label: 'spam'") && Catch::Contains("identity_hate"));
+  r = attn("explain --model " + kRun + " --csv " + csv + " --rows 9");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--rows: row 9 is not in 1..3"));
+  r = attn("explain --model " + kRun + " --csv " + csv + " --text-column body");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("body"));
+}
+
+TEST_CASE("faithfulness: figures per method and label against a random floor, per-row lines, bad flags", "[cli][importance]") {
+  const auto d = scratch("faithfulness");
+  const std::string json = (d / "f.json").string(), rows = (d / "rows.jsonl").string();
+  auto r = attn("faithfulness --model " + kRun + " --csv " + std::string(ATTN_TINY_RUN) + "/toxic.csv --rows 12 --steps 8 --json " + json +
+                " --per-row " + rows);
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("comprehensiveness") && Catch::Contains("random") && Catch::Contains("agreement"));
+  std::ifstream f(json);
+  const auto j = nlohmann::json::parse(f);
+  CHECK(j.at("rows") == 12);
+  CHECK(j.at("bins") == std::vector<int>{1, 5, 10, 20, 50});
+  for (const char* m : {"attention", "gradient", "grad-input", "integrated-gradients", "leave-one-out", "random"}) {
+    INFO(m);
+    const auto& toxic = j.at("methods").at(m).at("toxic");
+    CHECK(toxic.at("comprehensiveness").size() == 5);
+    CHECK(toxic.at("aopc_sufficiency").is_number());
+  }
+  CHECK(j.at("methods").at("leave-one-out").at("toxic").at("kendall_tau_loo") == 1.0);
+  CHECK(j.at("agreement").at("gradient").at("attention") == j.at("agreement").at("attention").at("gradient"));
+  std::ifstream per_row(rows);
+  std::string line;
+  int n = 0;
+  while (std::getline(per_row, line)) {
+    const auto row = nlohmann::json::parse(line);
+    CHECK(row.at("units").get<int>() >= 2);
+    ++n;
+  }
+  CHECK(n == 12);
+  r = attn("faithfulness --model " + kRun + " --csv " + std::string(ATTN_TINY_RUN) + "/toxic.csv --rows 100000");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--rows 100000") && Catch::Contains("rows whose text keeps at least 2 tokens"));
+  r = attn("faithfulness --model " + kRun + " --csv " + std::string(ATTN_TINY_RUN) + "/toxic.csv --methods attention,lime");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--methods: unknown method 'lime'"));
+  r = attn("faithfulness --model " + std::string(ATTN_TINY_RUN) + "/dates --csv " + std::string(ATTN_TINY_RUN) + "/dates.csv");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("text and feature classifiers"));
+  CHECK_FALSE(fs::exists(d / "never.json"));
+}
+
 TEST_CASE("explain cuts a long text to maxlen as training did, and says so", "[cli][explain]") {
   std::string text = "sucks";
   for (int i = 0; i < 250; ++i) text += " ice";
@@ -376,7 +474,8 @@ TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli]
 
 TEST_CASE("every command of the list runs, and --help lists them all", "[cli]") {
   const auto help = attn("--help");
-  for (const char* cmd : {"prepare", "tokenize", "train", "explain", "evaluate", "export", "serve", "summary", "models", "plot", "datagen"}) {
+  for (const char* cmd : {"prepare", "tokenize", "train", "explain", "faithfulness", "evaluate", "export", "serve", "summary", "models", "plot",
+                          "datagen"}) {
     INFO(cmd);
     CHECK_THAT(help.out, Catch::Contains(std::string("  ") + cmd));
     CHECK(attn(std::string(cmd) + " --help").code == 0);
@@ -409,9 +508,12 @@ TEST_CASE("an input of another task is a usage error naming the model", "[cli][t
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--feature-columns does not apply to bilstm-attention (a text-classification model)"));
   CHECK_FALSE(fs::exists(d / "x"));
-  r = attn("explain --model " + kRun + " --rows 1 hi");
+  r = attn("explain --model " + kRun + " --svg x.svg hi");
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("--rows does not apply to bilstm-attention"));
+  CHECK_THAT(r.out, Catch::Contains("--svg does not apply to bilstm-attention"));
+  r = attn("explain --model " + kRun + " --rows 1 hi");  // text models read --rows of a --csv
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--rows and --text-column need --csv"));
   r = attn("evaluate --model " + kTiny + "/features --csv " + kTiny + "/features.csv --labels-csv x.csv");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--labels-csv does not apply to feature-attention"));

@@ -3,6 +3,7 @@
 // a row without a real step), on one and two threads; and the native WordAttention module.
 #include "attn/nn/attention.h"
 #include "attn/nn/fused_attention.h"
+#include "attn/nn/repeatable_backward.h"
 #include "nn_test_util.h"
 
 using namespace attn::nn;
@@ -86,6 +87,23 @@ TEST_CASE("fused word attention: a second backward pass through one forward pass
   const Tensor g = torch::autograd::grad({loss}, {h}, {}, /*retain_graph=*/true)[0];
   CHECK(g.abs().sum().item<float>() > 0.0f);
   CHECK_THROWS_WITH(torch::autograd::grad({loss}, {h}), Catch::Contains("second backward pass"));
+}
+
+TEST_CASE("fused word attention: under RepeatableBackward a forward pass serves several backward passes, each exact", "[nn][word][fused]") {
+  torch::manual_seed(25);
+  WordAttention m(WordAttentionOptions(8));
+  const Parameters p = parameters_of(m);
+  const Tensor h = torch::randn({4, 5, 8}).requires_grad_();
+  const Tensor probe1 = torch::randn({4, 8}), probe2 = torch::randn({4, 8});
+  const auto s_of = [&] { return std::get<0>(word_attention(h, {}, p.weight, p.bias, p.context_weight, p.context_bias)); };
+  const Tensor once1 = torch::autograd::grad({(s_of() * probe1).sum()}, {h})[0];
+  const Tensor once2 = torch::autograd::grad({(s_of() * probe2).sum()}, {h})[0];
+  const RepeatableBackward repeatable;
+  const Tensor s = s_of();
+  const Tensor g1 = torch::autograd::grad({(s * probe1).sum()}, {h}, {}, /*retain_graph=*/true)[0];
+  const Tensor g2 = torch::autograd::grad({(s * probe2).sum()}, {h})[0];
+  CHECK(torch::allclose(g1, once1, 1e-6, 1e-7));
+  CHECK(torch::allclose(g2, once2, 1e-6, 1e-7));
 }
 
 TEST_CASE("fused word attention: the same bits on one thread and two", "[nn][word][fused]") {

@@ -1,6 +1,7 @@
 // attn's fused LSTM kernel against torch.lstm run row by row on each row's real steps: outputs and
 // every gradient, for any padding (pre, post, gaps, empty rows), on one and two threads.
 #include "attn/nn/fused_lstm.h"
+#include "attn/nn/repeatable_backward.h"
 #include "nn_test_util.h"
 
 using namespace attn::nn;
@@ -114,4 +115,33 @@ TEST_CASE("fused BiLSTM: a second backward pass through one forward pass is refu
   const Tensor g = torch::autograd::grad({loss}, {x}, {}, /*retain_graph=*/true)[0];
   CHECK(g.abs().sum().item<float>() > 0.0f);
   CHECK_THROWS_WITH(torch::autograd::grad({loss}, {x}), Catch::Contains("second backward pass"));
+}
+
+TEST_CASE("fused BiLSTM: under RepeatableBackward a forward pass serves several backward passes, each exact", "[nn][lstm][fused]") {
+  // What the importance methods do: one forward pass, a backward pass per label, the weights constant.
+  torch::manual_seed(14);
+  const Tensor x = torch::randn({9, 6, 5}).requires_grad_();
+  Tensor mask = torch::ones({9, 6}, torch::kBool);
+  mask.index_put_({0, torch::indexing::Slice(0, 2)}, false);  // pre padding on a row
+  LstmWeights f = random_weights(5, 4), b = random_weights(5, 4);
+  for (LstmWeights* w : {&f, &b})
+    for (Tensor* t : {&w->weight_ih, &w->weight_hh, &w->bias_ih, &w->bias_hh}) t->set_requires_grad(false);
+  const Tensor probe1 = torch::randn({9, 6, 8}), probe2 = torch::randn({9, 6, 8});
+  Tensor once1, once2;
+  {
+    const Tensor y = bilstm_masked(x, mask, f, b);
+    once1 = torch::autograd::grad({(y * probe1).sum()}, {x})[0];
+  }
+  {
+    const Tensor y = bilstm_masked(x, mask, f, b);
+    once2 = torch::autograd::grad({(y * probe2).sum()}, {x})[0];
+  }
+  const RepeatableBackward repeatable;
+  const Tensor y = bilstm_masked(x, mask, f, b);
+  const Tensor g1 = torch::autograd::grad({(y * probe1).sum()}, {x}, {}, /*retain_graph=*/true)[0];
+  const Tensor g2 = torch::autograd::grad({(y * probe2).sum()}, {x}, {}, /*retain_graph=*/true)[0];
+  const Tensor g1_again = torch::autograd::grad({(y * probe1).sum()}, {x})[0];
+  CHECK(torch::equal(g1, once1));
+  CHECK(torch::equal(g2, once2));
+  CHECK(torch::equal(g1_again, once1));
 }

@@ -241,3 +241,12 @@ TEST_CASE("several inference threads share the queue; every request is answered 
   CHECK(right == 40);
   CHECK(inputs == 40);
 }
+
+TEST_CASE("drain(): requests waiting for company run at once, and requests are still taken", "[server][batcher]") {
+  EchoModel model;
+  server::Batcher batcher({{&model}}, {64, std::chrono::hours(1), 1024});  // the oldest would wait an hour for company
+  auto first = batcher.submit(0, Mode::kPredict, texts({"a", "b"}));
+  batcher.drain();
+  CHECK(result(first.get(), 1).at("text") == "b");
+  CHECK(result(batcher.submit(0, Mode::kPredict, texts({"c"})).get(), 0).at("text") == "c");
+}

@@ -95,6 +95,35 @@ try:
         check(len(spans) == len(expected["words"]), f"panel {which}: a span per word")
     check(".w.dropped { color: #999; text-decoration: line-through; }" in dom, "dropped words are struck through")
     check('class="legend"' in dom, "a colour legend")
+    # Importance methods: one method's scores per word, for the most probable label; then every method
+    # the model gives, one row each ("compare methods"), for a label picked in the URL.
+    text = "You are a stupid idiot and your edits are garbage"
+    models = json.loads(urllib.request.urlopen(base + "/v1/models").read())["models"]
+    toxic_methods = next(m for m in models if m["name"] == "toxic")["methods"]
+    check(toxic_methods == ["attention", "gradient", "grad-input", "integrated-gradients", "leave-one-out"],
+          f"/v1/models lists the text model's methods ({toxic_methods})")
+    expected = api("toxic", texts=[text], methods=["integrated-gradients"], steps=50)[0]
+    top = max(expected["probabilities"], key=expected["probabilities"].get)
+    html = panel(page(model="toxic", text=text, method="integrated-gradients"), 1)
+    scored = re.findall(r'data-word="([^"]*)" data-score="([^"]*)"', html)
+    check([w for w, _ in scored] == [w["word"] for w in expected["words"]], "one method: every word, in order")
+    check(all(abs(float(v) - e) <= 1e-6 * max(1.0, abs(e)) for (_, v), e in zip(scored, expected["word_importance"]["integrated-gradients"][top])),
+          f"one method: each word's integrated-gradients score for {top} equals the API's")
+    check("data-gap=" in html, "integrated gradients' completeness gap is shown")
+    expected = api("toxic", texts=[text], methods=toxic_methods, steps=50)[0]
+    html = panel(page(model="toxic", text=text, methods="1", label="insult"), 1)
+    check('data-label="insult"' in html, "compare methods: the label picked in the URL")
+    rows = re.findall(r'<tr data-method="([^"]*)">(.*?)</tr>', html)
+    check([m for m, _ in rows] == toxic_methods, f"compare methods: one row per method ({[m for m, _ in rows]})")
+    for method, row in rows:
+        values = [float(v) for v in re.findall(r'data-score="([^"]*)"', row)]
+        want = expected["word_importance"][method]["insult"]
+        check(len(values) == len(want) and all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(values, want)),
+              f"compare methods: {method}'s scores for insult equal the API's")
+    shot = os.path.join(OUT, "methods.png")
+    chromium(base + "/?" + urllib.parse.urlencode({"model": "toxic", "text": text, "methods": "1"}), f"--screenshot={shot}",
+             "--window-size=1400,900")
+    check(os.path.exists(shot), f"a screenshot of the methods compared: {shot}")
     # Seq2seq: the output and the output x input heatmap.
     expected = api("dates", texts=["may 9, 1998"])[0]
     dom = page(model="dates", text="may 9, 1998")

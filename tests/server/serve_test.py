@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """`attn serve` end to end, over real HTTP on 127.0.0.1: the API gives exactly what `attn explain --json`
-prints, predict agrees with explain, concurrent requests are batched and each result is what the text
-gets alone, every error case answers with its status and a JSON error, the metrics are exposed, and
-SIGTERM finishes the requests in flight before the process exits 0.
+prints (with importance methods too), predict agrees with explain, concurrent requests are batched
+and each result is what the text gets alone, every error case answers with its status and a JSON
+error, the metrics are exposed, and SIGTERM finishes the requests in flight before the process
+exits 0. Nothing here waits a fixed time: a test that needs a request queued waits until /metrics
+says it is.
 
 usage: serve_test.py ATTN TINY_RUN_DIR
 """
@@ -13,7 +15,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 
@@ -32,8 +33,8 @@ def check(cond, what):
 class Server:
     """attn serve on a free port, stopped (SIGTERM) on exit."""
 
-    def __init__(self, *args):
-        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "2", *args], stdout=subprocess.PIPE,
+    def __init__(self, *args, threads=2):
+        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", str(threads), *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self.lines = []
         while True:
@@ -86,7 +87,7 @@ def close(a, b, tol=1e-6, path="$"):
 texts = ["ice cream", "ice cream sucks", "You are a STUPID idiot!!!", "thanks for the edit, see the talk page",
          "zzz unknown words only", "the the the " * 80]
 srv = Server("--model", f"toxic={DIR}/run", "--model", f"features={DIR}/features", "--model", f"dates={DIR}/dates/model.pt",
-             "--model", f"{DIR}/transformer", "--max-delay-ms", "20")
+             "--model", f"{DIR}/transformer")
 try:
     # ---- health, readiness, the models ----
     check(srv.request("GET", "/healthz")[0] == 200, "/healthz answers 200")
@@ -115,6 +116,23 @@ try:
     check(close(srv.post("/v1/explain", {"model": "features", "rows": rows})[2]["results"],
                 attn_explain("features", "--", *[",".join(map(str, r)) for r in rows])), "/v1/explain == attn explain --json (features)")
 
+    # ---- importance methods: what attn explain --json --method prints; bad methods and steps are 400 ----
+    check(models["toxic"]["methods"] == ["attention", "gradient", "grad-input", "integrated-gradients", "leave-one-out"]
+          and models["transformer"]["methods"][-1] == "attention-rollout" and models["toxic"]["max_steps"] == 64,
+          "/v1/models lists each model's importance methods and --max-steps")
+    status, _, got = srv.post("/v1/explain", {"model": "toxic", "texts": texts[:4], "methods": ["integrated-gradients", "leave-one-out"],
+                                              "steps": 8})
+    check(status == 200 and close(got["results"], attn_explain("run", "--method", "integrated-gradients,leave-one-out", "--steps", "8",
+                                                               *texts[:4]), 1e-5),
+          "/v1/explain with methods == attn explain --json --method (text classifier)")
+    dates_in = ["may 9, 1998"]
+    status, _, got = srv.post("/v1/explain", {"model": "dates", "texts": dates_in, "methods": "grad-input"})
+    check(status == 200 and close(got["results"], attn_explain("dates", "--method", "grad-input", *dates_in), 1e-5),
+          "/v1/explain with methods == attn explain --json --method (seq2seq)")
+    status, _, got = srv.post("/v1/explain", {"model": "transformer", "texts": texts[:2], "methods": ["attention-rollout"]})
+    check(status == 200 and len(got["results"][0]["importance"]["attention-rollout"]["toxic"]) == len(got["results"][0]["ids"]),
+          "attention rollout for the transformer")
+
     # ---- predict, the cheap path, agrees with explain ----
     predicted = srv.post("/v1/predict", {"model": "toxic", "texts": texts})[2]["results"]
     explained = srv.post("/v1/explain", {"model": "toxic", "texts": texts})[2]["results"]
@@ -123,32 +141,7 @@ try:
     check(srv.post("/v1/predict", {"model": "dates", "texts": dates})[2]["results"][0]["output"] == attn_explain("dates", dates[0])[0]["output"],
           "/v1/predict gives the seq2seq output")
 
-    # ---- concurrency: batched together, each result what its text gets alone ----
     alone = {t: srv.post("/v1/explain", {"model": "toxic", "texts": [t]})[2]["results"][0] for t in texts}
-    before = srv.request("GET", "/metrics")[2]
-    results, errors = {}, []
-
-    def client(i):
-        t = texts[i % len(texts)]
-        for _ in range(3):
-            status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": [t]})
-            if status != 200:
-                errors.append(status)
-            else:
-                results.setdefault(t, []).append(body["results"][0])
-
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(16)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    check(not errors, f"48 concurrent requests all answered 200 ({errors})")
-    check(all(close(r, alone[t]) for t, rs in results.items() for r in rs), "each text's result in a batch equals its result alone (1e-6)")
-    after = srv.request("GET", "/metrics")[2]
-    count = lambda text, name: float(re.search(rf"^{name} (\S+)$", text, re.M).group(1))
-    batches = count(after, "attn_batch_size_count") - count(before, "attn_batch_size_count")
-    inputs = count(after, "attn_batch_size_sum") - count(before, "attn_batch_size_sum")
-    check(inputs == 48 and batches < 48, f"concurrent requests ran together: {inputs:.0f} inputs in {batches:.0f} batches")
 
     # ---- errors: status and a JSON error ----
     def error(expect, status, body, what):
@@ -174,6 +167,15 @@ try:
     status, _, text = srv.request("DELETE", "/healthz")
     error(405, status, json.loads(text), "DELETE on /healthz")
     error(413, *srv.post("/v1/explain", {"model": "toxic", "texts": ["a"] * 300})[::2], "more texts than --max-texts 256")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "texts": ["a"], "methods": ["shap"]})[::2], "an unknown method")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "texts": ["a"], "methods": ["attention-rollout"]})[::2],
+          "a method the model cannot give")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "texts": ["a"], "methods": 5})[::2], "methods not a list")
+    status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": ["a"], "methods": ["integrated-gradients"], "steps": 65})
+    error(400, status, body, "steps over --max-steps")
+    check("--max-steps" in body["error"]["message"], f"the 400 names --max-steps ({body['error']['message']})")
+    error(400, *srv.post("/v1/explain", {"model": "toxic", "texts": ["a"], "methods": ["gradient"], "steps": "9"})[::2], "steps not an integer")
+    error(400, *srv.post("/v1/predict", {"model": "toxic", "texts": ["a"], "methods": ["gradient"]})[::2], "methods on /v1/predict")
 
     # ---- the metrics ----
     metrics = srv.request("GET", "/metrics")[2]
@@ -186,15 +188,56 @@ finally:
     code, log = srv.stop()
 check(code == 0 and "stopped" in log, f"SIGTERM: exit 0 ({code})")
 
+
+
+def queued(server, inputs):
+    """Waits until /metrics says `inputs` inputs are queued (the batcher holds them for company)."""
+    while f"attn_queue_depth {inputs}\n" not in server.request("GET", "/metrics")[2]:
+        if server.proc.poll() is not None:
+            raise SystemExit("attn serve exited")
+
+
+# ---- concurrency: batched together, each result what its text gets alone ----
+# (one inference thread, --max-batch 16 and a long --max-delay-ms: the batcher waits for 16 inputs,
+# which 16 clients send at once)
+srv = Server("--model", f"toxic={DIR}/run", "--max-batch", "16", "--max-delay-ms", "60000", threads=1)
+try:
+    before = srv.request("GET", "/metrics")[2]
+    results, errors = {}, []
+
+    def client(i):
+        t = texts[i % len(texts)]
+        for _ in range(3):
+            status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": [t]})
+            if status != 200:
+                errors.append(status)
+            else:
+                results.setdefault(t, []).append(body["results"][0])
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(16)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    check(not errors, f"48 concurrent requests all answered 200 ({errors})")
+    check(all(close(r, alone[t]) for t, rs in results.items() for r in rs), "each text's result in a batch equals its result alone (1e-6)")
+    after = srv.request("GET", "/metrics")[2]
+    count = lambda text, name: float(re.search(rf"^{name} (\S+)$", text, re.M).group(1))
+    batches = count(after, "attn_batch_size_count") - count(before, "attn_batch_size_count")
+    inputs = count(after, "attn_batch_size_sum") - count(before, "attn_batch_size_sum")
+    check(inputs == 48 and batches == 3, f"concurrent requests ran together: {inputs:.0f} inputs in {batches:.0f} batches of 16")
+finally:
+    srv.stop()
+
 # ---- a full queue answers 503 with Retry-After; SIGTERM finishes the requests in flight ----
-srv = Server("--model", f"toxic={DIR}/run", "--max-queue", "1", "--max-delay-ms", "1500", "--max-body-bytes", "4096")
+srv = Server("--model", f"toxic={DIR}/run", "--max-queue", "1", "--max-delay-ms", "60000", "--max-body-bytes", "4096")
 try:
     status, _, body = srv.post("/v1/predict", raw=json.dumps({"texts": ["x" * 10000]}).encode())
     check(status == 413 and body["error"]["status"] == 413, f"a body over --max-body-bytes: 413 with a JSON error ({status} {body})")
     slow = {}
     th = threading.Thread(target=lambda: slow.update(r=srv.post("/v1/predict", {"texts": ["ice cream sucks"]})))
     th.start()
-    time.sleep(0.4)  # the first request waits in the queue for company
+    queued(srv, 1)  # the first request waits in the queue for company
     status, headers, body = srv.post("/v1/predict", {"texts": ["another"]})
     check(status == 503 and body["error"]["status"] == 503 and headers.get("Retry-After") == "1", "a full queue: 503 with Retry-After")
     srv.proc.send_signal(signal.SIGTERM)  # while the first request is still queued

@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "attn/io/atomic_file.h"
-#include "attn/io/memory.h"
 #include "attn/text/unicode.h"
 
 namespace attn::data {
@@ -49,9 +48,6 @@ nlohmann::ordered_json length_report(const text::SequenceBatch& seqs) {
 }  // namespace
 
 Prepared prepare_csv(const PrepareOptions& o) {
-  // Before the tokenizer's threads start: the texts the reader allocates and the workers free, and
-  // the tables and rows after them, reuse one heap's pages (160k comments: 80k -> 60k page faults).
-  io::keep_freed_memory(io::Heaps::kOne);
   const bool fitting = o.apply_tokenizer.empty() && !o.apply_loaded_tokenizer;
   // Read the CSV on this thread while the tokenizer's workers tokenise the blocks already read.
   const auto t0 = std::chrono::steady_clock::now();

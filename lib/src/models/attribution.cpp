@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include "attn/nn/repeatable_backward.h"
+
 namespace attn::models {
 
 const std::vector<MethodInfo>& all_methods() {
@@ -116,48 +118,44 @@ GradientScores gradient_scores(const Targets& f, const torch::Tensor& x, const t
   torch::Tensor sums[2];
   if (options.gradient) sums[0] = torch::zeros({B * K, T, x.size(2)});
   if (options.steps > 0) sums[1] = torch::zeros({B * K, T, x.size(2)});
-  // Every (point, target, input) triple is one row of some pass: target k of input b differentiated
-  // at point p. A pass takes as many triples as the budget allows; sum_c z_{k_c}(x_c) has each
-  // row's gradient as its own (the rows do not interact).
-  const std::int64_t triples = static_cast<std::int64_t>(points.size()) * K * B;
+  // Every (point, input) pair is one row of some forward pass: input b at point p. A pass takes as
+  // many pairs as the budget allows; then one backward pass per target k of sum_c z_k(x_c), the
+  // graph kept between them, gives each row's gradient of z_k (the rows do not interact). attn's
+  // kernels keep what their forward passes save for that (nn::RepeatableBackward).
+  const std::int64_t pairs = static_cast<std::int64_t>(points.size()) * B;
   const std::int64_t per_pass = std::max<std::int64_t>(1, options.budget / std::max<std::int64_t>(1, T));
   torch::AutoGradMode grad_on(true);
-  for (std::int64_t first = 0; first < triples; first += per_pass) {
-    const std::int64_t n = std::min(per_pass, triples - first);
-    std::vector<std::int64_t> rows(static_cast<std::size_t>(n)), target(static_cast<std::size_t>(n));
+  const nn::RepeatableBackward repeatable;
+  for (std::int64_t first = 0; first < pairs; first += per_pass) {
+    const std::int64_t n = std::min(per_pass, pairs - first);
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
     std::vector<float> alpha(static_cast<std::size_t>(n)), weight(static_cast<std::size_t>(n));
-    std::vector<int> into(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> mine[2];  // the pass's rows that go to each sum
     for (std::int64_t i = 0; i < n; ++i) {
-      const std::int64_t c = first + i, b = c % B, k = (c / B) % K;
-      const Point& p = points[static_cast<std::size_t>(c / (B * K))];
-      rows[static_cast<std::size_t>(i)] = b;
-      target[static_cast<std::size_t>(i)] = k;
+      const std::int64_t c = first + i;
+      const Point& p = points[static_cast<std::size_t>(c / B)];
+      rows[static_cast<std::size_t>(i)] = c % B;
       alpha[static_cast<std::size_t>(i)] = static_cast<float>(p.alpha);
       weight[static_cast<std::size_t>(i)] = static_cast<float>(p.weight);
-      into[static_cast<std::size_t>(i)] = p.into;
+      mine[p.into].push_back(i);
     }
-    const torch::Tensor row_index = torch::tensor(rows, torch::kInt64), target_index = torch::tensor(target, torch::kInt64);
-    const torch::Tensor a = torch::tensor(alpha).view({n, 1, 1});
+    const torch::Tensor row_index = torch::tensor(rows, torch::kInt64);
+    const torch::Tensor a = torch::tensor(alpha).view({n, 1, 1}), w = torch::tensor(weight).view({n, 1, 1});
     const torch::Tensor point = (base.index_select(0, row_index) + a * diff.index_select(0, row_index)).requires_grad_(true);
     const torch::Tensor z = f(point, row_index);
     TORCH_CHECK(z.dim() == 2 && z.size(0) == n && z.size(1) == K, "gradient_scores: the model gave targets of shape ", z.sizes(),
                 ", expected [", n, ", ", K, "]");
-    const torch::Tensor picked = z.gather(1, target_index.view({n, 1})).sum();
-    const torch::Tensor g = torch::autograd::grad({picked}, {point})[0].detach() * torch::tensor(weight).view({n, 1, 1});
-    const torch::Tensor slot = row_index * K + target_index;
-    // The triples of a pass may belong to both accumulators (the pass that holds the last of the
-    // plain gradient's triples and the first of the quadrature's).
-    for (int s = 0; s < 2; ++s) {
-      if (!sums[s].defined()) continue;
-      std::vector<std::int64_t> mine;
-      for (std::int64_t i = 0; i < n; ++i)
-        if (into[static_cast<std::size_t>(i)] == s) mine.push_back(i);
-      if (mine.empty()) continue;
-      if (static_cast<std::int64_t>(mine.size()) == n) {
-        sums[s].index_add_(0, slot, g);
-      } else {
-        const torch::Tensor pick = torch::tensor(mine, torch::kInt64);
-        sums[s].index_add_(0, slot.index_select(0, pick), g.index_select(0, pick));
+    for (std::int64_t k = 0; k < K; ++k) {
+      const torch::Tensor g = torch::autograd::grad({z.select(1, k).sum()}, {point}, {}, /*retain_graph=*/k + 1 < K)[0].detach() * w;
+      const torch::Tensor slot = row_index * K + k;
+      for (int s = 0; s < 2; ++s) {
+        if (mine[s].empty()) continue;
+        if (static_cast<std::int64_t>(mine[s].size()) == n) {
+          sums[s].index_add_(0, slot, g);
+        } else {  // the pass that holds the last of the plain gradient's pairs and the first of the quadrature's
+          const torch::Tensor pick = torch::tensor(mine[s], torch::kInt64);
+          sums[s].index_add_(0, slot.index_select(0, pick), g.index_select(0, pick));
+        }
       }
     }
   }

@@ -242,7 +242,7 @@ ModelEntry seq2seq_attention_entry() {
           {"max_output_length", 32, "greedy decoding stops after this many characters (set from the data)"},
       },
       // Seed 002 gives no recipe; these reach >= 99% exact match on 20,000 generated dates (the
-      // default of attn datagen dates) in about two minutes (README, "Seed 002").
+      // default of attn datagen dates) in about two minutes (docs/seeds.md, "Seed 002").
       TrainingDefaults{10, 64, 1e-3, 0.2},
       build,
       fit,

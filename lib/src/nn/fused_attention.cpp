@@ -2,6 +2,7 @@
 // WordAttention's in attention.cpp): a row's passes forward and backward, the autograd function and
 // the TorchScript operator.
 #include "attn/nn/fused_attention.h"
+#include "attn/nn/repeatable_backward.h"
 
 #include <cmath>
 #include <limits>
@@ -155,23 +156,30 @@ class WordAttentionFunction : public torch::autograd::Function<WordAttentionFunc
     });
     ctx->save_for_backward({h, u, alpha, weight, v});
     ctx->saved_data["real"] = real;  // undefined: every step real
+    ctx->saved_data["repeatable"] = RepeatableBackward::active();
+    ctx->saved_data["weight_edge"] = static_cast<std::int64_t>(real.defined() ? 2 : 1);  // autograd's inputs: h, the mask if given, weight, ...
     return {s, alpha};
   }
 
   static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
-    // The backward pass overwrites the saved u with dz: it can run once.
-    use_saved_once(ctx, "word_attention");
+    // The backward pass overwrites the saved u with dz: it can run once, unless the forward pass ran
+    // under RepeatableBackward.
+    const bool repeatable = ctx->saved_data["repeatable"].toBool();
+    if (!repeatable) use_saved_once(ctx, "word_attention");
     const Tensor &h = saved[0], &u = saved[1], &alpha = saved[2], &weight = saved[3], &v = saved[4];
     const Tensor real = ctx->saved_data["real"].toTensor();
     const std::int64_t B = h.size(0), T = h.size(1), D = h.size(2);
     const Tensor gs = grad_outputs[0].defined() ? grad_outputs[0].contiguous() : torch::zeros({B, D}, h.options());
     const Tensor ga = grad_outputs[1].defined() ? grad_outputs[1].contiguous() : Tensor();
     const Tensor ds = torch::empty({B * T}, h.options());
-    const Tensor& dz = u;  // the gradient of W h_t + b takes u's place
+    const Tensor dz = repeatable ? u.clone() : u;  // the gradient of W h_t + b takes u's place
     const Tensor dh = torch::empty({B * T, D}, h.options());
     const Tensor shares = torch::empty({B, 2 * D + 1}, h.options());  // each row's db, dv and dc
     const std::uint8_t* rp = real.defined() ? real.data_ptr<std::uint8_t>() : nullptr;
+    // Without the parameters' gradients (constants: an importance method's input gradients), only dh.
+    const bool parameters = ctx->needs_input_grad({{static_cast<std::size_t>(ctx->saved_data["weight_edge"].toInt()),
+                                                    static_cast<std::size_t>(ctx->saved_data["weight_edge"].toInt()) + 4}});
     const Tensor h_rows = h.view({B * T, D}), d_weight_halves = torch::empty({2, D, D}, h.options());
     on_two_halves(B, [&](std::int64_t half, std::int64_t begin, std::int64_t end) {
       for (std::int64_t b = begin; b < end; ++b) {
@@ -182,9 +190,11 @@ class WordAttentionFunction : public torch::autograd::Function<WordAttentionFunc
       }
       const Tensor dz_half = dz.narrow(0, begin * T, (end - begin) * T);
       dh.narrow(0, begin * T, (end - begin) * T).addmm_(dz_half, weight);  // + the score's path: dz W
+      if (!parameters) return;
       Tensor d_weight_half = d_weight_halves[half];
       torch::mm_out(d_weight_half, dz_half.t(), h_rows.narrow(0, begin * T, (end - begin) * T));  // sum_t dz_t h_t^T
     });
+    if (!parameters) return {dh.view({B, T, D}), Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
     const Tensor d_weight = d_weight_halves[0] + d_weight_halves[1];
     const Tensor sums = torch::empty({2 * D + 1}, h.options());
     sum_rows(shares.data_ptr<float>(), B, 2 * D + 1, sums.data_ptr<float>());

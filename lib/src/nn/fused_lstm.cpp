@@ -1,6 +1,7 @@
 // attn's CPU kernel for the masked bidirectional LSTM (see fused_lstm.h): packing, the gates'
 // forward and backward passes, the autograd function and the TorchScript operator.
 #include "attn/nn/fused_lstm.h"
+#include "attn/nn/repeatable_backward.h"
 
 #include <algorithm>
 #include <cstring>
@@ -392,10 +393,12 @@ struct Grads {
 };
 
 /// Direction d's backward pass from dy [B * T, 2H], the gradient of the forward pass's y. The
-/// gates' gradients replace the pass's gates (s.gates: used up).
-Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy, const LstmWeights& w) {
+/// gates' gradients replace the pass's gates (s.gates: used up) unless `repeatable` (then they are
+/// computed apart, and the pass stays as it was). Without `weights`, only x's gradient (the weights
+/// are constants: an importance method's input gradients).
+Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy, const LstmWeights& w, bool weights, bool repeatable) {
   const std::int64_t H = p.H, N = s.x.size(0), widest = p.steps ? p.batch[0] : 0;
-  const Tensor& dgates = s.gates;  // filled step by step, from the last
+  const Tensor dgates = repeatable ? s.gates.clone() : s.gates;  // filled step by step, from the last
   // dh: the gradient of the step's h, its output's and the next step's; dc: c's from the next step.
   const Tensor dh = torch::zeros({H, widest}, s.x.options()), dc = torch::zeros({H, widest}, s.x.options()),
                zeros = torch::zeros({H, widest}, s.x.options());
@@ -410,7 +413,7 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
     gather_rows_add(dy, 2 * H, d * H, source + at, rows, H, dhp, widest);  // dh += the step's rows of dy
     if (t > 0) {
       gates_backward(dg + at, c + at, c + p.offset[static_cast<std::size_t>(t) - 1], N, dhp, dc.data_ptr<float>(), rows, H, N, widest);
-      add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
+      if (weights) add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
       Tensor into = dh.narrow(1, 0, rows);
       torch::mm_out(into, w_hh_t, dgates.narrow(1, at, rows));  // dh_{t-1} = W_hh^T dgates_t
       const std::int64_t ending = p.batch[static_cast<std::size_t>(t) - 1] - rows;  // rows whose last step is t - 1
@@ -420,14 +423,16 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
       }
     } else {
       gates_backward(dg + at, c + at, zeros.data_ptr<float>(), widest, dhp, dc.data_ptr<float>(), rows, H, N, widest);
-      add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
+      if (weights) add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
     }
   }
   Grads out;
-  out.weight_ih = torch::mm(dgates, s.x);
-  out.weight_hh = torch::mm(dgates, s.h_prev.t());  // sum over steps of dgates_t h_{t-1}^T (h_{-1} = 0)
-  out.bias = d_bias;
-  Tensor x_grad = s.x;  // x is used up: its gradient takes its place
+  if (weights) {
+    out.weight_ih = torch::mm(dgates, s.x);
+    out.weight_hh = torch::mm(dgates, s.h_prev.t());  // sum over steps of dgates_t h_{t-1}^T (h_{-1} = 0)
+    out.bias = d_bias;
+  }
+  Tensor x_grad = repeatable ? torch::empty_like(s.x) : s.x;  // x is used up: its gradient takes its place
   torch::mm_out(x_grad, dgates.t(), w.weight_ih);
   out.x = x_grad;
   return out;
@@ -507,6 +512,7 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     });
     if (keep == Keep::kForBackward) {
       ctx->save_for_backward({w_ih, w_hh, w_ih_r, w_hh_r});
+      ctx->saved_data["repeatable"] = RepeatableBackward::active();
       ctx->saved_data["shape"] = std::vector<std::int64_t>{B, T, I};
       save(ctx, packing, passes);
     }
@@ -515,8 +521,10 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
 
   static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
-    // The backward pass overwrites the saved gates with their gradients: it can run once.
-    use_saved_once(ctx, "bilstm_masked");
+    // The backward pass overwrites the saved gates with their gradients: it can run once, unless the
+    // forward pass ran under RepeatableBackward.
+    const bool repeatable = ctx->saved_data["repeatable"].toBool();
+    if (!repeatable) use_saved_once(ctx, "bilstm_masked");
     const LstmWeights w[2] = {{saved[0].contiguous(), saved[1].contiguous(), {}, {}}, {saved[2].contiguous(), saved[3].contiguous(), {}, {}}};
     const auto shape = ctx->saved_data["shape"].toIntVector();
     const std::int64_t B = shape[0], T = shape[1], I = shape[2];
@@ -524,8 +532,12 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     std::array<Pass, 2> passes;
     restore(ctx, p, passes);
     const Tensor dy = grad_outputs[0].contiguous();
+    // Autograd's inputs: x (0), mask (1), then each direction's four weights (2-5, 6-9).
+    const bool weights[2] = {ctx->needs_input_grad({{2, 6}}), ctx->needs_input_grad({{6, 10}})};
     Grads g[2];
-    on_two_threads([&](int d) { g[d] = backward_direction(p, d, passes[static_cast<std::size_t>(d)], dy.data_ptr<float>(), w[d]); });
+    on_two_threads([&](int d) {
+      g[d] = backward_direction(p, d, passes[static_cast<std::size_t>(d)], dy.data_ptr<float>(), w[d], weights[d], repeatable);
+    });
     Tensor dx = torch::empty({B * T, I}, dy.options());
     float* dxp = dx.data_ptr<float>();
     zero_rows(dxp, I, p.padded);

@@ -68,6 +68,20 @@ std::vector<double> word_scores(const TextExplanation& e, const Importance& m, s
   return out;
 }
 
+/// {METHOD: {LABEL: [one score per entry of "words": its kept tokens' sum, 0 for a dropped word]}}.
+nlohmann::ordered_json word_importance(const TextExplanation& e) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const Importance& m : e.importance) {
+    nlohmann::ordered_json per = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < e.label_names.size() && k < m.scores.size(); ++k) {
+      const std::vector<double> scores = word_scores(e, m, k);
+      per[e.label_names[k]] = std::vector<float>(scores.begin(), scores.end());
+    }
+    out[m.method] = std::move(per);
+  }
+  return out;
+}
+
 }  // namespace
 
 // ---- Texts -----------------------------------------------------------------------------------
@@ -88,7 +102,10 @@ nlohmann::ordered_json to_json(const TextExplanation& e) {
   out["ids"] = e.ids;
   out["attention"] = e.attention;
   if (!e.self_attention.empty()) out["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
-  if (!e.importance.empty()) out["importance"] = importance_by_target(e.importance, e.label_names);
+  if (!e.importance.empty()) {
+    out["importance"] = importance_by_target(e.importance, e.label_names);
+    out["word_importance"] = word_importance(e);
+  }
   if (e.integrated.steps > 0) out["integrated_gradients"] = integrated_json(e.integrated, &e.label_names);
   return out;
 }
@@ -198,7 +215,10 @@ std::string to_json_line(const TextExplanation& e, SelfAttention self_attention)
     }
     s += ']';
   }
-  if (!e.importance.empty()) s += ",\"importance\":" + importance_by_target(e.importance, e.label_names).dump();
+  if (!e.importance.empty()) {
+    s += ",\"importance\":" + importance_by_target(e.importance, e.label_names).dump();
+    s += ",\"word_importance\":" + word_importance(e).dump();
+  }
   if (e.integrated.steps > 0) s += ",\"integrated_gradients\":" + integrated_json(e.integrated, &e.label_names).dump();
   s += '}';
   return s;

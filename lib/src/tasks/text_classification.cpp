@@ -582,7 +582,7 @@ void add_importance(torch::jit::Module& module, const TextDataConfig& config, co
   models::GradientOptions go;
   go.gradient = asked(options, Method::kGradient) || asked(options, Method::kGradInput);
   go.steps = asked(options, Method::kIntegratedGradients) ? options.steps : 0;
-  go.budget = kGradientBudget;
+  go.budget = std::getenv("ATTN_BUDGET") ? std::atoll(std::getenv("ATTN_BUDGET")) : kGradientBudget;
   if (go.gradient || go.steps > 0) {
     const models::FrozenParameters frozen(module);  // gradients of the inputs only
     const torch::Tensor x = model.embeddings(ids);  // evaluation mode: no dropout

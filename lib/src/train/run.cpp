@@ -13,8 +13,6 @@
 #include "attn/data/embeddings.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/json_like.h"
-#include "attn/io/memory.h"
-#include "attn/io/threads.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/task.h"
@@ -150,7 +148,6 @@ struct TrainingRun::Impl {
   /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
   enum class Start { kNewRun, kResumed };
   void open_trainer(Start start) {
-    io::set_torch_threads(config.training.threads);
     const models::ModelEntry& entry = models::find_model(config.model);
     config.model_revision = entry.revision;  // the registry's model is what trains, also on --resume
     torch::manual_seed(config.training.seed);  // the initial weights
@@ -186,7 +183,6 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   s->config.model = entry.name;
   s->config.task = task.name();
   s->config.training = effective_options(entry.training, r.training);
-  io::set_torch_threads(s->config.training.threads);
   if (s->writes) io::ensure_directory(r.out_dir);
   const int threads = s->config.training.threads;
   s->data = task.open(r.data, s->data_dir(), threads);
@@ -299,7 +295,6 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
 }
 
 TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output) {
-  io::keep_freed_memory(io::Heaps::kOne);  // before any thread starts: step after step of similar tensors keeps its pages
   const WorkerPlace place = worker_place_from_environment();  // torchrun's, or one worker
   const auto workers = place.world_size > 1 ? Workers::connect(place, command.worker_timeout) : nullptr;
   const std::string prefix = rank_prefix(place);
@@ -325,6 +320,7 @@ TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& 
     run.emplace(TrainingRun::start(request));
   }
   const std::string dir = command.resume.empty() ? command.request.out_dir : command.resume;
+  if (output.threads) output.threads(run->config().training.threads);  // a resumed run trains with its own
   print(run->describe());
   const int epochs = run->config().training.epochs;
   const bool finished = run->train(stop, place.rank == 0 ? output.progress : nullptr, [&](const EpochRecord& e) {

@@ -12,7 +12,6 @@
 #include "attn/io/checksum.h"
 #include "attn/io/json_like.h"
 #include "attn/io/tensors.h"
-#include "attn/io/threads.h"
 #include "attn/train/adam.h"
 
 namespace attn::train {

@@ -1,7 +1,7 @@
 #pragma once
 /// Checksums that catch corrupt files (a flipped bit, a truncated copy): CRC-32 (zlib's, as in
 /// ZIP and gzip) as 8 hex digits. Not a signature: they do not protect against someone who edits a
-/// file on purpose (README, "Trust").
+/// file on purpose (docs/reliability.md, "Trust").
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 /// The metrics of attn's tasks, computed once for every surface (validation epochs, metrics.jsonl,
-/// `attn evaluate`, the server): the names are listed in task.h and the README.
+/// `attn evaluate`, the server): the names are listed in task.h and docs/commands.md.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 /// word splitting, Python's full Unicode lowercase, first-seen order among equal counts, the
 /// num_words cut (only indices below num_words survive), the oov_token, and the exact
 /// `to_json` / `tokenizer_from_json` file format, so tokenizer.json files move both ways.
-/// README.md, section "Text pipeline", lists the rules and the edge cases they cover.
+/// docs/commands.md, section "Text pipeline", lists the rules and the edge cases they cover.
 #include <cstdint>
 #include <functional>
 #include <memory>

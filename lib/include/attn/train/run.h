@@ -91,6 +91,9 @@ struct TrainCommand {
 struct TrainOutput {
   std::function<void(const std::string&)> print;
   std::function<void(const Progress&)> progress;
+  /// Sets the process's compute threads to the run's (--threads, or a resumed run's own) before it
+  /// trains: the app's to do (the library never changes process-wide settings); null leaves them.
+  std::function<void(int threads)> threads;
 };
 
 enum class TrainOutcome { kFinished, kInterrupted };

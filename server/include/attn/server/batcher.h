@@ -72,6 +72,9 @@ class Batcher {
   std::future<Results> submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options = {});
   /// Inputs waiting.
   std::size_t queued() const;
+  /// From now on nothing waits for company: what is queued runs at once (a server shutting down
+  /// finishes the requests in flight without waiting out --max-delay-ms). Requests are still taken.
+  void drain();
   /// Takes no more requests, runs every queued one, joins the inference threads.
   void stop();
 
@@ -108,6 +111,7 @@ class Batcher {
   std::deque<std::shared_ptr<Request>> queue_;  ///< requests with inputs not yet handed out
   std::size_t queued_inputs_ = 0;
   bool stopping_ = false;
+  bool draining_ = false;
   int idle_ = 0;  ///< inference threads waiting for work
   std::vector<std::thread> workers_;
 };

@@ -1,12 +1,14 @@
 #pragma once
-/// How the process keeps freed memory (glibc's malloc settings), for work that allocates and frees
-/// large blocks over and over: training, scoring, serving, preparing a corpus.
-namespace attn::io {
+/// Process-wide settings are the apps' to make, never the library's: a C++ program linking attn::attn
+/// keeps its own allocator and thread settings. Each app's main applies its command's profile before
+/// its one library call: how the heap keeps freed memory (here) and LibTorch's thread count
+/// (torch_threads.h, for the apps that link LibTorch).
+namespace attn::apps {
 
 /// Which heaps (glibc arenas) threads allocate from.
 enum class Heaps {
   kOne,        ///< one for all: a block one thread frees, any other reuses (a few compute threads
-               ///< passing large tensors: training, scoring)
+               ///< passing large tensors: training, scoring, explaining, preparing a corpus)
   kPerThread,  ///< glibc's default, one per thread up to 8 per core: no thread waits for another's
                ///< allocation (a server's many request threads)
 };
@@ -19,4 +21,4 @@ enum class Heaps {
 /// records the faults): glibc's defaults 1.1 M page faults and 8.5-8.7 s; kOne 0.36-0.54 M, 7.2-7.9 s.
 void keep_freed_memory(Heaps heaps);
 
-}  // namespace attn::io
+}  // namespace attn::apps

@@ -1,8 +1,8 @@
-#include "attn/io/memory.h"
+#include "memory.h"
 
 #include <malloc.h>
 
-namespace attn::io {
+namespace attn::apps {
 
 void keep_freed_memory(Heaps heaps) {
   mallopt(M_MMAP_MAX, 0);  // no block gets a mapping of its own (unmapped, and zeroed again, on free)
@@ -13,4 +13,4 @@ void keep_freed_memory(Heaps heaps) {
   mallopt(M_TOP_PAD, 256 << 20);       // ... and grows in 256 MB steps
 }
 
-}  // namespace attn::io
+}  // namespace attn::apps

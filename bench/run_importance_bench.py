@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Word importance, timed: `attn faithfulness` on 150 Jigsaw-length comments (all five methods,
+integrated gradients with 50 steps, 2 threads) against its Python peer (bench/python_faithfulness.py:
+torch.jit.load of the same model.pt and autograd, batched as Captum batches), whole processes; the
+figures of both compared; where attn's time goes (the methods added one at a time); and one
+sentence's integrated gradients (50 steps, every label) through `attn serve`, p50 and p90.
+
+usage: python3 bench/run_importance_bench.py [--model RUN_DIR] [--rows 150] [--runs 3] [--out bench/results/importance.json]
+Targets: attn faithfulness >= 10x the peer's whole-process time; the server's IG-50 p50 < 25 ms.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+from benchlib import ATTN, BIN, PYTHON, RESULTS, jigsaw_model, median_of, timed, workdir, write_result
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+METHODS = "attention,gradient,grad-input,integrated-gradients,leave-one-out"
+
+
+def run(cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def faithfulness(model, csv, rows, out, methods=METHODS):
+    return [ATTN, "faithfulness", "--model", model, "--csv", csv, "--rows", str(rows), "--methods", methods, "--steps", "50",
+            "--threads", "2", "--json", out]
+
+
+def a_sentence(model, csv):
+    """The first comment of `csv` cut to its first 12 words, when the model knows at least 10 of them."""
+    import csv as csvlib
+    csvlib.field_size_limit(1 << 30)
+    for record in csvlib.DictReader(open(csv, newline="", encoding="utf-8")):
+        sentence = " ".join(record["comment_text"].split()[:12])
+        out = subprocess.run([ATTN, "explain", "--json", "--model", model, sentence], check=True, capture_output=True, text=True).stdout
+        if len(json.loads(out)["ids"]) >= 10:
+            return sentence
+    raise SystemExit("no sentence of 10 known words")
+
+
+def server_latency(model, sentence, requests=60):
+    """p50 and p90 of one sentence's integrated gradients (50 steps, every label) through attn serve."""
+    server = subprocess.Popen([ATTN, "serve", "--model", "toxic=" + model, "--port", "0", "--threads", "2"], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        port = None
+        for line in server.stdout:
+            m = re.search(r"listening on http://[^:]+:(\d+)", line)
+            port = int(m.group(1)) if m else port
+            if line.strip().endswith("ready"):
+                break
+        body = json.dumps({"model": "toxic", "texts": [sentence],
+                           "methods": ["integrated-gradients"], "steps": 50}).encode()
+        latencies = []
+        for i in range(requests + 5):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/explain", data=body, headers={"Content-Type": "application/json"})
+            seconds, response = timed(lambda: urllib.request.urlopen(request).read())
+            assert b"integrated-gradients" in response
+            if i >= 5:  # the first few warm the methods up
+                latencies.append(seconds * 1000)
+        latencies.sort()
+        return {"requests": requests, "p50_ms": round(latencies[len(latencies) // 2], 2),
+                "p90_ms": round(latencies[int(len(latencies) * 0.9)], 2)}
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", help="a run directory (default: train one on 160,000 Jigsaw-profile comments)")
+    ap.add_argument("--rows", type=int, default=150)
+    ap.add_argument("--runs", type=int, default=3, help="attn runs (the peer runs once: it takes minutes)")
+    ap.add_argument("--server-only", action="store_true", help="only the server's latency (with --model)")
+    ap.add_argument("--out", default=os.path.join(RESULTS, "importance.json"))
+    args = ap.parse_args()
+    work = workdir("importance")
+    run_dir = args.model or jigsaw_model(work)
+    model = os.path.join(run_dir, "model.pt")
+    csv = os.path.join(work, "comments.csv")  # rows the model did not train on, with Jigsaw's lengths
+    run([os.path.join(BIN, "gen_jigsaw_profile"), csv, "2000", "7"])
+    if args.server_only:
+        sentence = a_sentence(model, csv)
+        print(json.dumps({"server_sentence": sentence, "server_integrated_gradients_50": server_latency(model, sentence)}, indent=2))
+        return
+
+    attn_out, peer_out = os.path.join(work, "attn.json"), os.path.join(work, "peer.json")
+    attn_times = []
+    for i in range(args.runs):
+        attn_times.append(timed(run, faithfulness(model, csv, args.rows, attn_out))[0])
+        print(f"attn faithfulness run {i + 1}: {attn_times[-1]:.2f} s", file=sys.stderr)
+    peer_seconds = timed(run, [PYTHON, os.path.join(HERE, "python_faithfulness.py"), model, csv, str(args.rows), "50", "2", peer_out])[0]
+    print(f"Python peer: {peer_seconds:.1f} s", file=sys.stderr)
+    ours, theirs = json.load(open(attn_out)), json.load(open(peer_out))
+    differences = [abs(ours["methods"][m][l][k] - theirs["methods"][m][l][k])
+                   for m in METHODS.split(",") for l in theirs["methods"][m]
+                   for k in ("aopc_comprehensiveness", "aopc_sufficiency", "kendall_tau_loo")]
+
+    # Where attn's time goes: the methods added one at a time (leave-one-out is always computed, for tau).
+    profile = {}
+    for methods in ["attention", "attention,gradient,grad-input", "attention,integrated-gradients", METHODS]:
+        profile[methods] = round(median_of([timed(run, faithfulness(model, csv, args.rows, os.path.join(work, "p.json"), methods))[0]
+                                            for _ in range(2)]), 2)
+    floor = timed(run, [ATTN, "explain", "--model", model, "ok"])[0]  # start-up: loading LibTorch and the model
+
+    attn_seconds = median_of(attn_times)
+    result = {
+        "what": f"attn faithfulness vs its Python peer: {args.rows} Jigsaw-length comments, methods {METHODS}, "
+                "integrated gradients 50 steps, 2 threads, whole processes",
+        "rows": ours["rows"],
+        "attn_seconds": round(attn_seconds, 2),
+        "peer_seconds": round(peer_seconds, 2),
+        "ratio": round(peer_seconds / attn_seconds, 1),
+        "target_ratio": 10,
+        "figures_max_abs_difference": round(max(differences), 6),
+        "profile_seconds_by_methods": profile,
+        "startup_seconds": round(floor, 2),
+        "server_sentence": sentence,
+        "server_integrated_gradients_50": server_latency(model, sentence),
+        "server_target_p50_ms": 25,
+        "model": run_dir,
+    }
+    write_result(args.out, result)
+
+
+if __name__ == "__main__":
+    main()
