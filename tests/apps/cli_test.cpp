@@ -685,10 +685,15 @@ TEST_CASE("SIGTERM during training is Ctrl-C: checkpoint, exit 130, and --resume
   REQUIRE(attn("datagen toxic --rows 2000 --seed 9 --out " + (d / "t.csv").string()).code == 0);
   const std::string train = "train --csv " + (d / "t.csv").string() + " --epochs 3 --batch-size 16 --set embed_dim=8 --set lstm_units=4 --threads 1 --out ";
   REQUIRE(attn(train + (d / "whole").string()).code == 0);
-  // The same run, stopped by SIGTERM in its second epoch (after the first epoch's line).
-  const std::string log = (d / "log").string();
-  const std::string script = std::string(ATTN_BINARY) + " " + train + (d / "cut").string() + " > " + log + " 2>&1 & pid=$!; " +
-                             "until grep -q 'epoch 1/3' " + log + " || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; kill -TERM $pid; wait $pid; echo \"exit=$?\"";
+  // The same run set to 1,000 epochs, stopped by SIGTERM as soon as its first epoch's line is out
+  // (read from a FIFO as it is printed: no polling, and 999 epochs to go, so the signal always
+  // lands during training); --resume --epochs 3 then ends it where the whole run ended.
+  const std::string log = (d / "log").string(), fifo = (d / "out.fifo").string();
+  const std::string script = "mkfifo " + fifo + "; " + std::string(ATTN_BINARY) + " " + train + (d / "cut").string() +
+                             " --epochs 1000 > " + fifo + " 2>&1 & pid=$!; " +
+                             "while IFS= read -r line; do printf '%s\\n' \"$line\" >> " + log +
+                             "; case \"$line\" in *'epoch 1/1000'*) kill -TERM $pid;; esac; done < " + fifo +
+                             "; wait $pid; echo \"exit=$?\"";
   FILE* p = popen(("bash " + write(d / "stop.sh", script)).c_str(), "r");
   REQUIRE(p);
   std::string out;
@@ -699,7 +704,7 @@ TEST_CASE("SIGTERM during training is Ctrl-C: checkpoint, exit 130, and --resume
   const std::string said = read_text(log);
   CHECK_THAT(said, Catch::Contains("interrupted: checkpoint saved") && Catch::Contains("attn train --resume"));
   CHECK(fs::exists(d / "cut" / "checkpoint.pt"));
-  const auto r = attn("train --resume " + (d / "cut").string());
+  const auto r = attn("train --resume " + (d / "cut").string() + " --epochs 3");
   CHECK(r.code == 0);
   const auto last_line = [](const fs::path& metrics) {
     std::ifstream in(metrics);

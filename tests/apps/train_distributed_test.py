@@ -73,16 +73,18 @@ def workers_of(out_dir):
 
 
 def kill_rank_after_first_epoch(proc, out_dir, rank):
-    """Waits for the run's first epoch (its checkpoint), then SIGKILLs worker `rank`; False if the run ended first."""
-    deadline = time.time() + 240
-    while time.time() < deadline and proc.poll() is None:
-        if os.path.exists(os.path.join(out_dir, "checkpoint.pt")):
+    """Reads the run's output as it is printed until its first epoch's line (the checkpoint is written
+    before it), then SIGKILLs worker `rank`. Returns (killed, the output read so far); not killed if the
+    run ended first."""
+    head = []
+    for line in proc.stdout:
+        head.append(line)
+        if "epoch 1/" in line:
             for pid, r in workers_of(out_dir).items():
                 if r == rank:
                     os.kill(pid, signal.SIGKILL)
-                    return True
-        time.sleep(0.05)
-    return False
+                    return True, "".join(head)
+    return False, "".join(head)
 
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -117,13 +119,13 @@ d3 = os.path.join(WORK, "killed")
 t0 = time.time()
 proc = subprocess.Popen([ATTN, "train", "--csv", csv, "--epochs", "30", *small, "--out", d3, "--nproc", "2", "--worker-timeout", "60"],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-killed = kill_rank_after_first_epoch(proc, d3, 1)
+killed, head = kill_rank_after_first_epoch(proc, d3, 1)
 check(killed, "worker 1 was killed while the run was going on")
 try:
-    out, _ = proc.communicate(timeout=90)
+    out = head + proc.communicate(timeout=90)[0]
 except subprocess.TimeoutExpired:
     proc.kill()
-    out, _ = proc.communicate()
+    out = head + proc.communicate()[0]
     check(False, "the launcher hung after a worker was killed")
 check(proc.returncode not in (0, None), f"a killed worker fails the run (exit {proc.returncode})")
 check("worker 0 of 2" in out and "failed" in out, f"rank 0 says the group broke: {out[-1500:]}")
@@ -149,13 +151,13 @@ check(os.path.exists(os.path.join(d4, "metrics.jsonl")) and metrics(d4) == metri
 d5 = os.path.join(WORK, "restarted")
 proc = subprocess.Popen([*torchrun(os.path.join(WORK, "logs2"), "--max_restarts", "1"), *train[1:], d5],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-killed = kill_rank_after_first_epoch(proc, d5, 1)
+killed, head = kill_rank_after_first_epoch(proc, d5, 1)
 check(killed, "a torchrun worker was killed while the run was going on")
 try:
-    out, _ = proc.communicate(timeout=300)
+    out = head + proc.communicate(timeout=300)[0]
 except subprocess.TimeoutExpired:
     proc.kill()
-    out, _ = proc.communicate()
+    out = head + proc.communicate()[0]
 check(proc.returncode == 0, f"the restarted group finishes (exit {proc.returncode}): {out[-2500:]}")
 check(os.path.exists(os.path.join(d5, "metrics.jsonl")) and metrics(d5) == metrics(d2),
       "the restarted run ends as the unfaulted one")
