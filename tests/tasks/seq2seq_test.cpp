@@ -2,6 +2,8 @@
 // path for validation and evaluate.
 #include <cmath>
 
+#include <torch/torch.h>
+
 #include "attn/tasks/seq2seq.h"
 #include "tasks_test_util.h"
 
@@ -76,5 +78,52 @@ TEST_CASE("seq2seq: evaluate on a run's validation rows reproduces its last vali
   for (const char* key : {"loss", "accuracy", "exact_match", "char_accuracy"})
     CHECK(std::abs(shared.at(key).get<double>() - e.metrics.at(key).get<double>()) <= 1e-6);
   CHECK_THAT(e.predictions_csv, Catch::StartsWith("source,target,prediction\n\"150\",\"50\","));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("seq2seq importance: per output character over the source, complete and by deletion", "[tasks][seq2seq][importance]") {
+  const fs::path dir = scratch("s2s_importance");
+  train_run("seq2seq-attention", (dir / "run").string(), {{"csv", toy_csv(dir)}}, {{"units", 32}, {"embed_dim", 16}},
+            {{"epochs", 30}, {"batch_size", 12}, {"val_split", 0.0}, {"lr", 0.01}, {"seed", 1}});
+  const auto model = tasks::open_model((dir / "run").string());
+  // Importance per output character over the source characters (the decoder fed the produced
+  // output): integrated gradients of each character's log-probability add up to its change from
+  // zero source embeddings; leave-one-out by deleting each source character.
+  tasks::ExplainOptions o;
+  o.methods = {models::Method::kAttention, models::Method::kIntegratedGradients, models::Method::kLeaveOneOut, models::Method::kGradient};
+  o.steps = 64;
+  const std::string text = "hello";
+  const auto j = model->explain({{text, {}}}, 8, o)->json(0);
+  CHECK(j.at("output") == "hola");
+  const std::size_t out = j.at("output_tokens").size(), src = j.at("source_tokens").size();
+  REQUIRE(src == text.size());
+  REQUIRE(out > 0);
+  for (const char* m : {"attention", "integrated-gradients", "leave-one-out", "gradient"}) CHECK(j.at("importance").at(m).size() == out * src);
+  CHECK(j.at("importance").at("attention") == j.at("attention"));
+  const auto& gaps = j.at("integrated_gradients").at("completeness_gap");
+  REQUIRE(gaps.size() == out);
+  for (const auto& g : gaps) CHECK(std::abs(g.get<double>()) < 1e-3);
+  // leave-one-out of source character 0 for each output character j: p(y_j | text, y_<j) -
+  // p(y_j | text without its first character, y_<j), computed here through the model's logits.
+  models::Seq2SeqModel s2s(model->module());
+  const text::Tokenizer source = tasks::embedded_tokenizer(model->saved(), "tokenizer.json");
+  const text::Tokenizer target = tasks::embedded_tokenizer(model->saved(), "target_tokenizer.json");
+  std::vector<std::int64_t> in = {s2s.start_id()}, ys;
+  for (const auto& c : j.at("output_tokens")) ys.push_back(*target.word_index(c.get<std::string>()));
+  in.insert(in.end(), ys.begin(), ys.end() - 1);
+  const auto probabilities = [&](const std::string& text) {
+    const text::Sequence ids = source.texts_to_sequences({text}).front();
+    torch::NoGradGuard no_grad;
+    const torch::Tensor logits = s2s.logits(torch::tensor(std::vector<std::int64_t>(ids.begin(), ids.end()), torch::kInt64).view({1, -1}),
+                                            torch::tensor(in, torch::kInt64).view({1, -1})).scores;
+    return torch::softmax(logits[0], -1);  // [out, V]
+  };
+  const torch::Tensor whole = probabilities(text), without = probabilities(text.substr(1));
+  for (std::size_t k = 0; k < out; ++k) {
+    const auto y = ys[k], row = static_cast<std::int64_t>(k);
+    CHECK(j.at("importance").at("leave-one-out")[k * src].get<double>() ==
+          Approx(whole[row][y].item<double>() - without[row][y].item<double>()).margin(1e-5));
+  }
+  CHECK_THROWS_WITH(model->explain({{"1", {}}}, 8, [&] { auto bad = o; bad.label = "x"; return bad; }()), Catch::Contains("--label"));
   fs::remove_all(dir);
 }

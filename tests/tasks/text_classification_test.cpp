@@ -277,3 +277,27 @@ TEST_CASE("importance of texts in batches is each text's alone; empty texts get 
   CHECK(batched[1].integrated.completeness_gap[0] == 0.0f);
   CHECK(report::to_json_line(batched[1]).find("null") == std::string::npos);
 }
+
+TEST_CASE("the transformer's attention rollout: one score per token, summing to 1 like the pooling it rolls back", "[tasks][text][importance]") {
+  torch::manual_seed(5);
+  const auto& entry = models::find_model("transformer-classifier");
+  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", 2}, {"d_model", 8}, {"heads", 2},
+                                                                   {"feedforward", 16}, {"layers", 2}}),
+                                     nn::Runtime::kNative);
+  m.eval();
+  models::TextClassifier model(m);
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.maxlen = 200;
+  tasks::ExplainOptions o;
+  o.methods = {models::Method::kAttentionRollout, models::Method::kIntegratedGradients};
+  o.steps = 20;
+  const auto e = tasks::explain_text(model, fitted({}), config, "the cat sat on the mat", o);
+  const auto& rollout = e.importance[0].scores[0];
+  REQUIRE(rollout.size() == e.ids.size());
+  double sum = 0;
+  for (float v : rollout) sum += v;
+  CHECK(sum == Approx(1.0).epsilon(1e-5));
+  CHECK(e.importance[0].scores[1] == rollout);  // the same for every label
+  CHECK(std::abs(e.integrated.completeness_gap[0]) < 1e-3);  // the gradient methods run on the transformer too
+}
