@@ -110,6 +110,7 @@ def main():
     floor = timed(run, [ATTN, "explain", "--model", model, "ok"])[0]  # start-up: loading LibTorch and the model
 
     attn_seconds = median_of(attn_times)
+    sentence = a_sentence(model, csv)
     result = {
         "what": f"attn faithfulness vs its Python peer: {args.rows} Jigsaw-length comments, methods {METHODS}, "
                 "integrated gradients 50 steps, 2 threads, whole processes",

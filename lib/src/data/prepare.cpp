@@ -45,29 +45,73 @@ nlohmann::ordered_json length_report(const text::SequenceBatch& seqs) {
   return j;
 }
 
+/// The tokenizer to fit (a new one with the options' settings) or to apply (the one given, or read from its file).
+text::Tokenizer starting_tokenizer(const PrepareOptions& o, bool fitting) {
+  return fitting                     ? text::Tokenizer(o.tokenizer)
+         : o.apply_loaded_tokenizer ? *o.apply_loaded_tokenizer
+                                     : text::Tokenizer::from_json(io::read_file(o.apply_tokenizer), o.apply_tokenizer);
+}
+
+/// Reads the CSV in blocks: their ids and labels into `data`, their texts into `stream` (whose workers tokenise them meanwhile).
+text::TextColumns read_csv_rows(const PrepareOptions& o, io::PreparedData& data, text::Tokenizer::Stream& stream) {
+  return text::read_text_csv_blocks(o.csv, o.columns, 2048, [&](text::TextBlock&& block) {
+    data.ids.insert(data.ids.end(), std::make_move_iterator(block.ids.begin()), std::make_move_iterator(block.ids.end()));
+    data.labels.insert(data.labels.end(), block.labels.begin(), block.labels.end());
+    stream.add(std::move(block.texts));
+  });
+}
+
+/// The report's "tokenizer" section: where the tokenizer came from, its settings and its vocabulary's size.
+nlohmann::ordered_json tokenizer_report(const PrepareOptions& o, bool fitting, const text::Tokenizer& tokenizer) {
+  const auto& to = tokenizer.options();
+  nlohmann::ordered_json tj;
+  tj["fitted_here"] = fitting;
+  tj["source"] = fitting ? o.csv : o.apply_loaded_tokenizer ? "(given)" : o.apply_tokenizer;
+  tj["num_words"] = to.num_words ? nlohmann::ordered_json(*to.num_words) : nlohmann::ordered_json();
+  tj["oov_token"] = to.oov_token ? nlohmann::ordered_json(*to.oov_token) : nlohmann::ordered_json();
+  tj["lower"] = to.lower;
+  tj["char_level"] = to.char_level;
+  tj["split"] = to.split;
+  tj["filters"] = to.filters;
+  tj["document_count"] = tokenizer.document_count();
+  tj["vocabulary_size"] = tokenizer.vocabulary_size();
+  return tj;
+}
+
+/// The report's "tokens" section: tokens split, emitted, dropped or mapped to the OOV index, and cut by maxlen.
+nlohmann::ordered_json token_report(const text::TransformStats& stats, const text::TokenizerOptions& to, std::int64_t truncated_tokens) {
+  return {{"total", stats.tokens},
+          {"emitted", stats.emitted},
+          {"dropped_by_num_words", to.oov_token ? 0 : stats.beyond_num_words},
+          {"mapped_to_oov", to.oov_token ? stats.beyond_num_words + stats.unknown : 0},
+          {"beyond_num_words", stats.beyond_num_words},
+          {"unknown", stats.unknown},
+          {"truncated_by_maxlen", truncated_tokens}};
+}
+
+/// The share of rows with each label set to 1, by label name.
+nlohmann::ordered_json label_positive_rates(const io::PreparedData& data) {
+  nlohmann::ordered_json rates;
+  const std::size_t L = data.label_names.size();
+  for (std::size_t k = 0; k < L; ++k) {
+    double pos = 0;
+    for (std::int64_t i = 0; i < data.x.rows; ++i) pos += data.labels[static_cast<std::size_t>(i) * L + k];
+    rates[data.label_names[k]] = data.x.rows ? pos / static_cast<double>(data.x.rows) : 0.0;
+  }
+  return rates;
+}
+
 }  // namespace
 
 Prepared prepare_csv(const PrepareOptions& o) {
   const bool fitting = o.apply_tokenizer.empty() && !o.apply_loaded_tokenizer;
   // Read the CSV on this thread while the tokenizer's workers tokenise the blocks already read.
   const auto t0 = std::chrono::steady_clock::now();
-  Prepared out{io::PreparedData{},
-               text::SequenceBatch{},
-               o.pad,
-               o.threads,
-               fitting                     ? text::Tokenizer(o.tokenizer)
-               : o.apply_loaded_tokenizer ? *o.apply_loaded_tokenizer
-                                           : text::Tokenizer::from_json(io::read_file(o.apply_tokenizer), o.apply_tokenizer),
-               {}, nlohmann::ordered_json{}};
+  Prepared out{io::PreparedData{}, text::SequenceBatch{}, o.pad, o.threads, starting_tokenizer(o, fitting), {}, nlohmann::ordered_json{}};
   text::Tokenizer& tokenizer = out.tokenizer;
   io::PreparedData& data = out.data;
   text::Tokenizer::Stream stream = fitting ? tokenizer.fit_stream(o.threads) : tokenizer.transform_stream(o.threads);
-  const text::TextColumns columns =
-      text::read_text_csv_blocks(o.csv, o.columns, 2048, [&](text::TextBlock&& block) {
-        data.ids.insert(data.ids.end(), std::make_move_iterator(block.ids.begin()), std::make_move_iterator(block.ids.end()));
-        data.labels.insert(data.labels.end(), block.labels.begin(), block.labels.end());
-        stream.add(std::move(block.texts));
-      });
+  const text::TextColumns columns = read_csv_rows(o, data, stream);
   const double read_s = seconds_since(t0);
   if (data.ids.empty()) throw std::runtime_error(o.csv + ": no data rows (only a header)");
   text::TransformStats stats;
@@ -86,7 +130,6 @@ Prepared prepare_csv(const PrepareOptions& o) {
   data.padding = o.pad.padding;
   const double pad_s = seconds_since(t2);
 
-  const auto& to = tokenizer.options();
   nlohmann::ordered_json& report = out.report;
   report["format"] = "attn.prepare/1";
   report["csv"] = o.csv;
@@ -94,40 +137,14 @@ Prepared prepare_csv(const PrepareOptions& o) {
   report["text_column"] = o.columns.text_column;
   report["id_column"] = columns.ids_are_row_numbers ? nlohmann::ordered_json() : nlohmann::ordered_json(o.columns.id_column);
   report["labels"] = data.label_names;
-  nlohmann::ordered_json tj;
-  tj["fitted_here"] = fitting;
-  tj["source"] = fitting ? o.csv : o.apply_loaded_tokenizer ? "(given)" : o.apply_tokenizer;
-  tj["num_words"] = to.num_words ? nlohmann::ordered_json(*to.num_words) : nlohmann::ordered_json();
-  tj["oov_token"] = to.oov_token ? nlohmann::ordered_json(*to.oov_token) : nlohmann::ordered_json();
-  tj["lower"] = to.lower;
-  tj["char_level"] = to.char_level;
-  tj["split"] = to.split;
-  tj["filters"] = to.filters;
-  tj["document_count"] = tokenizer.document_count();
-  tj["vocabulary_size"] = tokenizer.vocabulary_size();
-  report["tokenizer"] = tj;
+  report["tokenizer"] = tokenizer_report(o, fitting, tokenizer);
   report["padding"] = {{"maxlen", data.x.cols},
                        {"padding", text::side_name(o.pad.padding)},
                        {"truncating", text::side_name(o.pad.truncating)},
                        {"value", o.pad.value}};
-  report["tokens"] = {{"total", stats.tokens},
-                      {"emitted", stats.emitted},
-                      {"dropped_by_num_words", to.oov_token ? 0 : stats.beyond_num_words},
-                      {"mapped_to_oov", to.oov_token ? stats.beyond_num_words + stats.unknown : 0},
-                      {"beyond_num_words", stats.beyond_num_words},
-                      {"unknown", stats.unknown},
-                      {"truncated_by_maxlen", data.x.truncated_tokens}};
+  report["tokens"] = token_report(stats, tokenizer.options(), data.x.truncated_tokens);
   report["sequence_lengths"] = length_report(seqs);
-  if (!data.label_names.empty()) {
-    nlohmann::ordered_json rates;
-    const std::size_t L = data.label_names.size();
-    for (std::size_t k = 0; k < L; ++k) {
-      double pos = 0;
-      for (std::int64_t i = 0; i < data.x.rows; ++i) pos += data.labels[static_cast<std::size_t>(i) * L + k];
-      rates[data.label_names[k]] = data.x.rows ? pos / static_cast<double>(data.x.rows) : 0.0;
-    }
-    report["label_positive_rate"] = rates;
-  }
+  if (!data.label_names.empty()) report["label_positive_rate"] = label_positive_rates(data);
   report["threads"] = o.threads;
   if (!o.pad_in_memory) out.sequences = std::move(seqs);
   report["seconds"] = {{"read_csv_while_tokenizing", read_s}, {"finish_tokenizing", tokenize_s}, {"pad", pad_s},

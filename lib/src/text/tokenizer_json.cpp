@@ -303,50 +303,60 @@ std::int32_t index_key(const std::string& k, const std::string& source, const ch
   return static_cast<std::int32_t>(value);
 }
 
-}  // namespace
+/// Whether from_json reads table `t` (with kForTransform only word_index; the others are only checked as JSON).
+bool wanted(TokenizerTables tables, int t) { return tables == TokenizerTables::kAll || t == kWordIndex; }
 
-Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source, TokenizerTables tables) {
-  // The two outer levels: class_name, and config's settings and tables (a table not wanted is
-  // skipped, but still checked as JSON). A repeated key counts once, the last time (as in Python).
+/// What the file's two outer levels hold: class_name, and config's settings and tables.
+struct OuterLevels {
   Value class_name;
   bool has_config = false, config_is_object = false, top_is_object = true;
   std::map<std::string, Value> settings;
-  std::string text[kTables];
+  std::string text[kTables];  // a wanted table's text, decoded
   Value table_value[kTables];
   bool has_table[kTables] = {};
-  const auto wanted = [&](int t) { return tables == TokenizerTables::kAll || t == kWordIndex; };
+};
+
+/// Reads the config object at the cursor: each table's text when wanted (else checked and skipped), each other member as a setting.
+void read_config(Scanner& sc, std::string& config_key, TokenizerTables tables, OuterLevels& levels) {
+  sc.object(config_key, [&](const std::string& ck) {
+    for (int t = 0; t < kTables; ++t) {
+      if (ck != kTableNames[t]) continue;
+      levels.has_table[t] = true;
+      if (sc.peek() == '"' && wanted(tables, t)) {
+        levels.table_value[t] = Value();
+        levels.table_value[t].kind = Value::Kind::kString;
+        sc.string(levels.text[t]);
+      } else {
+        levels.table_value[t] = sc.value(Scanner::Strings::kSkip);  // a string not wanted is checked, not kept
+      }
+      return;
+    }
+    levels.settings[ck] = sc.value();
+  });
+}
+
+/// Reads the two outer levels: class_name, and config's settings and tables (a table not wanted is
+/// skipped, but still checked as JSON). A repeated key counts once, the last time (as in Python).
+OuterLevels read_outer_levels(std::string_view json, const std::string& source, TokenizerTables tables) {
+  OuterLevels levels;
   try {
     Scanner sc(json);
     std::string key, config_key;
     if (sc.peek() != '{') {
-      top_is_object = false;
+      levels.top_is_object = false;
       sc.value();
     } else sc.object(key, [&](const std::string& k) {
       if (k == "config") {
-        has_config = true;
-        config_is_object = sc.peek() == '{';
-        settings.clear();
-        if (!config_is_object) {
+        levels.has_config = true;
+        levels.config_is_object = sc.peek() == '{';
+        levels.settings.clear();
+        if (!levels.config_is_object) {
           sc.value();
           return;
         }
-        sc.object(config_key, [&](const std::string& ck) {
-          for (int t = 0; t < kTables; ++t) {
-            if (ck != kTableNames[t]) continue;
-            has_table[t] = true;
-            if (sc.peek() == '"' && wanted(t)) {
-              table_value[t] = Value();
-              table_value[t].kind = Value::Kind::kString;
-              sc.string(text[t]);
-            } else {
-              table_value[t] = sc.value(Scanner::Strings::kSkip);  // a string not wanted is checked, not kept
-            }
-            return;
-          }
-          settings[ck] = sc.value();
-        });
+        read_config(sc, config_key, tables, levels);
       } else if (k == "class_name") {
-        class_name = sc.value();
+        levels.class_name = sc.value();
       } else {
         sc.value(Scanner::Strings::kSkip);
       }
@@ -355,12 +365,21 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
   } catch (const SyntaxError& e) {
     throw std::runtime_error(source + ": not valid JSON: " + e.what + " at byte " + std::to_string(e.offset));
   }
-  if (!top_is_object) bad(source, "(top level)", "expected an object");
+  return levels;
+}
+
+/// Checks the outer levels' shape: an object, class_name "Tokenizer" (when given), config an object.
+void check_outer_levels(const OuterLevels& levels, const std::string& source) {
+  const Value& class_name = levels.class_name;
+  if (!levels.top_is_object) bad(source, "(top level)", "expected an object");
   if (!class_name.text.empty() && !(class_name.kind == Value::Kind::kString && class_name.string == "Tokenizer"))
     bad(source, "class_name", "expected \"Tokenizer\", got " + std::string(class_name.text.substr(0, 40)));
-  if (!has_config) bad(source, "config", "missing");
-  if (!config_is_object) bad(source, "config", "expected an object");
+  if (!levels.has_config) bad(source, "config", "missing");
+  if (!levels.config_is_object) bad(source, "config", "expected an object");
+}
 
+/// The constructor arguments in config's settings: num_words, filters, lower, split, char_level, oov_token.
+TokenizerOptions read_options(const std::map<std::string, Value>& settings, const std::string& source) {
   const auto setting = [&](const char* key) -> const Value& {
     const auto it = settings.find(key);
     if (it == settings.end()) bad(source, std::string("config.") + key, "missing");
@@ -389,62 +408,115 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
     opt.oov_token = oov.string;
   }
   if (opt.split.empty()) bad(source, "config.split", "must not be empty");
-  Tokenizer t(std::move(opt));
-  t.tables_ = tables;
-  if (settings.count("document_count")) t.document_count_ = integer(settings["document_count"], source, "config.document_count");
+  return opt;
+}
+
+/// Checks that every wanted table is present and a string (the JSON object it holds is read later).
+void check_tables(const OuterLevels& levels, const std::string& source, TokenizerTables tables) {
   for (int k = 0; k < kTables; ++k) {
-    if (!wanted(k)) continue;
-    if (!has_table[k]) bad(source, std::string("config.") + kTableNames[k], "missing");
-    if (table_value[k].kind != Value::Kind::kString)
+    if (!wanted(tables, k)) continue;
+    if (!levels.has_table[k]) bad(source, std::string("config.") + kTableNames[k], "missing");
+    if (levels.table_value[k].kind != Value::Kind::kString)
       bad(source, std::string("config.") + kTableNames[k], "expected a string holding a JSON object");
   }
-  const std::optional<std::string>& oov_token = t.options_.oov_token;
-  const auto is_oov = [&](const std::string& word) { return oov_token && word == *oov_token; };
+}
 
-  if (tables == TokenizerTables::kAll) {
-    for_each_entry(text[kWordCounts], "word_counts", source, [&](const std::string& word, const Value& count) {
-      const std::int32_t id = t.vocab_.intern(word);
-      if (id != static_cast<std::int32_t>(t.counts_.size())) bad(source, "config.word_counts", "repeated word '" + word + "'");
-      t.counts_.push_back(entry_integer(count, source, "word_counts", word));
-      t.docs_.push_back(0);
-    });
-    for_each_entry(text[kWordDocs], "word_docs", source, [&](const std::string& word, const Value& docs) {
-      const std::int32_t id = t.vocab_.find(word);
-      if (id == StringTable::kMissing) bad(source, "config.word_docs", "word '" + word + "' is not in word_counts");
-      t.docs_[static_cast<std::size_t>(id)] = entry_integer(docs, source, "word_docs", word);
-    });
-    for_each_entry(text[kIndexDocs], "index_docs", source, [](const std::string&, const Value&) {});  // derived; form only
-  }
+/// Reads word_counts (the vocabulary, in file order, and its counts) and word_docs; index_docs, derived, is only checked.
+void read_counts(const OuterLevels& levels, const std::string& source, StringTable& vocab, std::vector<std::int64_t>& counts,
+                 std::vector<std::int64_t>& docs) {
+  for_each_entry(levels.text[kWordCounts], "word_counts", source, [&](const std::string& word, const Value& count) {
+    const std::int32_t id = vocab.intern(word);
+    if (id != static_cast<std::int32_t>(counts.size())) bad(source, "config.word_counts", "repeated word '" + word + "'");
+    counts.push_back(entry_integer(count, source, "word_counts", word));
+    docs.push_back(0);
+  });
+  for_each_entry(levels.text[kWordDocs], "word_docs", source, [&](const std::string& word, const Value& n) {
+    const std::int32_t id = vocab.find(word);
+    if (id == StringTable::kMissing) bad(source, "config.word_docs", "word '" + word + "' is not in word_counts");
+    docs[static_cast<std::size_t>(id)] = entry_integer(n, source, "word_docs", word);
+  });
+  for_each_entry(levels.text[kIndexDocs], "index_docs", source, [](const std::string&, const Value&) {});  // derived; form only
+}
 
-  // word_index is what texts_to_sequences reads.
-  std::vector<std::pair<std::string, std::int32_t>> word_index;
-  word_index.reserve(static_cast<std::size_t>(std::count(text[kWordIndex].begin(), text[kWordIndex].end(), ':')));
-  for_each_entry(text[kWordIndex], "word_index", source, [&](const std::string& word, const Value& value) {
+/// word_index's entries: a word and its index.
+using WordIndex = std::vector<std::pair<std::string, std::int32_t>>;
+
+/// Reads word_index's entries in file order, each index checked to be a positive int32.
+WordIndex read_word_index(const std::string& table, const std::string& source) {
+  WordIndex word_index;
+  word_index.reserve(static_cast<std::size_t>(std::count(table.begin(), table.end(), ':')));
+  for_each_entry(table, "word_index", source, [&](const std::string& word, const Value& value) {
     const std::int64_t index = entry_integer(value, source, "word_index", word);
     if (index < 1 || index > INT32_MAX) bad(source, "config.word_index['" + word + "']", "index must be >= 1");
     word_index.emplace_back(word, static_cast<std::int32_t>(index));
   });
-  if (tables == TokenizerTables::kForTransform) {
-    // The counted words are word_index's keys, but for the OOV token, which is one of them only when
-    // it collides with a counted word (it then has a later index than 1: see rebuild_index).
-    std::int32_t oov_index = 0;
-    for (const auto& [word, index] : word_index)
-      if (is_oov(word)) oov_index = index;
-    t.vocab_.reserve(word_index.size());
-    for (const auto& [word, index] : word_index)
-      if (!is_oov(word) || oov_index != 1) t.vocab_.intern(word);
-  }
-  t.index_of_.assign(static_cast<std::size_t>(t.vocab_.size()), 0);
+  return word_index;
+}
+
+/// Whether `word` is the OOV token.
+bool is_oov(const std::optional<std::string>& oov_token, const std::string& word) { return oov_token && word == *oov_token; }
+
+/// Interns the counted words of a tokenizer read for transforming: word_index's keys, but for the OOV
+/// token, which is one of them only when it collides with a counted word (it then has a later index
+/// than 1: see rebuild_index).
+void intern_counted_words(const WordIndex& word_index, const std::optional<std::string>& oov_token, StringTable& vocab) {
+  std::int32_t oov_index = 0;
+  for (const auto& [word, index] : word_index)
+    if (is_oov(oov_token, word)) oov_index = index;
+  vocab.reserve(word_index.size());
+  for (const auto& [word, index] : word_index)
+    if (!is_oov(oov_token, word) || oov_index != 1) vocab.intern(word);
+}
+
+/// Sets each vocabulary word's index (`index_of`, by id) and the OOV token's (`oov_index`) from word_index; returns the largest index.
+std::int32_t assign_indices(const WordIndex& word_index, const std::optional<std::string>& oov_token, const StringTable& vocab,
+                            const std::string& source, std::vector<std::int32_t>& index_of, std::int32_t& oov_index) {
+  index_of.assign(static_cast<std::size_t>(vocab.size()), 0);
   std::int32_t max_index = 0;
   for (const auto& [word, index] : word_index) {
-    const std::int32_t id = t.vocab_.find(word);
+    const std::int32_t id = vocab.find(word);
     if (id != StringTable::kMissing)
-      t.index_of_[static_cast<std::size_t>(id)] = index;
-    else if (!is_oov(word))
+      index_of[static_cast<std::size_t>(id)] = index;
+    else if (!is_oov(oov_token, word))
       bad(source, "config.word_index", "word '" + word + "' is neither in word_counts nor the oov_token");
-    if (is_oov(word)) t.oov_index_ = index;
+    if (is_oov(oov_token, word)) oov_index = index;
     max_index = std::max(max_index, index);
   }
+  return max_index;
+}
+
+/// index_word's entries: an index and its word.
+using IndexWord = std::vector<std::pair<std::int32_t, std::string>>;
+
+/// Reads index_word's entries in file order (keys checked to be positive integers), raising `max_index` to the largest index.
+IndexWord read_index_word(const std::string& table, const std::string& source, std::int32_t& max_index) {
+  IndexWord index_word;
+  for_each_entry(table, "index_word", source, [&](const std::string& key, const Value& value) {
+    const std::int32_t index = index_key(key, source, "index_word");
+    if (value.kind != Value::Kind::kString) bad(source, "config.index_word['" + key + "']", "expected a string");
+    index_word.emplace_back(index, value.string);
+    max_index = std::max(max_index, index);
+  });
+  return index_word;
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source, TokenizerTables tables) {
+  OuterLevels levels = read_outer_levels(json, source, tables);
+  check_outer_levels(levels, source);
+  Tokenizer t(read_options(levels.settings, source));
+  t.tables_ = tables;
+  if (levels.settings.count("document_count"))
+    t.document_count_ = integer(levels.settings["document_count"], source, "config.document_count");
+  check_tables(levels, source, tables);
+  const std::optional<std::string>& oov_token = t.options_.oov_token;
+  if (tables == TokenizerTables::kAll) read_counts(levels, source, t.vocab_, t.counts_, t.docs_);
+
+  // word_index is what texts_to_sequences reads.
+  const WordIndex word_index = read_word_index(levels.text[kWordIndex], source);
+  if (tables == TokenizerTables::kForTransform) intern_counted_words(word_index, oov_token, t.vocab_);
+  std::int32_t max_index = assign_indices(word_index, oov_token, t.vocab_, source, t.index_of_, t.oov_index_);
 
   if (tables == TokenizerTables::kForTransform) {  // index_word is word_index inverted
     t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
@@ -454,19 +526,13 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
     }
     return t;
   }
-  std::vector<std::pair<std::int32_t, std::string>> index_word;
-  for_each_entry(text[kIndexWord], "index_word", source, [&](const std::string& key, const Value& value) {
-    const std::int32_t index = index_key(key, source, "index_word");
-    if (value.kind != Value::Kind::kString) bad(source, "config.index_word['" + key + "']", "expected a string");
-    index_word.emplace_back(index, value.string);
-    max_index = std::max(max_index, index);
-  });
+  const IndexWord index_word = read_index_word(levels.text[kIndexWord], source, max_index);
   t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
   for (const auto& [index, word] : index_word) {
     const std::int32_t id = t.vocab_.find(word);
     if (id != StringTable::kMissing)
       t.index_word_[static_cast<std::size_t>(index)] = id;
-    else if (is_oov(word))
+    else if (is_oov(oov_token, word))
       t.index_word_[static_cast<std::size_t>(index)] = kOovWord;
     else
       bad(source, "config.index_word['" + std::to_string(index) + "']", "word '" + word + "' is neither in word_counts nor the oov_token");

@@ -157,6 +157,134 @@ extern "C" void remember_signal(int sig) { g_forward = sig; }
 
 int status_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
+/// The program to start: `program`, or the binary /proc/self/exe links to, so that ps and /proc name it as the user would.
+std::string program_path(const std::string& program) {
+  std::string path = program;
+  if (program == "/proc/self/exe") {
+    std::error_code ec;
+    const auto resolved = std::filesystem::read_symlink(program, ec);
+    if (!ec) path = resolved.string();
+  }
+  return path;
+}
+
+/// This process's environment ("KEY=value" strings) without the variables that place a worker.
+std::vector<std::string> environment_without_placement() {
+  std::vector<std::string> base_env;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    if (key != "RANK" && key != "WORLD_SIZE" && key != "LOCAL_RANK" && key != "LOCAL_WORLD_SIZE" && key != "MASTER_ADDR" &&
+        key != "MASTER_PORT" && key != "TORCHELASTIC_RESTART_COUNT")
+      base_env.push_back(kv);
+  }
+  return base_env;
+}
+
+/// The handlers SIGINT and SIGTERM had before remember_stop_signals.
+struct SavedHandlers {
+  struct sigaction old_int, old_term;
+};
+
+/// Points SIGINT and SIGTERM at remember_signal (forgetting any signal remembered before); returns their old handlers.
+SavedHandlers remember_stop_signals() {
+  struct sigaction on{};
+  SavedHandlers saved{};
+  on.sa_handler = remember_signal;
+  sigemptyset(&on.sa_mask);
+  sigaction(SIGINT, &on, &saved.old_int);
+  sigaction(SIGTERM, &on, &saved.old_term);
+  g_forward = 0;
+  return saved;
+}
+
+/// Gives SIGINT and SIGTERM back their old handlers.
+void restore_stop_signals(const SavedHandlers& saved) {
+  sigaction(SIGINT, &saved.old_int, nullptr);
+  sigaction(SIGTERM, &saved.old_term, nullptr);
+}
+
+/// Sends `sig` to every worker still running (a pid of -1: one that has ended).
+void signal_all(const std::vector<pid_t>& pids, int sig) {
+  for (pid_t p : pids)
+    if (p > 0) ::kill(p, sig);
+}
+
+/// Starts worker `rank` of `n` (argv `args`, the environment `base_env` and its place) into `pid`; posix_spawn's error, 0 when started.
+int spawn_worker(const std::string& path, const std::vector<char*>& args, const std::vector<std::string>& base_env, int rank, int n,
+                 int port, pid_t& pid) {
+  std::vector<std::string> env = base_env;
+  env.push_back("RANK=" + std::to_string(rank));
+  env.push_back("LOCAL_RANK=" + std::to_string(rank));
+  env.push_back("WORLD_SIZE=" + std::to_string(n));
+  env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(n));
+  env.push_back("MASTER_ADDR=127.0.0.1");
+  env.push_back("MASTER_PORT=" + std::to_string(port));
+  env.push_back("TORCHELASTIC_RESTART_COUNT=0");
+  std::vector<char*> envp;
+  for (auto& kv : env) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  return ::posix_spawn(&pid, path.c_str(), nullptr, nullptr, args.data(), envp.data());
+}
+
+/// Starts the `n` workers and returns their pids; when one cannot start, kills and reaps those started, gives the
+/// signals back their `saved` handlers and throws.
+std::vector<pid_t> start_workers(int n, const std::string& path, const std::vector<char*>& args, const std::vector<std::string>& base_env,
+                                 int port, const SavedHandlers& saved) {
+  std::vector<pid_t> pids;
+  for (int rank = 0; rank < n; ++rank) {
+    pid_t pid = 0;
+    const int err = spawn_worker(path, args, base_env, rank, n, port, pid);
+    if (err != 0) {
+      signal_all(pids, SIGKILL);
+      for (pid_t p : pids) ::waitpid(p, nullptr, 0);
+      restore_stop_signals(saved);
+      throw std::runtime_error(path + ": cannot start worker " + std::to_string(rank) + ": " + std::strerror(err));
+    }
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+/// Waits for the `running` workers in `pids` to end (their pids become -1), forwarding a SIGTERM; after the first
+/// failure stops the others, and kills them `grace` later. Returns the first failure's exit code (128 + signal), 0 if none.
+int wait_for_workers(std::vector<pid_t>& pids, int running, std::chrono::seconds grace) {
+  int first_failure = 0;
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  bool killed = false;
+  while (running > 0) {
+    if (g_forward == SIGTERM) {  // SIGINT already reached the workers from the terminal
+      signal_all(pids, SIGTERM);
+      g_forward = 0;
+    }
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      for (pid_t& p : pids) {
+        if (p != pid) continue;
+        p = -1;
+        --running;
+        const int code = status_code(status);
+        if (code != 0 && first_failure == 0) {
+          first_failure = code;
+          if (running > 0) {
+            signal_all(pids, SIGTERM);  // the others' next collective fails anyway; this wakes one blocked elsewhere
+            deadline = std::chrono::steady_clock::now() + grace;
+          }
+        }
+      }
+      continue;
+    }
+    if (pid < 0 && errno != EINTR) break;
+    if (!killed && std::chrono::steady_clock::now() > deadline) {
+      signal_all(pids, SIGKILL);
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return first_failure;
+}
+
 }  // namespace
 
 std::vector<std::string> worker_arguments(int argc, char** argv) {
@@ -174,99 +302,19 @@ std::vector<std::string> worker_arguments(int argc, char** argv) {
 
 int run_local_workers(int n, const std::vector<std::string>& arguments, const std::string& program, std::chrono::seconds grace) {
   if (n < 1) throw std::invalid_argument("--nproc must be >= 1, got " + std::to_string(n));
-  std::string path = program;  // the binary itself, so that ps and /proc name it as the user would
-  if (program == "/proc/self/exe") {
-    std::error_code ec;
-    const auto resolved = std::filesystem::read_symlink(program, ec);
-    if (!ec) path = resolved.string();
-  }
+  std::string path = program_path(program);
   const int port = free_port();
-  std::vector<std::string> base_env;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const std::string key = kv.substr(0, kv.find('='));
-    if (key != "RANK" && key != "WORLD_SIZE" && key != "LOCAL_RANK" && key != "LOCAL_WORLD_SIZE" && key != "MASTER_ADDR" &&
-        key != "MASTER_PORT" && key != "TORCHELASTIC_RESTART_COUNT")
-      base_env.push_back(kv);
-  }
+  const std::vector<std::string> base_env = environment_without_placement();
   std::vector<char*> args{path.data()};
   for (const auto& a : arguments) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
   // Ctrl-C reaches every worker through the terminal's process group; SIGTERM sent to this process
   // is forwarded. Either way the workers stop together at the same batch and rank 0 checkpoints.
-  struct sigaction on{}, old_int{}, old_term{};
-  on.sa_handler = remember_signal;
-  sigemptyset(&on.sa_mask);
-  sigaction(SIGINT, &on, &old_int);
-  sigaction(SIGTERM, &on, &old_term);
-  g_forward = 0;
-
-  std::vector<pid_t> pids;
-  int first_failure = 0;
-  const auto stop_all = [&](int sig) {
-    for (pid_t p : pids)
-      if (p > 0) ::kill(p, sig);
-  };
-  for (int rank = 0; rank < n; ++rank) {
-    std::vector<std::string> env = base_env;
-    env.push_back("RANK=" + std::to_string(rank));
-    env.push_back("LOCAL_RANK=" + std::to_string(rank));
-    env.push_back("WORLD_SIZE=" + std::to_string(n));
-    env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(n));
-    env.push_back("MASTER_ADDR=127.0.0.1");
-    env.push_back("MASTER_PORT=" + std::to_string(port));
-    env.push_back("TORCHELASTIC_RESTART_COUNT=0");
-    std::vector<char*> envp;
-    for (auto& kv : env) envp.push_back(kv.data());
-    envp.push_back(nullptr);
-    pid_t pid = 0;
-    const int err = ::posix_spawn(&pid, path.c_str(), nullptr, nullptr, args.data(), envp.data());
-    if (err != 0) {
-      stop_all(SIGKILL);
-      for (pid_t p : pids) ::waitpid(p, nullptr, 0);
-      sigaction(SIGINT, &old_int, nullptr);
-      sigaction(SIGTERM, &old_term, nullptr);
-      throw std::runtime_error(path + ": cannot start worker " + std::to_string(rank) + ": " + std::strerror(err));
-    }
-    pids.push_back(pid);
-  }
-
-  int running = n;
-  auto deadline = std::chrono::steady_clock::time_point::max();
-  bool killed = false;
-  while (running > 0) {
-    if (g_forward == SIGTERM) {  // SIGINT already reached the workers from the terminal
-      stop_all(SIGTERM);
-      g_forward = 0;
-    }
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid > 0) {
-      for (pid_t& p : pids) {
-        if (p != pid) continue;
-        p = -1;
-        --running;
-        const int code = status_code(status);
-        if (code != 0 && first_failure == 0) {
-          first_failure = code;
-          if (running > 0) {
-            stop_all(SIGTERM);  // the others' next collective fails anyway; this wakes one blocked elsewhere
-            deadline = std::chrono::steady_clock::now() + grace;
-          }
-        }
-      }
-      continue;
-    }
-    if (pid < 0 && errno != EINTR) break;
-    if (!killed && std::chrono::steady_clock::now() > deadline) {
-      stop_all(SIGKILL);
-      killed = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  const SavedHandlers saved = remember_stop_signals();
+  std::vector<pid_t> pids = start_workers(n, path, args, base_env, port, saved);
+  const int first_failure = wait_for_workers(pids, n, grace);
+  restore_stop_signals(saved);
   return first_failure;
 }
 
