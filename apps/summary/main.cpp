@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "attn/models/overrides.h"
 #include "attn/models/registry.h"
 #include "attn/tasks/commands.h"
 

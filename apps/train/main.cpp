@@ -5,10 +5,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "../common/app.h"
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
+#include "attn/models/overrides.h"
 #include "attn/models/registry.h"
 #include "attn/tasks/task.h"
 #include "attn/train/distributed.h"
@@ -18,6 +20,21 @@ namespace attn::apps {
 namespace {
 
 std::atomic<bool> g_stop{false};
+
+/// A progress bar line for a terminal (starts with '\r'; ends with '\n' at the epoch's end).
+std::string format_progress(const train::Progress& p) {
+  const double frac = p.rows_total ? static_cast<double>(p.rows_done) / static_cast<double>(p.rows_total) : 1;
+  const int width = 30, filled = static_cast<int>(frac * width);
+  const double rate = p.seconds > 0 ? static_cast<double>(p.rows_done) / p.seconds : 0;
+  const double eta = rate > 0 ? static_cast<double>(p.rows_total - p.rows_done) / rate : 0;
+  char line[256];
+  std::snprintf(line, sizeof line, "\repoch %d/%d [%s%s] %lld/%lld  %.0f rows/s  ETA %.0f s  loss %.4f  acc %.4f   %s", p.epoch,
+                p.epochs, std::string(static_cast<std::size_t>(filled), '=').c_str(),
+                std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<long long>(p.rows_done),
+                static_cast<long long>(p.rows_total), rate, eta, p.loss, p.accuracy, p.rows_done >= p.rows_total ? "\n" : "");
+  return line;
+}
+
 extern "C" void on_signal(int) { g_stop = true; }
 
 int run(int argc, char** argv) {
@@ -69,7 +86,7 @@ int run(int argc, char** argv) {
   for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);  // stop after the batch, checkpoint, exit 130
   const auto progress = [last = -1.0](const train::Progress& p) mutable {
     if (p.seconds - last < 0.2 && p.rows_done < p.rows_total) return;
-    last = p.seconds, std::fputs(train::format_progress(p).c_str(), stderr);
+    last = p.seconds, std::fputs(format_progress(p).c_str(), stderr);
   };
   keep_freed_memory(Heaps::kOne);  // before any thread starts: step after step of similar tensors keeps its pages
   const train::TrainOutput output{[](const std::string& lines) { std::fputs(lines.c_str(), stdout), std::fflush(stdout); },

@@ -549,7 +549,7 @@ TEST_CASE("attn plot draws every run's curves, and names a directory that is not
   CHECK(attn("plot --out " + (d / "x.svg").string()).code == 2);
 }
 
-TEST_CASE("evaluate: per-label decision thresholds with precision, recall and F1; seq2seq beam search", "[cli][evaluate]") {
+TEST_CASE("evaluate: per-label decision thresholds with precision, recall and F1, seq2seq beam search", "[cli][evaluate]") {
   const auto d = scratch("decisions");
   auto r = attn("evaluate --model " + kRun + " --csv " + kTiny + "/toxic.csv --thresholds auto --metrics " + (d / "m.json").string());
   REQUIRE(r.code == 0);
@@ -652,7 +652,7 @@ TEST_CASE("a write that fails midway (ulimit -f) keeps the previous files and sa
   CHECK_FALSE(fs::exists(d / "p" / "data.pt"));
 }
 
-TEST_CASE("a full disk and a directory that cannot be written to are clear errors; nothing is left half-written", "[cli][train]") {
+TEST_CASE("a full disk and a directory that cannot be written to are clear errors, nothing is left half-written", "[cli][train]") {
   // A full device (/dev/full answers every write with ENOSPC), written in place as devices are.
   auto r = attn("export --model " + kRun + " --out /dev/full");
   CHECK(r.code == 1);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "attn/io/json_like.h"
+#include "attn/models/overrides.h"
 #include "attn/models/registry.h"
 #include "attn/train/run.h"
 

@@ -19,7 +19,7 @@ TEST_CASE("a bar chart: a bar per name, its height by its value, names escaped",
   CHECK(c == Approx(4 * a).epsilon(0.05));  // 1.0 is four times 0.25
 }
 
-TEST_CASE("a heatmap: a cell per row and column, shaded by value; the same grid as text", "[report][plots]") {
+TEST_CASE("a heatmap: a cell per row and column, shaded by value, the same grid as text", "[report][plots]") {
   const std::vector<float> values = {0.0f, 1.0f, 0.5f, 0.5f, 1.0f, 0.0f};  // 2 rows x 3 columns
   const std::string svg = report::svg_heatmap("alignment", {"x", "y"}, {"a", "b", "c"}, values);
   const std::regex cell("<rect[^>]*fill=");

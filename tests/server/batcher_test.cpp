@@ -167,7 +167,7 @@ TEST_CASE("a batch holds at most max_batch inputs, predict and explain never mix
   CHECK(explained == 1);  // the explain request ran in a batch of its own kind
 }
 
-TEST_CASE("a bad request fails alone; the others in its batch get their results", "[server][batcher]") {
+TEST_CASE("a bad request fails alone, the others in its batch get their results", "[server][batcher]") {
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
   model.hold();
@@ -199,7 +199,7 @@ TEST_CASE("the queue is bounded, and stop() runs what is queued", "[server][batc
   CHECK_THROWS_WITH(batcher.submit(0, Mode::kPredict, texts({"late"})), Catch::Contains("shutting down"));
 }
 
-TEST_CASE("a costly request runs a slice at a time; a light request queued behind it runs before its rest", "[server][batcher]") {
+TEST_CASE("a costly request runs a slice at a time, a light request queued behind it runs before its rest", "[server][batcher]") {
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
   tasks::ExplainOptions integrated;
@@ -223,7 +223,7 @@ TEST_CASE("a costly request runs a slice at a time; a light request queued behin
   for (std::size_t i = 3; i < 6; ++i) CHECK(batches[i] == std::make_pair(std::size_t{1}, std::string("explain")));
 }
 
-TEST_CASE("several inference threads share the queue; every request is answered once", "[server][batcher]") {
+TEST_CASE("several inference threads share the queue, every request is answered once", "[server][batcher]") {
   EchoModel model;
   std::atomic<std::size_t> inputs{0};
   // (one stand-in for the three threads: it locks; a real model gets a copy per thread)

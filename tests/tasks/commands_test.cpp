@@ -69,7 +69,7 @@ TEST_CASE("commands: evaluate scores a CSV with validation's code and writes pre
   fs::remove_all(dir);
 }
 
-TEST_CASE("commands: export writes one loadable file; models and summary describe the registry", "[tasks][commands]") {
+TEST_CASE("commands: export writes one loadable file, models and summary describe the registry", "[tasks][commands]") {
   const fs::path dir = scratch("commands_export");
   feature_run(dir);
   const std::string to = (dir / "exported.pt").string();
@@ -78,6 +78,7 @@ TEST_CASE("commands: export writes one loadable file; models and summary describ
   const std::string listed = tasks::describe_models();
   for (const auto& m : models::models()) CHECK_THAT(listed, Catch::Contains(m.name));
   CHECK_THAT(tasks::summarize("bilstm-attention", nlohmann::json::object()), Catch::Contains("Total params: 2,666,567"));
+  for (const auto& entry : models::models()) CHECK_THAT(tasks::summarize(entry.name, nlohmann::json::object()), Catch::Contains("Total params: "));
   CHECK_THAT(tasks::summarize((dir / "run").string(), nlohmann::json::object()), Catch::Contains("Total params:"));
   CHECK_THROWS_WITH(tasks::export_model((dir / "none").string(), to), Catch::Contains("no such file"));
   fs::remove_all(dir);

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "attn/tasks/seq2seq.h"
+#include "tasks/task_support.h"
 #include "tasks_test_util.h"
 
 using namespace attn;

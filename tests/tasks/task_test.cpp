@@ -3,6 +3,7 @@
 
 #include "attn/models/registry.h"
 #include "attn/tasks/task.h"
+#include "tasks/task_support.h"
 #include "tasks_test_util.h"
 
 using namespace attn;
@@ -35,17 +36,4 @@ TEST_CASE("text inputs: arguments, else stdin lines, invalid UTF-8 names the tex
   CHECK(tasks::text_inputs({"a", "b"}, [] { return std::vector<std::string>{"never"}; }).size() == 2);
   CHECK(tasks::text_inputs({}, [] { return std::vector<std::string>{"x", "y", "z"}; })[2].text == "z");
   CHECK_THROWS_WITH(tasks::text_inputs({"ok", "bad \xC3\x28"}, nullptr), "text 2: invalid UTF-8");
-}
-
-TEST_CASE("positive weights: negatives / positives per label over the training rows, or given", "[tasks][table]") {
-  // two labels, four rows: label 0 positive once, label 1 positive three times
-  const std::vector<float> y = {1, 1, 0, 1, 0, 1, 0, 0};
-  const torch::Tensor w = tasks::positive_weights_of("auto", y, 2, {0, 1, 2, 3});
-  CHECK(w[0].item<float>() == Approx(3.0));
-  CHECK(w[1].item<float>() == Approx(1.0 / 3));
-  CHECK(tasks::positive_weights_of("auto", y, 2, {2, 3})[0].item<float>() == 1.0f);  // never positive: unweighted
-  CHECK(tasks::positive_weights_of("2,0.5", y, 2, {0})[1].item<float>() == 0.5f);
-  CHECK_FALSE(tasks::positive_weights_of("", y, 2, {0}).defined());
-  CHECK_THROWS_WITH(tasks::positive_weights_of("2", y, 2, {0}), Catch::Contains("1 weights for 2 labels"));
-  CHECK_THROWS_WITH(tasks::positive_weights_of("-1,1", y, 2, {0}), Catch::Contains("'-1' is not a positive number"));
 }

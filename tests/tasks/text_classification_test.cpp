@@ -252,7 +252,7 @@ TEST_CASE("importance methods on a small model: finite differences, completeness
   CHECK_THROWS_WITH(tasks::explain_text(model, tok, config, "the cat", o), Catch::Contains("--label") && Catch::Contains("bad, rude"));
 }
 
-TEST_CASE("importance of texts in batches is each text's alone; empty texts get empty scores, never NaN", "[tasks][text][importance]") {
+TEST_CASE("importance of texts in batches is each text's alone, empty texts get empty scores, never NaN", "[tasks][text][importance]") {
   models::TextClassifier model = tiny_classifier(2);
   tasks::TextDataConfig config;
   config.labels = {"bad", "rude"};

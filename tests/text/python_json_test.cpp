@@ -41,7 +41,7 @@ TEST_CASE("append_string: json.dumps(str) with ensure_ascii, short escapes and s
   CHECK(dumps("😀\U00010000\U0010FFFF") == R"py("\ud83d\ude00\ud800\udc00\udbff\udfff")py");
 }
 
-TEST_CASE("append_string and append_escaped append to what is there; append_escaped writes no quotes", "[text][json]") {
+TEST_CASE("append_string and append_escaped append to what is there, append_escaped without quotes", "[text][json]") {
   std::string out = "[";
   pyjson::append_string(out, "a\"b");
   out += ", ";
@@ -49,7 +49,7 @@ TEST_CASE("append_string and append_escaped append to what is there; append_esca
   CHECK(out == R"py(["a\"b", caf\u00e9\n)py");
 }
 
-TEST_CASE("DictWriter: {\"k\": v} with Python's default separators, int keys as strings", "[text][json]") {
+TEST_CASE("DictWriter: a flat dict with Python's default separators, int keys as strings", "[text][json]") {
   std::string out = "x=";
   {
     pyjson::DictWriter d(out);

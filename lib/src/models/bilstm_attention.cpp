@@ -6,6 +6,7 @@
 #include "attn/nn/fused_embedding.h"
 #include "attn/nn/layers.h"
 #include "attn/nn/recurrent.h"
+#include "model_support.h"
 
 namespace attn::models {
 namespace {

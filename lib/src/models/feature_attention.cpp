@@ -4,6 +4,7 @@
 
 #include "attn/nn/attention.h"
 #include "attn/nn/layers.h"
+#include "model_support.h"
 
 namespace attn::models {
 namespace {

@@ -9,6 +9,8 @@
 #include "attn/models/feature_attention.h"
 #include "attn/models/seq2seq_attention.h"
 #include "attn/models/transformer_classifier.h"
+#include "attn/models/overrides.h"
+#include "model_support.h"
 
 namespace attn::models {
 
@@ -134,23 +136,5 @@ LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module
   return t;
 }
 
-std::string format_layer_table(const ModelEntry& entry, const LayerTable& table) {
-  const auto with_commas = [](std::int64_t n) {
-    std::string s = std::to_string(n);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-    return s;
-  };
-  char line[256];
-  std::string out = "Model: " + entry.name + "\n";
-  std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", "Layer", "Type", "Output shape", "Param #");
-  out += line + std::string(87, '=') + "\n";
-  for (const LayerCount& r : table.rows) {
-    std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", r.row.name.c_str(), r.row.type.c_str(),
-                  r.row.output_shape.c_str(), with_commas(r.count).c_str());
-    out += line;
-  }
-  out += std::string(87, '=') + "\nTotal params: " + with_commas(table.total) + "\nTrainable params: " + with_commas(table.total) + "\n";
-  return out;
-}
 
 }  // namespace attn::models

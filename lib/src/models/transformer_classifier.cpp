@@ -7,6 +7,7 @@
 #include "attn/nn/attention.h"
 #include "attn/nn/layers.h"
 #include "attn/nn/transformer.h"
+#include "model_support.h"
 
 namespace attn::models {
 namespace {

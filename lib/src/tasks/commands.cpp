@@ -22,6 +22,26 @@ std::string numbered(const std::string& path, std::size_t i) {
   return dot == std::string::npos || path.find('/', dot) != std::string::npos ? path + n : path.substr(0, dot) + n + path.substr(dot);
 }
 
+/// `attn summary`'s table: a registered model's layers, Keras-style.
+std::string format_layer_table(const models::ModelEntry& entry, const models::LayerTable& table) {
+  const auto with_commas = [](std::int64_t n) {
+    std::string s = std::to_string(n);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+  };
+  char line[256];
+  std::string out = "Model: " + entry.name + "\n";
+  std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", "Layer", "Type", "Output shape", "Param #");
+  out += line + std::string(87, '=') + "\n";
+  for (const models::LayerCount& r : table.rows) {
+    std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", r.row.name.c_str(), r.row.type.c_str(),
+                  r.row.output_shape.c_str(), with_commas(r.count).c_str());
+    out += line;
+  }
+  out += std::string(87, '=') + "\nTotal params: " + with_commas(table.total) + "\nTrainable params: " + with_commas(table.total) + "\n";
+  return out;
+}
+
 /// "bilstm-attention (a text-classification model)", for errors.
 std::string describe(const models::SavedModel& m) {
   return m.entry->name + " (a " + task_for(m.entry->kind).name() + " model)";
@@ -155,7 +175,7 @@ std::string summarize(const std::string& what, const nlohmann::json& overrides) 
   }
   const models::ModelEntry& entry = models::find_model(config.at("model"));
   const nlohmann::json model_config = models::resolve_config(entry, config.at("model_config"));
-  return models::format_layer_table(entry, models::layer_table(entry, entry.build(model_config, nn::Runtime::kPortable), model_config));
+  return format_layer_table(entry, models::layer_table(entry, entry.build(model_config, nn::Runtime::kPortable), model_config));
 }
 
 }  // namespace attn::tasks

@@ -14,6 +14,8 @@
 #include "attn/report/plots.h"
 #include "attn/tasks/faithfulness.h"
 #include "attn/tasks/metrics.h"
+#include "classifier.h"
+#include "task_support.h"
 
 namespace attn::tasks {
 namespace {
@@ -164,10 +166,7 @@ class FeatureDataset : public Dataset {
   }
 
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& pos_weight) const override {
-    const torch::Tensor logits = models::FeatureClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
-    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets, {}, pos_weight);
-    torch::NoGradGuard no_grad;
-    return {loss, ((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32).mean().item<double>()};
+    return binary_loss(models::FeatureClassifier(model).logits(b.inputs.at(0).toTensor()).scores, b.targets, pos_weight);
   }
 
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
@@ -198,19 +197,15 @@ class FeatureDataset : public Dataset {
     for (std::size_t i = 0; i < rows.size(); ++i)
       for (std::size_t f = 0; f < mean.size(); ++f) mean[f] += attention[i * mean.size() + f] / static_cast<double>(rows.size());
     if (!y.empty()) {
-      out.metrics = to_json(binary_metrics(probs, y, 1), {config_.label});
-      if (options.detail == EvaluateOptions::Detail::kFull) add_to(out.metrics, decisions(probs, y, 1, {}, thresholds_), {config_.label});
+      out.metrics = classifier_metrics(probs, y, {}, {config_.label}, options.detail, thresholds_);
       nlohmann::ordered_json m = nlohmann::ordered_json::object();
       for (std::size_t f = 0; f < mean.size(); ++f) m[config_.features[f]] = mean[f];
       out.metrics["mean_attention"] = m;
     }
     if (options.detail == EvaluateOptions::Detail::kFull) {
-      out.predictions_csv = "row,probability,prediction\n";
-      char buf[64];
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        std::snprintf(buf, sizeof buf, "%lld,%.6f,%d\n", static_cast<long long>(rows[i] + 1), probs[i], probs[i] > 0.5f ? 1 : 0);
-        out.predictions_csv += buf;
-      }
+      std::vector<std::string> keys;
+      for (std::int64_t r : rows) keys.push_back(std::to_string(r + 1));
+      out.predictions_csv = predictions_csv("row", keys, {"probability"}, probs, true);
       out.svg = {report::svg_bar_chart("Mean attention per feature", config_.features, mean)};
     }
     return out;
@@ -230,11 +225,11 @@ class FeatureDataset : public Dataset {
   }
 
   const FeatureDataConfig& config() const { return config_; }
-  /// Decision threshold for precision, recall and F1 in a full evaluation ("0.5", "auto").
-  void set_thresholds(std::string thresholds) { thresholds_ = std::move(thresholds); }
+  /// Decision threshold for precision, recall and F1 in a full evaluation.
+  void set_thresholds(Thresholds thresholds) { thresholds_ = std::move(thresholds); }
 
  private:
-  std::string thresholds_ = "0.5";
+  Thresholds thresholds_;
   data::FeatureTable t_;
   FeatureDataConfig config_;
   std::vector<std::int64_t> lengths_;
@@ -350,11 +345,11 @@ class FeatureModel : public TrainedModel {
   }
 
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int) const override {
-    if (options.given("thresholds")) check_thresholds(options.text("thresholds"), 1);
+    const Thresholds thresholds(options, 1);  // checked before the work
     FeatureDataConfig config = config_;
     config.csv = csv;
     auto dataset = std::make_unique<FeatureDataset>(data::read_feature_csv(csv, config_.features, config_.label, true), config);
-    if (options.given("thresholds")) dataset->set_thresholds(options.text("thresholds"));
+    dataset->set_thresholds(thresholds);
     return dataset;
   }
 

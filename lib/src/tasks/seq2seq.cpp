@@ -13,6 +13,7 @@
 #include "attn/tasks/metrics.h"
 #include "attn/text/csv.h"
 #include "attn/text/tokenizer.h"
+#include "task_support.h"
 
 namespace attn::tasks {
 namespace {

@@ -15,6 +15,7 @@
 #include "attn/tasks/seq2seq.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/text/unicode.h"
+#include "task_support.h"
 
 namespace attn::tasks {
 
@@ -67,29 +68,6 @@ torch::Tensor Dataset::positive_weights(const std::string& spec, const std::vect
   return {};
 }
 
-torch::Tensor positive_weights_of(const std::string& spec, const std::vector<float>& labels, std::size_t n_labels,
-                                  const std::vector<std::int64_t>& rows) {
-  if (spec.empty()) return {};
-  std::vector<float> w;
-  if (spec == "auto") {
-    for (std::size_t k = 0; k < n_labels; ++k) {
-      double positives = 0;
-      for (std::int64_t r : rows) positives += labels[static_cast<std::size_t>(r) * n_labels + k];
-      const double negatives = static_cast<double>(rows.size()) - positives;
-      w.push_back(positives > 0 ? static_cast<float>(negatives / positives) : 1.0f);  // a label never positive: unweighted
-    }
-  } else {
-    for (const std::string& v : data::split_list(spec)) {
-      char* end = nullptr;
-      const double x = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(x > 0) || !std::isfinite(x)) throw std::invalid_argument("--pos-weight: '" + v + "' is not a positive number");
-      w.push_back(static_cast<float>(x));
-    }
-    if (w.size() != n_labels)
-      throw std::invalid_argument("--pos-weight: " + std::to_string(w.size()) + " weights for " + std::to_string(n_labels) + " labels");
-  }
-  return torch::tensor(w, torch::kFloat32);
-}
 
 data::InputSpec explain_csv_input() {
   return {"csv", "Read the inputs from this CSV: text models its text column (--text-column), feature models its rows", ""};
@@ -121,10 +99,6 @@ std::unique_ptr<Erasures> TrainedModel::erasures(const std::string&, const data:
                               " model's outputs are not class probabilities to erase tokens from");
 }
 
-data::InputSpec thresholds_input() {
-  return {"thresholds", "Classifiers: decision thresholds for precision, recall and F1 per label: 0.5 (default), auto (each "
-                        "label's best F1 on these rows) or t1,t2,...", ""};
-}
 
 data::InputSpec svg_input() {
   return {"svg",

@@ -17,6 +17,8 @@
 #include "attn/text/csv.h"
 #include "attn/text/padding.h"
 #include "attn/text/dataset.h"
+#include "classifier.h"
+#include "task_support.h"
 
 namespace attn::tasks {
 namespace {
@@ -103,10 +105,7 @@ class TextDataset : public Dataset {
   }
 
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& pos_weight) const override {
-    const torch::Tensor logits = models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
-    const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, b.targets, {}, pos_weight);
-    torch::NoGradGuard no_grad;  // Keras' binary accuracy: (logit > 0) == target
-    return {loss, ((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32).mean().item<double>()};
+    return binary_loss(models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores, b.targets, pos_weight);
   }
 
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
@@ -124,23 +123,12 @@ class TextDataset : public Dataset {
         y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L), data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
         if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
       }
-      out.metrics = to_json(binary_metrics(probs, y, L, keep), config_.labels);
-      if (options.detail == EvaluateOptions::Detail::kFull) add_to(out.metrics, decisions(probs, y, L, keep, thresholds_), config_.labels);
+      out.metrics = classifier_metrics(probs, y, keep, config_.labels, options.detail, thresholds_);
     }
     if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
-      std::string& csv = out.predictions_csv;
-      csv = "id";
-      for (const auto& l : config_.labels) csv += "," + l;
-      csv += "\n";
-      char buf[32];
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        csv += data_.ids.empty() ? std::to_string(rows[i] + 1) : data_.ids[static_cast<std::size_t>(rows[i])];
-        for (std::size_t k = 0; k < L; ++k) {
-          std::snprintf(buf, sizeof buf, ",%.6f", probs[i * L + k]);
-          csv += buf;
-        }
-        csv += "\n";
-      }
+      std::vector<std::string> keys;
+      for (std::int64_t r : rows) keys.push_back(data_.ids.empty() ? std::to_string(r + 1) : data_.ids[static_cast<std::size_t>(r)]);
+      out.predictions_csv = predictions_csv("id", keys, config_.labels, probs, false);
     }
     return out;
   }
@@ -172,11 +160,11 @@ class TextDataset : public Dataset {
 
   const text::Tokenizer& tokenizer() const { return tokenizer_; }
   const TextDataConfig& config() const { return config_; }
-  /// Decision thresholds for precision, recall and F1 in a full evaluation ("0.5", "auto", "t1,...").
-  void set_thresholds(std::string thresholds) { thresholds_ = std::move(thresholds); }
+  /// Decision thresholds for precision, recall and F1 in a full evaluation.
+  void set_thresholds(Thresholds thresholds) { thresholds_ = std::move(thresholds); }
 
  private:
-  std::string thresholds_ = "0.5";
+  Thresholds thresholds_;
   io::PreparedData data_;
   text::Tokenizer tokenizer_;
   TextDataConfig config_;
@@ -396,7 +384,7 @@ class TextModel : public TrainedModel {
   }
 
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {
-    if (options.given("thresholds")) check_thresholds(options.text("thresholds"), config_.labels.size());  // before the work
+    const Thresholds thresholds(options, config_.labels.size());  // checked before the work
     data::PrepareOptions o;
     o.csv = csv;
     o.columns.text_column = options.get("text-column").value_or(config_.text_column);
@@ -417,7 +405,7 @@ class TextModel : public TrainedModel {
     std::vector<bool> scored;
     if (options.given("labels-csv")) scored = join_kaggle_labels(prepared.data, options.text("labels-csv"), csv);
     auto dataset = std::make_unique<TextDataset>(std::move(prepared.data), tokenizer_, std::move(config), std::move(scored));
-    if (options.given("thresholds")) dataset->set_thresholds(options.text("thresholds"));
+    dataset->set_thresholds(thresholds);
     return dataset;
   }
 

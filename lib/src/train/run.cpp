@@ -294,6 +294,37 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
   return finished;
 }
 
+namespace {
+
+/// "epoch 2/3  loss ..  accuracy ..  val_loss .. ...", then a line per object metric (per-label
+/// AUC, per-feature attention).
+std::string format_epoch(const EpochRecord& e, int epochs) {
+  std::string line = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(epochs), groups;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  loss %.4f  accuracy %.4f", e.loss, e.accuracy);
+  line += buf;
+  for (const auto& [key, value] : e.validation.items()) {
+    if (key == "rows" || key == "rows_skipped") continue;  // counts, not metrics
+    if (value.is_number()) {
+      std::snprintf(buf, sizeof buf, "  val_%s %.4f", key.c_str(), value.get<double>());
+      line += buf;
+    } else if (value.is_object()) {
+      groups += "  val_" + key + ":";
+      for (const auto& [name, v] : value.items()) {
+        std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), v.is_number() ? v.get<double>() : std::nan(""));
+        groups += buf;
+      }
+      groups += "\n";
+    }
+  }
+  std::snprintf(buf, sizeof buf, "  lr %.3g  (%.1f s, %.0f rows/s)%s\n", e.lr, e.seconds, e.rows_per_second, e.best ? "  *best" : "");
+  std::string out = line + buf + groups;
+  if (e.stop) out += "early stopping: no improvement for the last epochs; model.pt holds the best epoch\n";
+  return out;
+}
+
+}  // namespace
+
 TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output) {
   const WorkerPlace place = worker_place_from_environment();  // torchrun's, or one worker
   const auto workers = place.world_size > 1 ? Workers::connect(place, command.worker_timeout) : nullptr;
@@ -329,44 +360,6 @@ TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& 
   if (!finished) return TrainOutcome::kInterrupted;
   print("done: model.pt, metrics.jsonl and checkpoint.pt in " + dir + "\n");
   return TrainOutcome::kFinished;
-}
-
-std::string format_progress(const Progress& p) {
-  const double frac = p.rows_total ? static_cast<double>(p.rows_done) / static_cast<double>(p.rows_total) : 1;
-  const int width = 30, filled = static_cast<int>(frac * width);
-  const double rate = p.seconds > 0 ? static_cast<double>(p.rows_done) / p.seconds : 0;
-  const double eta = rate > 0 ? static_cast<double>(p.rows_total - p.rows_done) / rate : 0;
-  char line[256];
-  std::snprintf(line, sizeof line, "\repoch %d/%d [%s%s] %lld/%lld  %.0f rows/s  ETA %.0f s  loss %.4f  acc %.4f   %s", p.epoch,
-                p.epochs, std::string(static_cast<std::size_t>(filled), '=').c_str(),
-                std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<long long>(p.rows_done),
-                static_cast<long long>(p.rows_total), rate, eta, p.loss, p.accuracy, p.rows_done >= p.rows_total ? "\n" : "");
-  return line;
-}
-
-std::string format_epoch(const EpochRecord& e, int epochs) {
-  std::string line = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(epochs), groups;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "  loss %.4f  accuracy %.4f", e.loss, e.accuracy);
-  line += buf;
-  for (const auto& [key, value] : e.validation.items()) {
-    if (key == "rows" || key == "rows_skipped") continue;  // counts, not metrics
-    if (value.is_number()) {
-      std::snprintf(buf, sizeof buf, "  val_%s %.4f", key.c_str(), value.get<double>());
-      line += buf;
-    } else if (value.is_object()) {
-      groups += "  val_" + key + ":";
-      for (const auto& [name, v] : value.items()) {
-        std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), v.is_number() ? v.get<double>() : std::nan(""));
-        groups += buf;
-      }
-      groups += "\n";
-    }
-  }
-  std::snprintf(buf, sizeof buf, "  lr %.3g  (%.1f s, %.0f rows/s)%s\n", e.lr, e.seconds, e.rows_per_second, e.best ? "  *best" : "");
-  std::string out = line + buf + groups;
-  if (e.stop) out += "early stopping: no improvement for the last epochs; model.pt holds the best epoch\n";
-  return out;
 }
 
 }  // namespace attn::train

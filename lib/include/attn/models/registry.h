@@ -4,6 +4,7 @@
 /// training recipe of the seed it comes from, how it builds, how its config fits a data set, and
 /// its layer table. A model's keys are spelled in its own file only. Apps build and rebuild models
 /// through the registry; a model's name and full configuration travel inside every saved model.
+/// (`--set` parsing is in overrides.h; the helpers the model files share in lib/src/models.)
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -58,7 +59,7 @@ struct ModelEntry {
   /// std::invalid_argument naming the key.
   std::function<torch::jit::Module(const nlohmann::json& config, nn::Runtime runtime)> build;
   /// Fits `config` (resolved) to the data: sets the keys the data fixes unless `given` (what the user
-  /// set) names them, using fit_exact / fit_at_least.
+  /// set) names them (lib/src/models/model_support.h: fit_exact, fit_at_least).
   std::function<void(nlohmann::json& config, const nlohmann::json& given, const DataSizes& data)> fit;
   /// The layer table of a model with this configuration.
   std::function<std::vector<LayerRow>(const nlohmann::json& config)> layers;
@@ -84,18 +85,6 @@ nlohmann::json resolve_config(const ModelEntry& entry, const nlohmann::json& ove
 /// std::invalid_argument naming the key (a bad setting, like any other).
 nlohmann::json fit_config(const ModelEntry& entry, const nlohmann::json& overrides, const DataSizes& data);
 
-/// For entry.fit: `key` must be `value` (a count the data fixes, e.g. labels).
-void fit_exact(nlohmann::json& config, const nlohmann::json& given, const std::string& key, std::int64_t value);
-/// For entry.fit: `key` becomes `preferred` unless given; a given value must be at least `minimum`
-/// (a limit the data must fit in, e.g. embedding rows or the longest text).
-void fit_at_least(nlohmann::json& config, const nlohmann::json& given, const std::string& key, std::int64_t minimum,
-                  std::int64_t preferred);
-
-/// Parses a `--set key=value` string into {key: value} (value as JSON if it parses, else a string).
-nlohmann::json parse_assignment(const std::string& assignment);
-/// Model config overrides: the JSON object in `config_file` (if not empty), then each `--set` assignment.
-nlohmann::json read_overrides(const std::string& config_file, const std::vector<std::string>& assignments);
-
 /// A layer table with the parameter count of each row.
 struct LayerCount {
   LayerRow row;
@@ -108,7 +97,5 @@ struct LayerTable {
   std::vector<std::string> ambiguous;     ///< parameters in more than one row
 };
 LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module, const nlohmann::json& config);
-/// `attn summary`: the table as text, Keras-style.
-std::string format_layer_table(const ModelEntry& entry, const LayerTable& table);
 
 }  // namespace attn::models

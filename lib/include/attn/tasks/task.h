@@ -34,7 +34,6 @@
 #include <torch/script.h>
 
 #include "attn/data/inputs.h"
-#include "attn/io/json_like.h"
 #include "attn/models/attribution.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
@@ -85,11 +84,6 @@ struct EvaluateOptions {
   /// Validation by several workers: each scores its share of the rows (Detail::kMetrics only).
   const RowSharing* sharing = nullptr;
 };
-
-/// `score(rows)` (a fixed number of floats per row, in the order of `rows`), computed on this
-/// worker's share of `rows` and gathered when `sharing` is given: what score(rows) gives alone.
-std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const RowSharing* sharing,
-                                const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score);
 
 struct Evaluation {
   nlohmann::ordered_json metrics;  ///< see above; {} when the rows have no labels or targets
@@ -264,41 +258,5 @@ const Task& task_for(models::ModelKind kind);
 std::vector<data::InputSpec> all_inputs(Command command);
 /// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
 std::unique_ptr<TrainedModel> open_model(const std::string& path);
-
-// ---- Shared by the task files ---------------------------------------------------------------
-
-/// The "csv" input every task reads, and "val-csv", validation rows of their own.
-data::InputSpec csv_input(const std::string& help);
-data::InputSpec val_csv_input();
-/// Classifiers' Dataset::positive_weights over 0/1 `labels` [rows, n_labels] row-major.
-torch::Tensor positive_weights_of(const std::string& spec, const std::vector<float>& labels, std::size_t n_labels,
-                                  const std::vector<std::int64_t>& rows);
-/// explain's "csv" and "rows": inputs read from a CSV, for the tasks that can.
-data::InputSpec explain_csv_input();
-data::InputSpec explain_rows_input();
-/// explain's "svg" output, for the tasks that draw their explanations.
-data::InputSpec svg_input();
-/// evaluate's "thresholds", for the classifiers.
-data::InputSpec thresholds_input();
-/// Texts from the positional arguments, or stdin lines when there are none; invalid UTF-8 is an
-/// error naming the text.
-std::vector<Input> text_inputs(const std::vector<std::string>& arguments, const std::function<std::vector<std::string>()>& stdin_lines);
-/// For the tasks that read texts: every input is a text of valid UTF-8 (not a row of numbers).
-void check_texts(const std::vector<Input>& inputs);
-/// `data` parsed as a task's typed data config; errors name `what` (a file) and the key.
-template <class Config>
-Config parse_data_config(const nlohmann::json& data, const std::string& what) {
-  try {
-    return io::get_like<Config>(data);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(what + ": config.json's \"data\": " + e.what());
-  }
-}
-/// A tokenizer.json file (Keras' format), or one embedded in a model; errors name the file.
-text::Tokenizer read_tokenizer(const std::string& path);
-text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::string& name);
-/// The run's copy of a CSV (RUN_DIR/data/NAME, NAME the CSV's own unless given), written once the
-/// CSV has been read without error; returns its absolute path.
-std::string keep_copy(const std::string& csv, const std::string& run_dir, const std::string& name = "");
 
 }  // namespace attn::tasks

@@ -104,10 +104,5 @@ enum class TrainOutcome { kFinished, kInterrupted };
 /// std::invalid_argument naming them.
 TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output);
 
-/// A progress bar line for a terminal (starts with '\r'; ends with '\n' at the epoch's end).
-std::string format_progress(const Progress& p);
-/// "epoch 2/3  loss ..  accuracy ..  val_loss .. ...", then a line per object metric (per-label
-/// AUC, per-feature attention).
-std::string format_epoch(const EpochRecord& e, int epochs);
 
 }  // namespace attn::train
