@@ -13,11 +13,8 @@ namespace {
 int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn evaluate",
-      "Score every row of a CSV with a trained model, exactly as validation scores the held-out rows. Text\n"
-      "classifiers: predictions in Kaggle's sample_submission layout, and with labels (in the CSV, or in Kaggle's\n"
-      "test_labels.csv whose -1 rows are skipped) per-label and mean ROC AUC, log loss and accuracy.\n"
-      "feature-attention: the same metrics and the mean attention per feature (--svg draws it). seq2seq-attention:\n"
-      "exact match and character accuracy of the greedy outputs.\n\n"
+      "Score every row of a CSV with a trained model, exactly as validation scores the held-out rows. By model:\n" +
+          tasks::tasks_help(tasks::Command::kEvaluate) + "\n"
       "  attn evaluate --model runs/toxic --csv test.csv --labels-csv test_labels.csv --predictions sub.csv\n"
       "  attn evaluate --model runs/features --csv features.csv --svg attention.svg\n"
       "  attn evaluate --model runs/dates --csv dates-test.csv --predictions dates-out.csv");

@@ -22,10 +22,9 @@ int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn explain",
       "Show what a trained model attends to, and with --method what drives its outputs by other measures.\n"
-      "Text classifiers: label probabilities and every word's weight; feature classifiers: the probability and\n"
-      "every feature's weight; seq2seq: the output and its attention matrix (output x input). Inputs come as\n"
-      "arguments (texts; feature rows as VALUE,VALUE,..., after -- when one starts with '-'), one per stdin line,\n"
-      "or from --csv FILE [--rows N,...].\n\n"
+      "Inputs come as arguments (rows of numbers after -- when one starts with '-'), one per stdin line, or\n"
+      "from --csv FILE [--rows N,...]. By model:\n" +
+          tasks::tasks_help(tasks::Command::kExplain) + "\n"
       "  attn explain --model runs/toxic \"ice cream\" \"ice cream sucks\"\n"
       "  attn explain --model runs/toxic --method attention,integrated-gradients,leave-one-out \"you are an idiot\"\n"
       "  attn explain --model runs/toxic --csv test.csv --method integrated-gradients --json > importance.jsonl\n"
@@ -52,9 +51,12 @@ int run(int argc, char** argv) {
   const auto& r = *parsed;
   set_torch_threads(threads_option(r));
   keep_freed_memory(Heaps::kOne);  // the importance methods' passes: batch after batch of similar tensors
-  tasks::ExplainRequest request{required<std::string>(r, "model"), r.unmatched(), inputs_of(r, inputs),
-                                r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText,
-                                given<std::string>(r, "html").value_or("")};
+  tasks::ExplainRequest request;
+  request.model = required<std::string>(r, "model");
+  request.arguments = r.unmatched();
+  request.options = inputs_of(r, inputs);
+  request.format = r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText;
+  request.html = given<std::string>(r, "html").value_or("");
   request.methods = r["method"].as<std::string>();
   request.steps = r["steps"].as<int>();
   request.label = r["label"].as<std::string>();

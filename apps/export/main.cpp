@@ -3,6 +3,7 @@
 
 #include "../common/app.h"
 #include "attn/tasks/commands.h"
+#include "attn/tasks/task.h"
 
 namespace attn::apps {
 namespace {
@@ -10,9 +11,8 @@ namespace {
 int run(int argc, char** argv) {
   cxxopts::Options options("attn export",
                            "Write a run's model as one TorchScript file with its config.json and tokenizer files\n"
-                           "embedded, for attn or Python's torch.jit.load. Methods by model: text classifiers\n"
-                           "forward(ids) -> (probabilities, attention); feature-attention forward(x) ->\n"
-                           "(probability, attention); seq2seq-attention translate(src, max_length) -> (ids, attention).\n\n"
+                           "embedded, for attn or Python's torch.jit.load. Its methods, by model:\n" +
+                               tasks::tasks_help(tasks::Command::kExport) + "\n"
                            "  attn export --model runs/toxic --out toxic.pt");
   options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
   options.add_options("Output")("out", "Output file", cxxopts::value<std::string>());

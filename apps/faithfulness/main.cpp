@@ -21,7 +21,8 @@ int run(int argc, char** argv) {
       "(p(x) - p(x without the method's top k% tokens): higher is better) and sufficiency (p(x) - p(only those\n"
       "tokens): lower is better) for k = 1, 5, 10, 20, 50 and their means (AOPC), Kendall's tau-b with\n"
       "leave-one-out, a seeded random ranking as the floor, and the methods' pairwise agreement. Definitions:\n"
-      "docs/importance.md.\n\n"
+      "docs/importance.md. By model:\n" +
+          tasks::tasks_help(tasks::Command::kFaithfulness) + "\n"
       "  attn faithfulness --model runs/toxic --csv data/toxic_sample.csv --rows 150 --json faithfulness.json\n"
       "  attn faithfulness --model runs/toxic --csv test.csv --methods attention,integrated-gradients --per-row rows.jsonl");
   options.add_options("Input")

@@ -41,10 +41,10 @@ int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn train",
       "Train a registered model (attn models) on a CSV or on data from attn prepare, into a run directory with\n"
-      "config.json, tokenizer files, metrics.jsonl, checkpoint.pt and model.pt. Each model's task reads its own\n"
-      "inputs (text models --text-column and --labels, feature models --feature-columns and --label-column, seq2seq\n"
-      "models --source-column and --target-column). Training flags left out take the model's defaults (attn models).\n"
-      "Early stopping, learning-rate schedules, gradient clipping, class weights and pretrained word vectors as in Keras.\n\n"
+      "config.json, tokenizer files, metrics.jsonl, checkpoint.pt and model.pt. Training flags left out take the\n"
+      "model's defaults (attn models). Early stopping, learning-rate schedules, gradient clipping, class weights and\n"
+      "pretrained word vectors as in Keras. Each model's task reads its own inputs:\n" +
+          tasks::tasks_help(tasks::Command::kTrain) + "\n"
       "  attn train --csv train.csv --model bilstm-attention --out runs/toxic\n"
       "  attn train --csv features.csv --model feature-attention --out runs/features\n"
       "  attn train --csv dates.csv --model seq2seq-attention --source-column human --target-column machine \\\n"

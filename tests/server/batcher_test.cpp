@@ -29,8 +29,15 @@ class EchoModel : public tasks::TrainedModel {
   std::unique_ptr<tasks::Explanations> explain(const std::vector<tasks::Input>& inputs, std::int64_t,
                                                const tasks::ExplainOptions&) override {
     std::vector<report::FeatureExplanation> out;
-    for (const auto& j : run(inputs, "explain"))
-      out.push_back({{j.at("text").get<std::string>()}, "explain", {0}, static_cast<float>(j.at("batch").get<int>()), {1}});
+    for (const auto& j : run(inputs, "explain")) {
+      report::FeatureExplanation e;  // the text as the feature's name, the batch size as the probability
+      e.feature_names = {j.at("text").get<std::string>()};
+      e.label_name = "explain";
+      e.values = {0};
+      e.probability = static_cast<float>(j.at("batch").get<int>());
+      e.attention = {1};
+      out.push_back(std::move(e));
+    }
     return std::make_unique<tasks::ExplanationList<report::FeatureExplanation>>(out);
   }
   std::vector<models::Method> methods() const override { return {models::Method::kAttention, models::Method::kIntegratedGradients}; }

@@ -31,7 +31,11 @@ TEST_CASE("commands: explain prints a block or a JSON line per input and writes 
   const fs::path dir = scratch("commands_explain");
   feature_run(dir);
   const std::string run = (dir / "run").string();
-  tasks::ExplainRequest r{run, {"0.5,0.1", "0.0,0.4"}, {}, tasks::ExplainRequest::Format::kJson, (dir / "page.html").string()};
+  tasks::ExplainRequest r;
+  r.model = run;
+  r.arguments = {"0.5,0.1", "0.0,0.4"};
+  r.format = tasks::ExplainRequest::Format::kJson;
+  r.html = (dir / "page.html").string();
   const std::string json = tasks::explain(r, nullptr);
   CHECK(std::count(json.begin(), json.end(), '\n') == 2);
   const auto first = nlohmann::json::parse(json.substr(0, json.find('\n')));

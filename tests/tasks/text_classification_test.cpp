@@ -116,6 +116,12 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
                           {{"embed_dim", 8}, {"lstm_units", 4}}, {{"epochs", 2}, {"batch_size", 32}, {"val_split", 0.2}, {"lr", 0.01}, {"seed", 3}});
   const std::string val = write_csv(dir / "val.csv", "id,comment_text,bad,rude", std::vector<std::string>(rows.end() - 50, rows.end()));
   const auto model = tasks::open_model((dir / "run").string());
+  // Its example inputs (the page's, a server's warm-up) come from its own data: the last rows.
+  const std::vector<std::string> examples = model->examples();
+  REQUIRE(examples.size() == 4);
+  const std::string& last_row = rows.back();
+  const auto c1 = last_row.find(','), c2 = last_row.find(',', c1 + 1);
+  CHECK(examples[0] == last_row.substr(c1 + 1, c2 - c1 - 1));
   data::Inputs none;
   const auto data = model->open_csv(val, none, 1);
   const auto e = data->evaluate(model->module(), tasks::all_rows(data->rows()), {7, tasks::EvaluateOptions::Detail::kFull});

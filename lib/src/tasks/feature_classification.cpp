@@ -300,9 +300,12 @@ class FeatureModel : public TrainedModel {
                                 : feature_importance(module(), values, attention, baseline(), options.methods, options.steps, &gaps);
     std::vector<report::FeatureExplanation> all;
     for (std::size_t r = 0; r < inputs.size(); ++r) {
-      report::FeatureExplanation e{config_.features, config_.label, inputs[r].values, probs[r],
-                                   std::vector<float>(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
-                                                      attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d)};
+      report::FeatureExplanation e;
+      e.feature_names = config_.features;
+      e.label_name = config_.label;
+      e.values = inputs[r].values;
+      e.probability = probs[r];
+      e.attention.assign(attention.begin() + static_cast<std::ptrdiff_t>(r) * d, attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d);
       e.importance = importance[r];
       if (!e.importance.empty()) {
         e.baseline = baseline();
@@ -380,6 +383,17 @@ class FeatureClassification : public Task {
  public:
   const char* name() const override { return "feature-classification"; }
 
+  std::string about(Command command) const override {
+    switch (command) {
+      case Command::kTrain: return "a CSV's numeric feature columns (--feature-columns) and one 0/1 label column (--label-column)";
+      case Command::kExplain: return "the probability and every feature's weight; rows as VALUE,VALUE,... or --csv with --rows";
+      case Command::kEvaluate: return "a probability per row; with labels ROC AUC, loss, accuracy and the mean attention per feature (--svg)";
+      case Command::kFaithfulness: return "each method's top features set to their training mean, or only they kept";
+      case Command::kExport: return "forward(x) -> (probability, attention)";
+    }
+    return "";
+  }
+
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
@@ -392,6 +406,9 @@ class FeatureClassification : public Task {
         return {csv_input("CSV to score"), thresholds_input(),
                 {"svg", "Feature models: draw the mean attention per feature (seed 001's chart) here", "", data::InputSpec::Kind::kValue,
                  "Output"}};
+      case Command::kFaithfulness:
+      case Command::kExport:
+        return {};
     }
     return {};
   }

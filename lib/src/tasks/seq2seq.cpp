@@ -291,7 +291,7 @@ class Seq2SeqTrainedModel : public TrainedModel {
   }
 
   std::vector<std::string> examples() const override {
-    return config_.examples.empty() ? std::vector<std::string>{"hello"} : config_.examples;
+    return config_.examples;  // (none in models saved before the examples were)
   }
 
   void check(const std::vector<Input>& inputs) const override { check_texts(inputs); }
@@ -422,6 +422,17 @@ class Seq2Seq : public Task {
  public:
   const char* name() const override { return "seq2seq"; }
 
+  std::string about(Command command) const override {
+    switch (command) {
+      case Command::kTrain: return "a CSV's source and target columns (--source-column, --target-column), character by character";
+      case Command::kExplain: return "the output and its attention matrix (output x input characters); --beam K decodes by beam search";
+      case Command::kEvaluate: return "the outputs; with targets exact match and character accuracy";
+      case Command::kFaithfulness: return "not measured (its outputs are not class probabilities to erase from)";
+      case Command::kExport: return "translate(src, max_length) and beam_search(src, beam, max_length) -> (ids, attention)";
+    }
+    return "";
+  }
+
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
@@ -434,6 +445,9 @@ class Seq2Seq : public Task {
         return {csv_input("CSV to score"), beam_input(),
                 {"source-column", "Seq2seq models: the input column (default: the training run's)", ""},
                 {"target-column", "Seq2seq models: the expected-output column (default: the training run's)", ""}};
+      case Command::kFaithfulness:
+      case Command::kExport:
+        return {};
     }
     return {};
   }

@@ -47,6 +47,18 @@ std::vector<data::InputSpec> all_inputs(Command command) {
   return data::merge_inputs(lists);
 }
 
+std::string tasks_help(Command command) {
+  std::string out;
+  for (const TaskRow& row : kTasks) {
+    std::string names;
+    for (const models::ModelEntry& m : models::models())
+      if (m.kind == row.kind) names += (names.empty() ? "" : ", ") + m.name;
+    if (names.empty()) continue;
+    out += "  " + names + ": " + row.task().about(command) + "\n";
+  }
+  return out;
+}
+
 std::unique_ptr<TrainedModel> open_model(const std::string& path) {
   models::SavedModel saved = models::load_model(path, nn::Runtime::kNative);
   const Task& task = task_for(saved.entry->kind);

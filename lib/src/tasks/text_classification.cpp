@@ -77,6 +77,21 @@ std::vector<float> score_versions(torch::jit::Module& module, const TextDataConf
   return predict(module, x, config.padding, all_rows(x.rows), kScoringBatchSize);
 }
 
+/// Up to `count` of the data's last rows (its validation end) with at least 3 tokens, their first
+/// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts).
+std::vector<std::string> example_texts(const io::PreparedData& data, const text::Tokenizer& tok, std::size_t count = 4) {
+  std::vector<std::string> out;
+  if (data.x.ids.empty()) return out;  // only the shape in memory (attn prepare's streaming write)
+  for (std::int64_t r = data.x.rows - 1; r >= 0 && out.size() < count; --r) {
+    const std::int64_t n = data.x.lengths[static_cast<std::size_t>(r)];
+    if (n < 3) continue;
+    const std::int32_t* row = data.x.ids.data() + r * data.x.cols + (data.padding == text::Side::kPre ? data.x.cols - n : 0);
+    const std::string text = tok.sequences_to_texts({text::Sequence(row, row + std::min<std::int64_t>(n, 12))}).front();
+    if (!text.empty()) out.push_back(text);
+  }
+  return out;
+}
+
 class TextDataset : public Dataset {
  public:
   /// `scored` (empty: every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not).
@@ -85,6 +100,7 @@ class TextDataset : public Dataset {
     config_.rows = data_.x.rows;
     config_.maxlen = data_.x.cols;
     config_.padding = data_.padding;
+    if (config_.examples.empty()) config_.examples = example_texts(data_, tokenizer_);
     if (!data_.label_names.empty()) {
       config_.labels = data_.label_names;
       labels_ = torch::from_blob(data_.labels.data(), {data_.x.rows, static_cast<std::int64_t>(data_.label_names.size())},
@@ -358,9 +374,7 @@ class TextModel : public TrainedModel {
     return j;
   }
 
-  std::vector<std::string> examples() const override {
-    return {"ice cream", "ice cream sucks", "Thanks for fixing the citation, good work.", "You are a stupid idiot and your edits are garbage"};
-  }
+  std::vector<std::string> examples() const override { return config_.examples; }  // none in models saved before attn 0.3
 
   void check(const std::vector<Input>& inputs) const override { check_texts(inputs); }
 
@@ -437,6 +451,19 @@ class TextClassification : public Task {
  public:
   const char* name() const override { return "text-classification"; }
 
+  std::string about(Command command) const override {
+    switch (command) {
+      case Command::kTrain: return "a CSV's text column (--text-column) tokenised as Keras does, 0/1 label columns (--labels)";
+      case Command::kExplain: return "the label probabilities and every word's weight; texts as arguments, stdin lines or --csv";
+      case Command::kEvaluate:
+        return "predictions in Kaggle's sample_submission layout; with labels (or --labels-csv) ROC AUC per label, loss, accuracy";
+      case Command::kFaithfulness: return "each method's top tokens removed, or kept alone (rows keeping at least 2 tokens)";
+      case Command::kExport:
+        return "forward(ids) -> (probabilities, attention); embeddings(ids), logits_embedded(x, ids) for gradients";
+    }
+    return "";
+  }
+
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain: {
@@ -457,6 +484,8 @@ class TextClassification : public Task {
                 {"id-column", "Text models: the column holding row ids (default: the training run's)", ""},
                 {"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""},
                 thresholds_input()};
+      case Command::kExport:
+        return {};
     }
     return {};
   }

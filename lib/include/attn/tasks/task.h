@@ -43,8 +43,8 @@
 
 namespace attn::tasks {
 
-/// The commands whose inputs a task declares.
-enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness };
+/// The commands whose inputs (and help) a task declares.
+enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport };
 
 /// One batch: the arguments of the model's `logits` method, and the targets.
 struct Batch {
@@ -239,6 +239,9 @@ class Task {
   virtual const char* name() const = 0;
   /// The command-line inputs the task reads for `command` (besides the positional ones).
   virtual std::vector<data::InputSpec> inputs(Command command) const = 0;
+  /// What `command` does with the task's models, in a line for --help (e.g. explain: "label
+  /// probabilities and every word's weight").
+  virtual std::string about(Command command) const = 0;
   /// A new run's training data from its inputs; RUN_DIR/data receives what --resume will read
   /// (prepared data, or a copy of the CSV).
   virtual std::unique_ptr<Dataset> open(const data::Inputs& inputs, const std::string& run_dir, int threads) const = 0;
@@ -256,6 +259,8 @@ class Task {
 const Task& task_for(models::ModelKind kind);
 /// Every task's inputs for `command`, each name once (an app registers them all).
 std::vector<data::InputSpec> all_inputs(Command command);
+/// For --help: per task, its registered models and what `command` does with them (Task::about).
+std::string tasks_help(Command command);
 /// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
 std::unique_ptr<TrainedModel> open_model(const std::string& path);
 

@@ -25,9 +25,12 @@ struct TextDataConfig {
   std::vector<std::string> labels;
   std::string text_column = "comment_text";
   std::string id_column = "id";
+  /// A few rows of the training data's validation end as the tokenizer reads them back (the
+  /// explain page's examples, a server's warm-up): from the model's own data, not from code.
+  std::vector<std::string> examples;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, text_column,
-                                                id_column)
+                                                id_column, examples)
 
 const Task& text_classification();
 
