@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/tasks/commands.h"
+#include "attn/train/run.h"
 
 namespace attn::apps {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 int run(int argc, char** argv) {
   cxxopts::Options options("attn models", "List the models attn can train, with their tasks, training defaults and configuration keys.");
   if (!parse_or_help(options, argc, argv)) return kExitOk;
-  std::fputs(tasks::describe_models().c_str(), stdout);
+  std::fputs(train::describe_models().c_str(), stdout);
   return kExitOk;
 }
 

@@ -57,7 +57,7 @@ int run(int argc, char** argv) {
   const auto inputs = tasks::all_inputs(tasks::Command::kTrain);
   add_inputs(options, inputs);
   options.add_options("Model")
-      ("model", "Registered model name", cxxopts::value<std::string>()->default_value("bilstm-attention"))
+      ("model", "Registered model name (attn models lists them)", cxxopts::value<std::string>()->default_value(train::TrainRequest{}.model))
       ("config", "JSON file of model config keys", cxxopts::value<std::string>())
       ("set", "Model config KEY=VALUE, after --config (repeatable)", cxxopts::value<std::vector<std::string>>())
       ("dump-config", "Print the effective configuration and training settings, and exit");

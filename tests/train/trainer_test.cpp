@@ -139,7 +139,7 @@ TEST_CASE("schedules: warm-up then cosine decay to min_lr, and an interrupted ru
   train::TrainOptions o = tiny_options();
   o.epochs = 3;
   o.lr = 0.01;
-  o.lr_schedule = "cosine";
+  o.lr_schedule = train::LrSchedule::kCosine;
   o.warmup_steps = 4;
   o.min_lr = 1e-4;
   const Epochs full = train_epochs(*task, o);
@@ -153,7 +153,7 @@ TEST_CASE("schedules: warm-up then cosine decay to min_lr, and an interrupted ru
   std::remove(ckpt.c_str());
   CHECK(resumed.losses == full.losses);
   CHECK(resumed.lrs == full.lrs);
-  o.lr_schedule = "warmup-linear";
+  o.lr_schedule = train::LrSchedule::kWarmupLinear;
   o.min_lr = 0;
   const Epochs linear = train_epochs(*task, o);
   CHECK(linear.lrs[2] < 0.01 * 0.2);  // decays linearly to 0 at the last step
@@ -165,7 +165,7 @@ TEST_CASE("reduce-on-plateau and early stopping watch the monitored metric", "[t
   o.epochs = 10;
   o.lr = 0.01;
   o.monitor = "val_rows";  // a metric that never improves after the first epoch
-  o.lr_schedule = "reduce-on-plateau";
+  o.lr_schedule = train::LrSchedule::kReduceOnPlateau;
   o.lr_patience = 1;
   o.lr_factor = 0.1;
   o.early_stopping_patience = 2;

@@ -129,7 +129,7 @@ ModelEntry bilstm_attention_entry() {
            "(LibTorch's fused LSTM has no per-step recurrent dropout)"},
       },
       // The seed's model.fit(X_t, y, validation_split=.2, epochs=3, batch_size=512) with Adam's defaults.
-      TrainingDefaults{3, 512, 1e-3, 0.2},
+      {{"epochs", 3}, {"batch_size", 512}, {"lr", 1e-3}, {"val_split", 0.2}},
       build,
       fit,
       layers,

@@ -89,7 +89,7 @@ ModelEntry feature_attention_entry() {
           {"hidden", nlohmann::json::array(), "sizes of ReLU hidden layers after the attention, e.g. [32] (none: the seed's model)"},
       },
       // The seed's model.fit(X, y, epochs=16, batch_size=128, validation_split=0.3) with Adam's defaults.
-      TrainingDefaults{16, 128, 1e-3, 0.3},
+      {{"epochs", 16}, {"batch_size", 128}, {"lr", 1e-3}, {"val_split", 0.3}},
       build,
       fit,
       layers,

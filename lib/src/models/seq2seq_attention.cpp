@@ -244,7 +244,7 @@ ModelEntry seq2seq_attention_entry() {
       },
       // Seed 002 gives no recipe; these reach >= 99% exact match on 20,000 generated dates (the
       // default of attn datagen dates) in about two minutes (docs/seeds.md, "Seed 002").
-      TrainingDefaults{10, 64, 1e-3, 0.2},
+      {{"epochs", 10}, {"batch_size", 64}, {"lr", 1e-3}, {"val_split", 0.2}},
       build,
       fit,
       layers,

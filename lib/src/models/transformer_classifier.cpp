@@ -130,7 +130,7 @@ ModelEntry transformer_classifier_entry() {
       },
       // The main job's recipe (seed 003 trains nothing): 3 epochs, Adam 1e-3, the last 20% held out;
       // batch 64, since self-attention learns less per step than the BiLSTM at the seed's 512.
-      TrainingDefaults{3, 64, 1e-3, 0.2},
+      {{"epochs", 3}, {"batch_size", 64}, {"lr", 1e-3}, {"val_split", 0.2}},
       build,
       fit,
       layers,

@@ -147,23 +147,6 @@ std::string export_model(const std::string& from, const std::string& to) {
   return "wrote " + to + " (" + saved.entry->name + ")\n";
 }
 
-std::string describe_models() {
-  std::string out;
-  char line[512];
-  for (const models::ModelEntry& m : models::models()) {
-    const models::TrainingDefaults& t = m.training;
-    std::snprintf(line, sizeof line, "%s  (task: %s)\n  %s\n  training defaults: --epochs %d --batch-size %lld --lr %g --val-split %g\n",
-                  m.name.c_str(), task_for(m.kind).name(), m.description.c_str(), t.epochs, static_cast<long long>(t.batch_size), t.lr,
-                  t.val_split);
-    out += line;
-    out += "  config keys (attn train --set KEY=VALUE):\n";
-    for (const models::ConfigKey& k : m.keys) {
-      std::snprintf(line, sizeof line, "    %-18s %-8s %s\n", k.name.c_str(), k.default_value.dump().c_str(), k.doc.c_str());
-      out += line;
-    }
-  }
-  return out;
-}
 
 std::string summarize(const std::string& what, const nlohmann::json& overrides) {
   nlohmann::json config;

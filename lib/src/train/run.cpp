@@ -24,27 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The model's training recipe (its registry entry), then the given overrides.
-TrainOptions effective_options(const models::TrainingDefaults& d, const nlohmann::json& overrides) {
-  TrainOptions o;
-  o.epochs = d.epochs;
-  o.batch_size = d.batch_size;
-  o.val_split = d.val_split;
-  o.lr = d.lr;
-  nlohmann::json j = o;
-  for (const auto& [key, value] : overrides.items()) {
-    if (!j.contains(key)) throw std::invalid_argument("no training setting '" + key + "'");
-    j[key] = value;
-  }
-  try {
-    o = io::get_like<TrainOptions>(j);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("training setting ") + e.what());
-  }
-  validate(o);
-  return o;
-}
-
 /// Starts the word embedding from the vectors in `file` (words without one keep their initial
 /// values); returns what they covered, for config.json.
 nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelEntry& entry, const tasks::Dataset& data,
@@ -82,6 +61,25 @@ std::string describe_model(const models::ModelEntry& entry) {
 }
 
 }  // namespace
+
+std::string describe_models() {
+  std::string out;
+  char line[512];
+  for (const models::ModelEntry& m : models::models()) {
+    std::string defaults;  // in the table's order, as flags
+    for (const TrainOption& row : train_options())
+      if (!row.flag.empty() && m.training.contains(row.key)) defaults += " --" + row.flag + " " + m.training.at(row.key).dump();
+    std::snprintf(line, sizeof line, "%s  (task: %s)\n  %s\n  training defaults:%s\n", m.name.c_str(), tasks::task_for(m.kind).name(),
+                  m.description.c_str(), defaults.c_str());
+    out += line;
+    out += "  config keys (attn train --set KEY=VALUE):\n";
+    for (const models::ConfigKey& k : m.keys) {
+      std::snprintf(line, sizeof line, "    %-18s %-8s %s\n", k.name.c_str(), k.default_value.dump().c_str(), k.doc.c_str());
+      out += line;
+    }
+  }
+  return out;
+}
 
 nlohmann::ordered_json planned_config(const TrainRequest& r) {
   const models::ModelEntry& entry = models::find_model(r.model);

@@ -20,81 +20,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-bool lower_is_better(const std::string& monitor) {
-  return monitor.size() >= 4 && monitor.compare(monitor.size() - 4, 4, "loss") == 0;
-}
-
 }  // namespace
-
-void validate(const TrainOptions& o) {
-  const auto bad = [](const std::string& message) { throw std::invalid_argument(message); };
-  if (o.epochs < 1) bad("--epochs must be >= 1, got " + std::to_string(o.epochs));
-  if (o.batch_size < 1) bad("--batch-size must be >= 1, got " + std::to_string(o.batch_size));
-  if (!(o.lr > 0)) bad("--lr must be > 0, got " + std::to_string(o.lr));
-  if (!(o.val_split >= 0 && o.val_split < 1)) bad("--val-split must be in [0, 1), got " + std::to_string(o.val_split));
-  if (o.threads < 1) bad("--threads must be >= 1, got " + std::to_string(o.threads));
-  if (o.early_stopping_patience < 0) bad("--early-stopping-patience must be >= 0");
-  if (o.lr_schedule != "constant" && o.lr_schedule != "reduce-on-plateau" && o.lr_schedule != "warmup-linear" && o.lr_schedule != "cosine")
-    bad("--lr-schedule must be constant, reduce-on-plateau, warmup-linear or cosine, got '" + o.lr_schedule + "'");
-  if (!(o.lr_factor > 0 && o.lr_factor < 1)) bad("--lr-factor must be in (0, 1), got " + std::to_string(o.lr_factor));
-  if (o.lr_patience < 1) bad("--lr-patience must be >= 1");
-  if (!(o.min_lr >= 0 && o.min_lr <= o.lr)) bad("--min-lr must be in [0, --lr]");
-  if (o.warmup_steps < 0) bad("--warmup-steps must be >= 0");
-  if (!(o.clip_norm >= 0)) bad("--clip-norm must be >= 0");
-  if (o.monitor.empty()) bad("--monitor must name a metric, e.g. val_loss");
-  if (o.freeze_embeddings && o.embeddings.empty()) bad("--freeze-embeddings needs --embeddings");
-}
-
-std::vector<data::InputSpec> training_inputs() {
-  using K = data::InputSpec::Kind;
-  const char* g = "Training";
-  return {
-      {"epochs", "Epochs (default: the model's)", "", K::kValue, g},
-      {"batch-size", "Rows per batch (default: the model's)", "", K::kValue, g},
-      {"val-split", "Last fraction of the rows held out for validation (default: the model's)", "", K::kValue, g},
-      {"lr", "Adam learning rate (default: the model's); the peak of a schedule", "", K::kValue, g},
-      {"seed", "Random seed (same seed and threads, same metrics; default 0)", "", K::kValue, g},
-      {"no-bucket", "Pad every batch to maxlen instead of bucketing rows by length (for comparison)", "", K::kFlag, g},
-      {"early-stopping-patience", "Stop after N epochs without improvement of --monitor; model.pt keeps the best epoch", "", K::kValue, g},
-      {"monitor", "Metric for early stopping and reduce-on-plateau: val_loss (default), val_mean_auc, val_accuracy, "
-                  "val_exact_match, loss, ...", "", K::kValue, g},
-      {"lr-schedule", "constant (default), reduce-on-plateau, warmup-linear or cosine", "", K::kValue, g},
-      {"lr-factor", "reduce-on-plateau: multiply the learning rate by this (default 0.1)", "", K::kValue, g},
-      {"lr-patience", "reduce-on-plateau: epochs without improvement before reducing (default 2)", "", K::kValue, g},
-      {"min-lr", "Lower bound of the schedules (default 0)", "", K::kValue, g},
-      {"warmup-steps", "warmup-linear, cosine: steps of linear warm-up from 0 (default 0)", "", K::kValue, g},
-      {"clip-norm", "Clip the gradients' global L2 norm to this (default: no clipping)", "", K::kValue, g},
-      {"pos-weight", "Classifiers: the positive class's loss weight per label, auto (negatives / positives over the "
-                     "training rows) or w1,w2,...", "", K::kValue, g},
-      {"embeddings", "Text models: start the word embedding from these vectors (word2vec / GloVe / fastText text "
-                     "format, .gz too)", "", K::kValue, g},
-      {"freeze-embeddings", "Keep the --embeddings vectors fixed", "", K::kFlag, g},
-  };
-}
-
-nlohmann::json training_overrides(const data::Inputs& in) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const data::InputSpec& s : training_inputs()) {
-    if (!in.given(s.name)) continue;
-    std::string key = s.name;
-    for (char& c : key) c = c == '-' ? '_' : c;
-    if (s.name == "no-bucket") {
-      j["bucket"] = false;
-    } else if (s.kind == data::InputSpec::Kind::kFlag) {
-      j[key] = true;
-    } else {
-      const std::string& text = in.text(s.name);
-      nlohmann::json value = text;  // a number where the option takes one; the types are checked on use
-      try {
-        const nlohmann::json parsed = nlohmann::json::parse(text);
-        if (parsed.is_number()) value = parsed;
-      } catch (const nlohmann::json::exception&) {
-      }
-      j[key] = value;
-    }
-  }
-  return j;
-}
 
 nlohmann::ordered_json to_json(const EpochRecord& r) {
   nlohmann::ordered_json j;
@@ -193,7 +119,7 @@ struct Trainer::Impl {
       for (std::int64_t r = n - n_val; r < n; ++r) val_rows.push_back(r);
     }
     if (train_rows.empty()) throw std::runtime_error("no training rows left after the validation split (" + std::to_string(n) + " rows)");
-    const bool watches = o.early_stopping_patience > 0 || o.lr_schedule == "reduce-on-plateau";
+    const bool watches = o.early_stopping_patience > 0 || o.lr_schedule == LrSchedule::kReduceOnPlateau;
     if (watches && o.monitor.rfind("val_", 0) == 0 && val_rows.empty())
       throw std::invalid_argument("--monitor " + o.monitor + " needs validation rows (--val-split > 0 or --val-csv)");
     if (watches && o.monitor.rfind("val_", 0) == 0) {  // a name the validation does not report fails now, not after an epoch
@@ -206,7 +132,7 @@ struct Trainer::Impl {
     }
     pos_weight = data.positive_weights(o.pos_weight, train_rows);
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
-    state.best = lower_is_better(o.monitor) ? INFINITY : -INFINITY;
+    state.best = monitor_mode(o.monitor) == MonitorMode::kMinimize ? INFINITY : -INFINITY;
     state.plateau_lr = o.lr;
     if (world > 1) sharing = std::make_unique<WorkerSharing>(*workers);
   }
@@ -314,13 +240,13 @@ struct Trainer::Impl {
   /// The learning rate of global step `step` (0-based).
   double lr_at(std::int64_t step) const {
     const TrainOptions& o = options;
-    if (o.lr_schedule == "reduce-on-plateau") return state.plateau_lr;
-    if (o.lr_schedule == "constant") return o.lr;
+    if (o.lr_schedule == LrSchedule::kReduceOnPlateau) return state.plateau_lr;
+    if (o.lr_schedule == LrSchedule::kConstant) return o.lr;
     const double total = static_cast<double>(steps_per_epoch) * o.epochs, warm = static_cast<double>(o.warmup_steps);
     const double s = static_cast<double>(step);
     if (s < warm) return o.lr * (s + 1) / warm;
     const double progress = total > warm ? std::min(1.0, (s + 1 - warm) / (total - warm)) : 1.0;  // 1 at the last step
-    const double shape = o.lr_schedule == "cosine" ? 0.5 * (1 + std::cos(kPi * progress)) : 1 - progress;
+    const double shape = o.lr_schedule == LrSchedule::kCosine ? 0.5 * (1 + std::cos(kPi * progress)) : 1 - progress;
     return o.min_lr + (o.lr - o.min_lr) * shape;
   }
 
@@ -340,12 +266,12 @@ struct Trainer::Impl {
     } else {
       const std::string key = o.monitor.rfind("val_", 0) == 0 ? o.monitor.substr(4) : o.monitor;
       if (!rec.validation.contains(key) || !rec.validation[key].is_number()) {
-        if (o.early_stopping_patience == 0 && o.lr_schedule != "reduce-on-plateau") return;  // nothing depends on it
+        if (o.early_stopping_patience == 0 && o.lr_schedule != LrSchedule::kReduceOnPlateau) return;  // nothing depends on it
         throw std::invalid_argument("--monitor " + o.monitor + ": no such number among the epoch's metrics " + rec.validation.dump());
       }
       value = rec.validation[key];
     }
-    const bool improved = lower_is_better(o.monitor) ? value < state.best : value > state.best;
+    const bool improved = monitor_mode(o.monitor) == MonitorMode::kMinimize ? value < state.best : value > state.best;
     if (improved) {
       state.best = value;
       state.best_epoch = rec.epoch;
@@ -356,7 +282,7 @@ struct Trainer::Impl {
       ++state.since_best;
       ++state.since_reduced;
     }
-    if (o.lr_schedule == "reduce-on-plateau" && state.since_reduced >= o.lr_patience) {
+    if (o.lr_schedule == LrSchedule::kReduceOnPlateau && state.since_reduced >= o.lr_patience) {
       state.plateau_lr = std::max(o.min_lr, state.plateau_lr * o.lr_factor);
       state.since_reduced = 0;
     }

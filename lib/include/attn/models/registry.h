@@ -34,13 +34,6 @@ struct DataSizes {
   std::int64_t output_length = 0;      ///< seq2seq: the longest target, in characters
 };
 
-/// The training recipe a model gets when `attn train` is given no training flags: the seed's.
-struct TrainingDefaults {
-  int epochs = 3;
-  std::int64_t batch_size = 512;
-  double lr = 1e-3;
-  double val_split = 0.2;
-};
 
 /// A row of `attn summary`'s Keras-like table. `parameters` is the dotted prefix of the layer's
 /// parameters ("lstm" holds lstm.*; empty: none); every parameter belongs to exactly one row.
@@ -53,7 +46,9 @@ struct ModelEntry {
   ModelKind kind;
   std::string description;
   std::vector<ConfigKey> keys;
-  TrainingDefaults training;
+  /// The training recipe the model gets when `attn train` is given no training flags (the seed's),
+  /// by config.json's training keys (train/options.h: its table checks them), e.g. {"epochs": 3}.
+  nlohmann::json training;
   /// Builds a fresh (randomly initialised) TorchScript model from a complete configuration, with
   /// PyTorch's operators only or with attn's kernels (nn::Runtime); bad values throw
   /// std::invalid_argument naming the key.

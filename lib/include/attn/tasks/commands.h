@@ -72,9 +72,6 @@ std::string evaluate(const EvaluateRequest& request);
 /// `attn export`: checks the model through its task and writes it as one file; returns a line to print.
 std::string export_model(const std::string& from, const std::string& to);
 
-/// `attn models`: every registered model with its task, training defaults and config keys.
-std::string describe_models();
-
 /// `attn summary`: the layer table of a registered model (`what` = its name, with `overrides`) or of
 /// a trained one (`what` = a run directory or model.pt).
 std::string summarize(const std::string& what, const nlohmann::json& overrides);

@@ -98,6 +98,10 @@ struct TrainOutput {
 
 enum class TrainOutcome { kFinished, kInterrupted };
 
+/// `attn models`: every registered model with its task, training defaults (as `attn train` flags)
+/// and config keys.
+std::string describe_models();
+
 /// `attn train`: joins torchrun's workers when its environment names some (distributed.h), starts or
 /// resumes the run, prints what it trains and every epoch, and trains until the end or until `stop`
 /// turns true (checkpoint written: kInterrupted). Settings --resume cannot change are a

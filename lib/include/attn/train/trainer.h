@@ -17,58 +17,9 @@
 #include "attn/data/inputs.h"
 #include "attn/tasks/task.h"
 #include "attn/train/distributed.h"
+#include "attn/train/options.h"
 
 namespace attn::train {
-
-struct TrainOptions {
-  int epochs = 3;
-  std::int64_t batch_size = 512;
-  /// The last fraction of the rows is the validation set (Keras' validation_split: no shuffling).
-  double val_split = 0.2;
-  /// Adam's learning rate (betas 0.9/0.999, eps 1e-7 as in Keras); the schedule's peak.
-  double lr = 1e-3;
-  std::uint64_t seed = 0;
-  /// Length-bucketed batches (each trimmed to its longest row); false pads every batch to maxlen.
-  bool bucket = true;
-  /// LibTorch's intra-op threads (the same threads, the same bits).
-  int threads = 1;
-  /// Stop after this many epochs without improvement of `monitor`; model.pt then holds the best
-  /// epoch (0: train every epoch, model.pt holds the last).
-  int early_stopping_patience = 0;
-  /// What early stopping and reduce-on-plateau watch: loss, accuracy, or a validation metric with
-  /// "val_" in front (val_loss, val_mean_auc, val_exact_match, ...). Losses improve downwards, the
-  /// rest upwards.
-  std::string monitor = "val_loss";
-  /// constant; reduce-on-plateau (lr x lr_factor after lr_patience epochs without improvement of
-  /// `monitor`, not below min_lr); warmup-linear (linear warm-up over warmup_steps, then linear decay
-  /// to min_lr at the last step); cosine (warm-up, then cosine decay to min_lr).
-  std::string lr_schedule = "constant";
-  double lr_factor = 0.1;
-  int lr_patience = 2;
-  double min_lr = 0;
-  std::int64_t warmup_steps = 0;
-  /// Clip the gradients' global L2 norm to this before each step (0: no clipping).
-  double clip_norm = 0;
-  /// The binary cross-entropy's positive weight per label: "" (none), "auto" (negatives / positives
-  /// per label over the training rows) or "w1,w2,..." (classifiers).
-  std::string pos_weight;
-  /// Word vectors (word2vec / GloVe / fastText text format, optionally gzipped) the word embedding
-  /// starts from; `freeze_embeddings` keeps it fixed.
-  std::string embeddings;
-  bool freeze_embeddings = false;
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, epochs, batch_size, val_split, lr, seed, bucket, threads,
-                                                early_stopping_patience, monitor, lr_schedule, lr_factor, lr_patience, min_lr,
-                                                warmup_steps, clip_norm, pos_weight, embeddings, freeze_embeddings)
-
-/// Throws std::invalid_argument naming the flag of a value out of range.
-void validate(const TrainOptions& options);
-
-/// The training flags (`attn train --epochs ... --lr-schedule ...`), declared once: the train app
-/// registers them, training_overrides() reads them into TrainOptions' JSON keys.
-std::vector<data::InputSpec> training_inputs();
-/// The given training flags as {key: value} over TrainOptions' keys (e.g. {"batch_size": 64}).
-nlohmann::json training_overrides(const data::Inputs& inputs);
 
 /// Where an epoch is, for a progress bar.
 struct Progress {
