@@ -59,8 +59,7 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
     args.push_back(nullptr);
     ::execv(app.c_str(), args.data());
-    std::cerr << "attn: error: cannot run " << app << ": " << std::strerror(errno)
-              << " (every attn-COMMAND binary must sit beside attn)\n";
+    std::cerr << "attn: error: cannot run " << app << ": " << std::strerror(errno) << " (every attn-COMMAND binary must sit beside attn)\n";
     return kExitFailure;
   }
   std::cerr << "attn: error: unknown command '" << cmd << "'; commands are:";

@@ -1,9 +1,9 @@
 #include "app.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <csignal>
 #include <iostream>
 #include <thread>
 

@@ -14,8 +14,8 @@
 namespace attn::apps {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;      ///< bad input file, I/O error, anything at run time
-inline constexpr int kExitUsage = 2;        ///< bad flag, flag value or setting
+inline constexpr int kExitFailure = 1;        ///< bad input file, I/O error, anything at run time
+inline constexpr int kExitUsage = 2;          ///< bad flag, flag value or setting
 inline constexpr int kExitInterrupted = 130;  ///< stopped by Ctrl-C or SIGTERM (attn train: checkpoint saved)
 
 /// A bad flag or flag value (exit code 2).
@@ -37,8 +37,7 @@ int guarded(const std::string& command, const std::function<int()>& body);
 
 /// Parses argv; prints help and returns nullopt for --help. Unknown flags and stray positional
 /// arguments (unless the command takes them) are usage errors.
-std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv,
-                                                   bool takes_positional = false);
+std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv, bool takes_positional = false);
 
 /// Value of a required option, or a UsageError naming it.
 template <class T>

@@ -9,6 +9,8 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options(
       "attn datagen",
       "Generate a data set. KIND:\n"
@@ -32,13 +34,14 @@ int run(int argc, char** argv) {
       ("locales", "ICU locales to render dates in, picked at random per row", cxxopts::value<std::string>()->default_value("en_US"))
       ("from-year", "First year", cxxopts::value<int>()->default_value("1950"))
       ("to-year", "Last year", cxxopts::value<int>()->default_value("2049"));
+  // clang-format on
   options.parse_positional({"kind"});
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  const data::GenerateRequest request{required<std::string>(r, "kind"), r["rows"].as<std::int64_t>(), r["seed"].as<std::uint64_t>(),
-                                      r["dims"].as<std::int64_t>(), r["informative"].as<std::string>(), r["accuracy"].as<double>(),
-                                      r["locales"].as<std::string>(), r["from-year"].as<int>(), r["to-year"].as<int>()};
+  const data::GenerateRequest request{required<std::string>(r, "kind"), r["rows"].as<std::int64_t>(),       r["seed"].as<std::uint64_t>(),
+                                      r["dims"].as<std::int64_t>(),     r["informative"].as<std::string>(), r["accuracy"].as<double>(),
+                                      r["locales"].as<std::string>(),   r["from-year"].as<int>(),           r["to-year"].as<int>()};
   const auto out = required<std::string>(r, "out");
   io::write_file_atomic(out, data::generate(request));
   std::printf("wrote %lld %s rows to %s\n", static_cast<long long>(request.rows), request.kind.c_str(), out.c_str());

@@ -19,6 +19,8 @@ std::string method_list() {
 }
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options(
       "attn explain",
       "Show what a trained model attends to, and with --method what drives its outputs by other measures.\n"
@@ -44,6 +46,7 @@ int run(int argc, char** argv) {
   options.add_options("Output")
       ("json", "One JSON object per input (JSON Lines); text models with self-attention add it per layer and head")
       ("html", "Also write a self-contained HTML page of the attention", cxxopts::value<std::string>());
+  // clang-format on
   add_threads_option(options);
   // Texts are taken as they are (cxxopts' positional lists would split them at commas).
   const auto parsed = parse_or_help(options, argc, argv, /*takes_positional=*/true);

@@ -9,6 +9,8 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options("attn export",
                            "Write a run's model as one TorchScript file with its config.json and tokenizer files\n"
                            "embedded, for attn or Python's torch.jit.load. Its methods, by model:\n" +
@@ -16,6 +18,7 @@ int run(int argc, char** argv) {
                            "  attn export --model runs/toxic --out toxic.pt");
   options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
   options.add_options("Output")("out", "Output file", cxxopts::value<std::string>());
+  // clang-format on
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   std::fputs(tasks::export_model(required<std::string>(*parsed, "model"), required<std::string>(*parsed, "out")).c_str(), stdout);

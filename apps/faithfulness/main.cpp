@@ -14,6 +14,8 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options(
       "attn faithfulness",
       "Measure how faithful each importance method is to a trained classifier on the first --rows rows of a CSV\n"
@@ -39,6 +41,7 @@ int run(int argc, char** argv) {
   options.add_options("Output")
       ("json", "Write the figures as JSON here", cxxopts::value<std::string>())
       ("per-row", "Write each row's figures as JSON Lines here", cxxopts::value<std::string>());
+  // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;

@@ -9,6 +9,8 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options("attn plot",
                            "Draw training curves from run directories' metrics.jsonl: the loss per epoch (training solid,\n"
                            "validation dashed) and the main metric (validation mean AUC, exact match or accuracy), several runs\n"
@@ -16,6 +18,7 @@ int run(int argc, char** argv) {
                            "  attn plot runs/toxic runs/transformer --out curves.svg");
   options.positional_help("RUN_DIR...");
   options.add_options("Output")("out", "The SVG to write", cxxopts::value<std::string>());
+  // clang-format on
   const auto parsed = parse_or_help(options, argc, argv, /*takes_positional=*/true);
   if (!parsed) return kExitOk;
   const auto out = required<std::string>(*parsed, "out");

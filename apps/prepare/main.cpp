@@ -10,6 +10,8 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options("attn prepare",
                            "Fit a Keras-exact tokenizer on a CSV's text column (or apply a fitted one) and write\n"
                            "DIR/tokenizer.json (Keras format), DIR/data.pt (padded ids, lengths, labels, ids;\n"
@@ -17,6 +19,7 @@ int run(int argc, char** argv) {
   const auto specs = data::prepare_inputs();
   add_inputs(options, specs);
   options.add_options("Output")("out", "Output directory (created if missing)", cxxopts::value<std::string>());
+  // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
@@ -31,9 +34,9 @@ int run(int argc, char** argv) {
   const data::Prepared prepared = data::prepare_csv(o);
   data::write_prepared_dir(prepared, out_dir);
   std::fputs(data::summary(prepared).c_str(), stdout);
-  std::printf("  wrote      %s/{tokenizer.json, data.pt, prepare.json}: [%lld, %lld] ids, %zu labels, in %.3f s\n",
-              out_dir.c_str(), static_cast<long long>(prepared.data.x.rows), static_cast<long long>(prepared.data.x.cols),
-              prepared.data.label_names.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::printf("  wrote      %s/{tokenizer.json, data.pt, prepare.json}: [%lld, %lld] ids, %zu labels, in %.3f s\n", out_dir.c_str(),
+              static_cast<long long>(prepared.data.x.rows), static_cast<long long>(prepared.data.x.cols), prepared.data.label_names.size(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return kExitOk;
 }
 

@@ -10,6 +10,8 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options(
       "attn serve",
       "Serve trained models over HTTP: POST /v1/explain and /v1/predict ({\"model\": NAME, \"texts\": [...]} or\n"
@@ -33,16 +35,23 @@ int run(int argc, char** argv) {
       ("connections", "HTTP threads (each open keep-alive connection holds one)", cxxopts::value<int>()->default_value("16"))
       ("max-steps", "Integrated gradients' steps a /v1/explain request may ask for (its cost grows with them)",
        cxxopts::value<int>()->default_value("64"));
+  // clang-format on
   add_threads_option(options);  // inference threads: each runs its own batches on one LibTorch thread
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  set_torch_threads(1);  // small batches: one core each beats all cores on one (bench/results/serve.json)
-  keep_freed_memory(Heaps::kPerThread);   // batch after batch of similar tensors: keep the pages
+  set_torch_threads(1);                  // small batches: one core each beats all cores on one (bench/results/serve.json)
+  keep_freed_memory(Heaps::kPerThread);  // batch after batch of similar tensors: keep the pages
   const server::ServeOptions request{given<std::vector<std::string>>(r, "model").value_or(std::vector<std::string>{}),
-                                     r["host"].as<std::string>(), r["port"].as<int>(), r["max-batch"].as<std::int64_t>(),
-                                     r["max-delay-ms"].as<int>(), r["max-queue"].as<std::size_t>(), r["max-body-bytes"].as<std::size_t>(),
-                                     r["max-texts"].as<std::size_t>(), r["connections"].as<int>(), threads_option(r),
+                                     r["host"].as<std::string>(),
+                                     r["port"].as<int>(),
+                                     r["max-batch"].as<std::int64_t>(),
+                                     r["max-delay-ms"].as<int>(),
+                                     r["max-queue"].as<std::size_t>(),
+                                     r["max-body-bytes"].as<std::size_t>(),
+                                     r["max-texts"].as<std::size_t>(),
+                                     r["connections"].as<int>(),
+                                     threads_option(r),
                                      r["max-steps"].as<int>()};
   server::serve(request, [](const std::string& line) { std::printf("attn serve: %s\n", line.c_str()), std::fflush(stdout); });
   return kExitOk;

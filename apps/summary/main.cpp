@@ -10,11 +10,14 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options("attn summary", "Print a model's layers, output shapes and parameter counts.\n\n"
                                            "  attn summary --model bilstm-attention\n  attn summary --model runs/toxic");
   options.add_options("Input")
       ("model", "A registered model name, or a run directory / model.pt", cxxopts::value<std::string>())
       ("set", "Config override KEY=VALUE (repeatable; with a model name)", cxxopts::value<std::vector<std::string>>());
+  // clang-format on
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;

@@ -8,6 +8,8 @@ namespace attn::apps {
 namespace {
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options("attn tokenize",
                            "Print the word indices of texts with a fitted tokenizer.json (Keras format): one line of\n"
                            "space-separated ids per text. Texts come from stdin, one per line, or from a CSV column.");
@@ -15,6 +17,7 @@ int run(int argc, char** argv) {
       ("tokenizer", "Fitted tokenizer.json (from attn prepare or Keras' to_json)", cxxopts::value<std::string>())
       ("csv", "Read texts from this CSV instead of stdin", cxxopts::value<std::string>())
       ("text-column", "CSV column holding the text", cxxopts::value<std::string>()->default_value("comment_text"));
+  // clang-format on
   const auto padding = data::padding_inputs("");
   add_inputs(options, padding);
   add_threads_option(options);

@@ -28,8 +28,8 @@ std::string format_progress(const train::Progress& p) {
   const double rate = p.seconds > 0 ? static_cast<double>(p.rows_done) / p.seconds : 0;
   const double eta = rate > 0 ? static_cast<double>(p.rows_total - p.rows_done) / rate : 0;
   char line[256];
-  std::snprintf(line, sizeof line, "\repoch %d/%d [%s%s] %lld/%lld  %.0f rows/s  ETA %.0f s  loss %.4f  acc %.4f   %s", p.epoch,
-                p.epochs, std::string(static_cast<std::size_t>(filled), '=').c_str(),
+  std::snprintf(line, sizeof line, "\repoch %d/%d [%s%s] %lld/%lld  %.0f rows/s  ETA %.0f s  loss %.4f  acc %.4f   %s", p.epoch, p.epochs,
+                std::string(static_cast<std::size_t>(filled), '=').c_str(),
                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<long long>(p.rows_done),
                 static_cast<long long>(p.rows_total), rate, eta, p.loss, p.accuracy, p.rows_done >= p.rows_total ? "\n" : "");
   return line;
@@ -38,6 +38,8 @@ std::string format_progress(const train::Progress& p) {
 extern "C" void on_signal(int) { g_stop = true; }
 
 int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
   cxxopts::Options options(
       "attn train",
       "Train a registered model (attn models) on a CSV or on data from attn prepare, into a run directory with\n"
@@ -69,17 +71,20 @@ int run(int argc, char** argv) {
   options.add_options("Distributed")
       ("nproc", "Train as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)", cxxopts::value<int>())
       ("worker-timeout", "Seconds a worker waits for the others before failing (default 300)", cxxopts::value<int>()->default_value("300"));
+  // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   if (r.count("nproc")) return train::run_local_workers(r["nproc"].as<int>(), train::worker_arguments(argc, argv));
-  train::TrainCommand command{{r["model"].as<std::string>(),
-                               models::read_overrides(given<std::string>(r, "config").value_or(""),
-                                                      given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{})),
-                               train::training_overrides(inputs_of(r, training)), given<std::string>(r, "out").value_or(""),
-                               inputs_of(r, inputs), nullptr},
-                              given<std::string>(r, "resume").value_or(""), {}, std::chrono::seconds(r["worker-timeout"].as<int>())};
+  train::TrainCommand command{
+      {r["model"].as<std::string>(),
+       models::read_overrides(given<std::string>(r, "config").value_or(""),
+                              given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{})),
+       train::training_overrides(inputs_of(r, training)), given<std::string>(r, "out").value_or(""), inputs_of(r, inputs), nullptr},
+      given<std::string>(r, "resume").value_or(""),
+      {},
+      std::chrono::seconds(r["worker-timeout"].as<int>())};
   for (const auto& kv : r.arguments()) command.given.push_back(kv.key());
   if (command.resume.empty()) command.request.training["threads"] = threads_option(r);
   if (r.count("dump-config")) return std::printf("%s\n", train::planned_config(command.request).dump(2).c_str()), kExitOk;

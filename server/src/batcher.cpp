@@ -18,7 +18,8 @@ Batcher::Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherO
   if (options_.max_batch < 1) throw std::invalid_argument("--max-batch must be >= 1");
   if (options_.workers < 1) throw std::invalid_argument("--threads must be >= 1");
   for (const auto& copies : models_)
-    if (static_cast<int>(copies.size()) != options_.workers) throw std::invalid_argument("Batcher: one copy of each model per inference thread");
+    if (static_cast<int>(copies.size()) != options_.workers)
+      throw std::invalid_argument("Batcher: one copy of each model per inference thread");
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this, i] { loop(i); });
 }
 
@@ -38,7 +39,8 @@ std::future<Results> Batcher::submit(std::size_t model, Mode mode, std::vector<t
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) throw Stopped("the server is shutting down");
     if (queued_inputs_ + r->inputs.size() > options_.max_queue)
-      throw QueueFull("the queue holds " + std::to_string(queued_inputs_) + " inputs (--max-queue " + std::to_string(options_.max_queue) + ")");
+      throw QueueFull("the queue holds " + std::to_string(queued_inputs_) + " inputs (--max-queue " + std::to_string(options_.max_queue) +
+                      ")");
     if (r->inputs.empty()) {
       r->promise.set_value({});
       return result;
@@ -173,8 +175,9 @@ void Batcher::run(int worker, std::vector<Slice>& batch) {
     Results all = compute(worker, *batch.front().request, inputs);
     std::size_t next = 0;
     for (Slice& s : batch) {
-      finish(s, Results(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(next)),
-                        std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(next + s.count))),
+      finish(s,
+             Results(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(next)),
+                     std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(next + s.count))),
              nullptr);
       next += s.count;
     }

@@ -56,8 +56,9 @@ std::string Metrics::render(std::size_t queue_depth, std::size_t models_loaded) 
   out += "# HELP attn_requests_total HTTP requests by route and status.\n# TYPE attn_requests_total counter\n";
   for (const auto& [key, n] : requests_)
     out += "attn_requests_total{route=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"} " + std::to_string(n) + "\n";
-  out += "# HELP attn_request_duration_seconds Time from a request's arrival to its response, by route.\n"
-         "# TYPE attn_request_duration_seconds histogram\n";
+  out +=
+      "# HELP attn_request_duration_seconds Time from a request's arrival to its response, by route.\n"
+      "# TYPE attn_request_duration_seconds histogram\n";
   for (const auto& [route, h] : latency_) histogram("attn_request_duration_seconds", "route=\"" + route + "\"", h);
   out += "# HELP attn_batch_size Inputs per batch run by the model.\n# TYPE attn_batch_size histogram\n";
   histogram("attn_batch_size", "", batch_sizes_);

@@ -47,10 +47,10 @@ void send_error(httplib::Response& res, int status, const std::string& message) 
 
 struct Served {
   std::string name, path;
-  std::unique_ptr<tasks::TrainedModel> model;                 ///< the first inference thread's
-  std::vector<std::unique_ptr<tasks::TrainedModel>> copies;   ///< the other threads' (loaded apart: a
-                                                              ///< module's methods run on one thread at a time)
-  json info;  ///< what /v1/models says of it
+  std::unique_ptr<tasks::TrainedModel> model;                ///< the first inference thread's
+  std::vector<std::unique_ptr<tasks::TrainedModel>> copies;  ///< the other threads' (loaded apart: a
+                                                             ///< module's methods run on one thread at a time)
+  json info;                                                 ///< what /v1/models says of it
 };
 
 class Service {
@@ -94,9 +94,9 @@ class Service {
       s.info["examples"] = s.model->examples();
       log("loaded " + s.name + ": " + saved.entry->name + " from " + saved.path);
     }
-    batcher_ = std::make_unique<Batcher>(models, BatcherOptions{options_.max_batch, std::chrono::milliseconds(options_.max_delay_ms),
-                                                                options_.max_queue, options_.workers},
-                                         [this](std::size_t n) { metrics_.batch(n); });
+    batcher_ = std::make_unique<Batcher>(
+        models, BatcherOptions{options_.max_batch, std::chrono::milliseconds(options_.max_delay_ms), options_.max_queue, options_.workers},
+        [this](std::size_t n) { metrics_.batch(n); });
     ready_ = true;
   }
 
@@ -134,7 +134,10 @@ class Service {
     // Errors httplib raises itself (no route: 404; body over the limit: 413) get the JSON body too.
     http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (res.body.empty())
-        send_error(res, res.status, res.status == 404 ? "no such path" : res.status == 413 ? "the body is too large (--max-body-bytes)" : "bad request");
+        send_error(res, res.status,
+                   res.status == 404   ? "no such path"
+                   : res.status == 413 ? "the body is too large (--max-body-bytes)"
+                                       : "bad request");
     });
     http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
       try {
@@ -200,7 +203,8 @@ class Service {
     if (!items.is_array()) throw HttpError(400, "field \"" + wanted + "\" must be an array");
     if (items.empty()) throw HttpError(400, "field \"" + wanted + "\" is empty");
     if (items.size() > options_.max_texts)
-      throw HttpError(413, std::to_string(items.size()) + " inputs; at most " + std::to_string(options_.max_texts) + " per request (--max-texts)");
+      throw HttpError(
+          413, std::to_string(items.size()) + " inputs; at most " + std::to_string(options_.max_texts) + " per request (--max-texts)");
     bool self_attention = false;
     if (body.contains("self_attention")) {
       if (!body["self_attention"].is_boolean()) throw HttpError(400, "field \"self_attention\" must be true or false");
@@ -279,8 +283,8 @@ class Service {
       if (!body["steps"].is_number_integer()) throw HttpError(400, "field \"steps\" must be an integer");
       const std::int64_t given = body["steps"].get<std::int64_t>();
       if (given < 1 || given > options_.max_steps)
-        throw HttpError(400, "field \"steps\" must be in 1.." + std::to_string(options_.max_steps) + " (--max-steps), got " +
-                                 std::to_string(given));
+        throw HttpError(
+            400, "field \"steps\" must be in 1.." + std::to_string(options_.max_steps) + " (--max-steps), got " + std::to_string(given));
       steps = static_cast<int>(given);
     }
     try {
@@ -330,8 +334,9 @@ std::pair<std::string, std::string> parse_model_argument(const std::string& argu
 void serve(const ServeOptions& o, const std::function<void(const std::string&)>& log) {
   if (o.max_batch < 1 || o.max_delay_ms < 0 || o.max_queue < 1 || o.max_texts < 1 || o.max_body_bytes < 1 || o.connections < 1 ||
       o.workers < 1 || o.max_steps < 1)
-    throw std::invalid_argument("--max-batch, --max-queue, --max-texts, --max-body-bytes, --connections, --max-steps and --threads must be "
-                                ">= 1, --max-delay-ms >= 0");
+    throw std::invalid_argument(
+        "--max-batch, --max-queue, --max-texts, --max-body-bytes, --connections, --max-steps and --threads must be "
+        ">= 1, --max-delay-ms >= 0");
   tasks::check_steps(o.max_steps, "--max-steps");
   if (o.port < 0 || o.port > 65535) throw std::invalid_argument("--port must be in 0..65535");
   Service service(o);

@@ -104,8 +104,8 @@ TEST_CASE("prepare writes tokenizer.json, data.pt and prepare.json", "[cli][read
   for (const char* f : {"tokenizer.json", "data.pt", "prepare.json"}) CHECK(fs::file_size(d / "out" / f) > 0);
   std::ifstream report(d / "out" / "prepare.json");
   const std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
-  CHECK_THAT(text, Catch::Contains("\"rows\": 147") && Catch::Contains("\"maxlen\": 20") &&
-                       Catch::Contains("\"p95\"") && Catch::Contains("\"beyond_num_words\""));
+  CHECK_THAT(text, Catch::Contains("\"rows\": 147") && Catch::Contains("\"maxlen\": 20") && Catch::Contains("\"p95\"") &&
+                       Catch::Contains("\"beyond_num_words\""));
   int entries = 0;
   for (const auto& e : fs::directory_iterator(d / "out")) entries += e.is_regular_file();
   CHECK(entries == 3);  // no temporaries left behind
@@ -154,8 +154,7 @@ TEST_CASE("a corrupt or mismatched tokenizer.json is named with its key", "[cli]
   auto r = attn("prepare --csv " + csv + " --out " + (d / "o").string() + " --tokenizer " + write(d / "t.json", "{\"config\": 3"));
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("t.json: not valid JSON"));
-  r = attn("tokenize --tokenizer " + write(d / "m.json", "{\"class_name\": \"Tokenizer\", \"config\": {\"num_words\": \"x\"}}"),
-           "hi\n");
+  r = attn("tokenize --tokenizer " + write(d / "m.json", "{\"class_name\": \"Tokenizer\", \"config\": {\"num_words\": \"x\"}}"), "hi\n");
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("m.json: config.num_words: expected an integer"));
   r = attn("tokenize --tokenizer " + (d / "none.json").string(), "hi\n");
@@ -206,14 +205,16 @@ TEST_CASE("explain shows every word, dropped ones included", "[cli][explain]") {
 }
 
 TEST_CASE("explain --method: the methods per word for a label, every label in --json, a CSV streamed", "[cli][explain][importance]") {
-  auto r = attn("explain --model " + kRun + " --method attention,gradient,integrated-gradients,leave-one-out --label insult "
+  auto r = attn("explain --model " + kRun +
+                " --method attention,gradient,integrated-gradients,leave-one-out --label insult "
                 "\"you are a stupid idiot zzzqqq\"");
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("importance for insult") && Catch::Contains("integrated-gradients") &&
                         Catch::Contains("completeness gap") && Catch::Contains("dropped (unknown word)"));
   // The default is today's output, byte for byte.
-  CHECK(attn("explain --model " + kRun + " --method attention \"ice cream sucks\"").out == attn("explain --model " + kRun + " \"ice cream sucks\"").out);
+  CHECK(attn("explain --model " + kRun + " --method attention \"ice cream sucks\"").out ==
+        attn("explain --model " + kRun + " \"ice cream sucks\"").out);
   // --json: every method for every label, one score per id.
   r = attn("explain --json --model " + kRun + " --method grad-input,leave-one-out --steps 8 \"ice cream sucks\"");
   REQUIRE(r.code == 0);
@@ -398,11 +399,12 @@ TEST_CASE("feature-attention: explain rows, evaluate with mean attention and the
 TEST_CASE("seq2seq-attention: explain draws the attention matrix, evaluate scores exact match", "[cli][seq2seq]") {
   const auto d = scratch("seq2seq");
   const std::string run = kTiny + "/dates";
-  auto r = attn("explain --model " + run + " \"may 9, 1998\" \"9.5.98\" --svg " + (d / "a.svg").string() + " --html " +
-                (d / "a.html").string());
+  auto r =
+      attn("explain --model " + run + " \"may 9, 1998\" \"9.5.98\" --svg " + (d / "a.svg").string() + " --html " + (d / "a.html").string());
   INFO(r.out);
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("may 9, 1998 -> ") && Catch::Contains("may\xe2\x90\xa3" "9,"));
+  CHECK_THAT(r.out, Catch::Contains("may 9, 1998 -> ") && Catch::Contains("may\xe2\x90\xa3"
+                                                                          "9,"));
   CHECK_THAT(read_text(d / "a.svg"), Catch::StartsWith("<svg") && Catch::Contains("may 9, 1998 -&gt; "));
   CHECK(fs::exists(d / "a-2.svg"));
   CHECK_THAT(read_text(d / "a.html"), Catch::Contains("<svg"));
@@ -474,8 +476,8 @@ TEST_CASE("datagen: the seeds' data sets, bad settings are usage errors", "[cli]
 
 TEST_CASE("every command of the list runs, and --help lists them all", "[cli]") {
   const auto help = attn("--help");
-  for (const char* cmd : {"prepare", "tokenize", "train", "explain", "faithfulness", "evaluate", "export", "serve", "summary", "models", "plot",
-                          "datagen"}) {
+  for (const char* cmd :
+       {"prepare", "tokenize", "train", "explain", "faithfulness", "evaluate", "export", "serve", "summary", "models", "plot", "datagen"}) {
     INFO(cmd);
     CHECK_THAT(help.out, Catch::Contains(std::string("  ") + cmd));
     CHECK(attn(std::string(cmd) + " --help").code == 0);
@@ -533,7 +535,8 @@ TEST_CASE("evaluate reports the metric vocabulary every surface shares", "[cli][
   std::string line;
   std::getline(metrics, line);
   const auto epoch = nlohmann::json::parse(line);
-  for (const char* key : {"loss", "accuracy", "val_loss", "val_accuracy", "val_auc", "val_mean_auc", "val_rows"}) CHECK(epoch.contains(key));
+  for (const char* key : {"loss", "accuracy", "val_loss", "val_accuracy", "val_auc", "val_mean_auc", "val_rows"})
+    CHECK(epoch.contains(key));
 }
 
 TEST_CASE("attn plot draws every run's curves, and names a directory that is not a run", "[cli][plot]") {
@@ -560,7 +563,8 @@ TEST_CASE("evaluate: per-label decision thresholds with precision, recall and F1
   REQUIRE(attn("datagen dates --rows 300 --seed 6 --out " + (d / "held_out.csv").string()).code == 0);
   r = attn("evaluate --model " + kTiny + "/dates --csv " + (d / "held_out.csv").string() + " --metrics " + (d / "g.json").string());
   REQUIRE(r.code == 0);
-  r = attn("evaluate --model " + kTiny + "/dates --csv " + (d / "held_out.csv").string() + " --beam 3 --metrics " + (d / "b.json").string());
+  r = attn("evaluate --model " + kTiny + "/dates --csv " + (d / "held_out.csv").string() + " --beam 3 --metrics " +
+           (d / "b.json").string());
   REQUIRE(r.code == 0);
   const auto greedy = nlohmann::json::parse(read_text(d / "g.json")), beam = nlohmann::json::parse(read_text(d / "b.json"));
   CHECK(beam.at("beam") == 3);
@@ -584,8 +588,8 @@ TEST_CASE("train: the Keras-style settings are checked before any work", "[cli][
   r = attn("train --model feature-attention --csv " + csv + " --freeze-embeddings --out " + (d / "c").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--freeze-embeddings needs --embeddings"));
-  r = attn("train --model seq2seq-attention --csv " + kTiny + "/dates.csv --source-column human --target-column machine --pos-weight auto --out " +
-           (d / "e").string());
+  r = attn("train --model seq2seq-attention --csv " + kTiny +
+           "/dates.csv --source-column human --target-column machine --pos-weight auto --out " + (d / "e").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--pos-weight is for classifiers"));
   const std::string vectors = write(d / "v.txt", "x0 1 2\n");
@@ -606,9 +610,10 @@ TEST_CASE("an empty CSV is an error naming it, before anything is written", "[cl
 
 TEST_CASE("train refuses empty data, naming the file", "[cli][train]") {
   const auto d = scratch("empty_train");
-  for (const auto& [csv, model] : std::vector<std::pair<std::string, std::string>>{
-           {write(d / "t.csv", kHeader), "bilstm-attention"}, {write(d / "f.csv", "x0,x1,label\n"), "feature-attention"},
-           {write(d / "s.csv", "source,target\n"), "seq2seq-attention"}}) {
+  for (const auto& [csv, model] :
+       std::vector<std::pair<std::string, std::string>>{{write(d / "t.csv", kHeader), "bilstm-attention"},
+                                                        {write(d / "f.csv", "x0,x1,label\n"), "feature-attention"},
+                                                        {write(d / "s.csv", "source,target\n"), "seq2seq-attention"}}) {
     const auto r = attn("train --model " + model + " --csv " + csv + " --out " + (d / model).string());
     INFO(model << ": " << r.out);
     CHECK(r.code == 1);
@@ -619,9 +624,7 @@ TEST_CASE("train refuses empty data, naming the file", "[cli][train]") {
 
 namespace {
 /// attn under a file-size limit (bash's ulimit -f, in KiB): writes beyond it fail with EFBIG.
-Run attn_limited(const std::string& args, int kib) {
-  return attn("__limited__ " + std::to_string(kib) + " " + args);
-}
+Run attn_limited(const std::string& args, int kib) { return attn("__limited__ " + std::to_string(kib) + " " + args); }
 }  // namespace
 
 TEST_CASE("a write that fails midway (ulimit -f) keeps the previous files and says why", "[cli][train]") {
@@ -683,15 +686,15 @@ TEST_CASE("a full disk and a directory that cannot be written to are clear error
 TEST_CASE("SIGTERM during training is Ctrl-C: checkpoint, exit 130, and --resume ends as an uninterrupted run", "[cli][train]") {
   const auto d = scratch("sigterm");
   REQUIRE(attn("datagen toxic --rows 2000 --seed 9 --out " + (d / "t.csv").string()).code == 0);
-  const std::string train = "train --csv " + (d / "t.csv").string() + " --epochs 3 --batch-size 16 --set embed_dim=8 --set lstm_units=4 --threads 1 --out ";
+  const std::string train =
+      "train --csv " + (d / "t.csv").string() + " --epochs 3 --batch-size 16 --set embed_dim=8 --set lstm_units=4 --threads 1 --out ";
   REQUIRE(attn(train + (d / "whole").string()).code == 0);
   // The same run set to 1,000 epochs, stopped by SIGTERM as soon as its first epoch's line is out
   // (read from a FIFO as it is printed: no polling, and 999 epochs to go, so the signal always
   // lands during training); --resume --epochs 3 then ends it where the whole run ended.
   const std::string log = (d / "log").string(), fifo = (d / "out.fifo").string();
-  const std::string script = "mkfifo " + fifo + "; " + std::string(ATTN_BINARY) + " " + train + (d / "cut").string() +
-                             " --epochs 1000 > " + fifo + " 2>&1 & pid=$!; " +
-                             "while IFS= read -r line; do printf '%s\\n' \"$line\" >> " + log +
+  const std::string script = "mkfifo " + fifo + "; " + std::string(ATTN_BINARY) + " " + train + (d / "cut").string() + " --epochs 1000 > " +
+                             fifo + " 2>&1 & pid=$!; " + "while IFS= read -r line; do printf '%s\\n' \"$line\" >> " + log +
                              "; case \"$line\" in *'epoch 1/1000'*) kill -TERM $pid;; esac; done < " + fifo +
                              "; wait $pid; echo \"exit=$?\"";
   FILE* p = popen(("bash " + write(d / "stop.sh", script)).c_str(), "r");

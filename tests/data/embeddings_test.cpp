@@ -45,8 +45,8 @@ TEST_CASE("word vectors: GloVe (no header), word2vec/fastText (header), gzipped,
 TEST_CASE("word vectors: a word's own spelling wins, another case is the fallback", "[data][embeddings]") {
   const std::string path = write("cased.txt", "Stupid 1 1\nApple 2 2\napple 3 3\nİstanbul 4 4\n");
   const auto v = data::read_word_vectors(path, {"stupid", "apple", "i̇stanbul"});
-  CHECK(v.vectors.at("stupid") == std::vector<float>{1, 1});  // only "Stupid" in the file
-  CHECK(v.vectors.at("apple") == std::vector<float>{3, 3});   // its own line, though "Apple" came first
+  CHECK(v.vectors.at("stupid") == std::vector<float>{1, 1});    // only "Stupid" in the file
+  CHECK(v.vectors.at("apple") == std::vector<float>{3, 3});     // its own line, though "Apple" came first
   CHECK(v.vectors.at("i̇stanbul") == std::vector<float>{4, 4});  // Python's lower: İ -> i̇
   CHECK(v.lowercase_matches == 2);
   fs::remove(path);

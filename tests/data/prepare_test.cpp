@@ -64,8 +64,7 @@ data::PrepareOptions fit_options(const std::string& csv, int threads = 1) {
   return o;
 }
 
-data::Inputs given(std::initializer_list<std::pair<std::string, std::string>> values,
-                   const std::vector<data::InputSpec>& defaults_from) {
+data::Inputs given(std::initializer_list<std::pair<std::string, std::string>> values, const std::vector<data::InputSpec>& defaults_from) {
   data::Inputs in;
   for (const auto& s : defaults_from)
     if (!s.default_value.empty()) in.set(s.name, s.default_value, data::Inputs::Origin::kDefault);
@@ -155,7 +154,8 @@ TEST_CASE("prepare_csv with a fitted tokenizer (in memory or tokenizer.json) app
   CHECK_THROWS_WITH(data::prepare_csv(o), Catch::Contains(o.apply_tokenizer));
 }
 
-TEST_CASE("write_prepared_dir writes data.pt, tokenizer.json and prepare.json, and padding while writing gives the same data.pt", "[data][prepare]") {
+TEST_CASE("write_prepared_dir writes data.pt, tokenizer.json and prepare.json, and padding while writing gives the same data.pt",
+          "[data][prepare]") {
   const TempDir dir("write");
   const std::string csv = dir.file("train.csv", kTrain);
   const data::Prepared p = data::prepare_csv(fit_options(csv, 2));
@@ -215,12 +215,21 @@ TEST_CASE("prepare_csv errors name the file, the line and the column", "[data][p
 
 TEST_CASE("prepare_options: Keras tokenizer and pad_sequences settings and columns, bad values naming the flag", "[data][prepare]") {
   const auto specs = data::prepare_inputs();
-  const data::PrepareOptions o = data::prepare_options(
-      given({{"csv", "t.csv"}, {"num-words", "0"}, {"oov-token", "<OOV>"}, {"no-lower", ""}, {"char-level", ""}, {"filters", "!?"},
-             {"split", "|"}, {"text-column", "body"}, {"labels", "a,b"}, {"id-column", "key"}, {"maxlen", "50"},
-             {"padding", "post"}, {"truncating", "post"}},
-            specs),
-      4);
+  const data::PrepareOptions o = data::prepare_options(given({{"csv", "t.csv"},
+                                                              {"num-words", "0"},
+                                                              {"oov-token", "<OOV>"},
+                                                              {"no-lower", ""},
+                                                              {"char-level", ""},
+                                                              {"filters", "!?"},
+                                                              {"split", "|"},
+                                                              {"text-column", "body"},
+                                                              {"labels", "a,b"},
+                                                              {"id-column", "key"},
+                                                              {"maxlen", "50"},
+                                                              {"padding", "post"},
+                                                              {"truncating", "post"}},
+                                                             specs),
+                                                       4);
   CHECK(o.csv == "t.csv");
   CHECK(o.threads == 4);
   CHECK(o.tokenizer.num_words == 0);  // Keras: 0 means no limit
@@ -252,8 +261,7 @@ TEST_CASE("prepare_options: Keras tokenizer and pad_sequences settings and colum
 
   CHECK_THROWS_AS(data::prepare_options(given({{"csv", "a"}, {"num-words", "-1"}}, specs), 1), std::invalid_argument);
   CHECK_THROWS_WITH(data::prepare_options(given({{"csv", "a"}, {"num-words", "-1"}}, specs), 1), "--num-words must be >= 0, got -1");
-  CHECK_THROWS_WITH(data::prepare_options(given({{"csv", "a"}, {"num-words", "many"}}, specs), 1),
-                    "--num-words: 'many' is not an integer");
+  CHECK_THROWS_WITH(data::prepare_options(given({{"csv", "a"}, {"num-words", "many"}}, specs), 1), "--num-words: 'many' is not an integer");
   CHECK_THROWS_WITH(data::prepare_options(given({{"csv", "a"}, {"split", ""}}, specs), 1), "--split must not be empty");
   CHECK_THROWS_WITH(data::prepare_options(given({{"csv", "a"}, {"maxlen", "-3"}}, specs), 1), "--maxlen must be >= 1, got -3");
   CHECK_THROWS_WITH(data::prepare_options(given({{"csv", "a"}, {"truncating", "middle"}}, specs), 1),

@@ -36,8 +36,7 @@ TEST_CASE("read_feature_csv: all non-label columns or the chosen ones, errors na
   CHECK(chosen.values == std::vector<float>{0.3f, 1.5f, 5.0f, 0.0f});
 
   const std::string bad = temp_csv("bad", "a,b,label\n1,2,1\n3,x7,0\n");
-  CHECK_THROWS_WITH(data::read_feature_csv(bad, {}, "label"),
-                    Catch::Contains(bad + ":3: column 2 (b)") && Catch::Contains("'x7'"));
+  CHECK_THROWS_WITH(data::read_feature_csv(bad, {}, "label"), Catch::Contains(bad + ":3: column 2 (b)") && Catch::Contains("'x7'"));
   const std::string label = temp_csv("label", "a,label\n1,2\n");
   CHECK_THROWS_WITH(data::read_feature_csv(label, {}, "label"), Catch::Contains(":2: column 2 (label): label must be 0 or 1"));
   CHECK_THROWS_WITH(data::read_feature_csv(path, {}, "target"), Catch::Contains("target"));
@@ -99,8 +98,8 @@ TEST_CASE("date corpus: every row's ISO date is the human one, in several format
   fs::remove(path);
   REQUIRE(t.sources.size() == 3000);
   const std::regex iso(R"((\d{4})-(\d\d)-(\d\d))"), dotted(R"((\d\d)\.(\d\d)\.(\d\d))"), slashed(R"((\d+)/(\d+)/(\d\d))");
-  const char* months[] = {"january", "february", "march", "april", "may", "june", "july", "august", "september",
-                          "october", "november", "december"};
+  const char* months[] = {"january", "february", "march",     "april",   "may",      "june",
+                          "july",    "august",   "september", "october", "november", "december"};
   int checked = 0, upper = 0, lower = 0;
   for (std::size_t i = 0; i < t.sources.size(); ++i) {
     std::smatch m, h;
@@ -109,7 +108,14 @@ TEST_CASE("date corpus: every row's ISO date is the human one, in several format
     CHECK((year >= 1950 && year <= 2049));
     std::string lowered;
     for (char c : t.sources[i]) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    upper += t.sources[i] == [&] { std::string u; for (char c : t.sources[i]) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c))); return u; }() ? 1 : 0;
+    upper += t.sources[i] ==
+                     [&] {
+                       std::string u;
+                       for (char c : t.sources[i]) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+                       return u;
+                     }()
+                 ? 1
+                 : 0;
     lower += t.sources[i] == lowered ? 1 : 0;
     if (std::regex_match(t.sources[i], h, dotted)) {  // dd.MM.yy
       CHECK(std::stoi(h[1]) == day);

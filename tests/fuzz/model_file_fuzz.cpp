@@ -1,7 +1,7 @@
 // The model-file loader on arbitrary bytes (seeded with real model.pt files): a model, or a clean
 // error naming the file (not TorchScript, no config.json, a checksum mismatch, a missing method).
-#include "attn/models/saved_model.h"
 #include "attn/io/checksum.h"
+#include "attn/models/saved_model.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -26,7 +26,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Outer, epochs, name, flag, inner
 }  // namespace
 
 TEST_CASE("get_like reads values of the struct's kinds and names the key of any other", "[io]") {
-  const Outer o = io::get_like<Outer>(json::parse(R"({"epochs": 7, "inner": {"rate": 2, "names": ["a"]}, "anything": [1, "x"], "extra": 1})"));
+  const Outer o =
+      io::get_like<Outer>(json::parse(R"({"epochs": 7, "inner": {"rate": 2, "names": ["a"]}, "anything": [1, "x"], "extra": 1})"));
   CHECK(o.epochs == 7);
   CHECK(o.inner.rate == 2.0);  // an integer where a number is expected is a number
   CHECK(o.inner.names == std::vector<std::string>{"a"});

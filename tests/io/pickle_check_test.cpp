@@ -23,7 +23,10 @@ TEST_CASE("check_pickle: a length past the end, a cut, an unknown opcode or no S
   const std::string p2 = python_pickle(2);
   // BINUNICODE (X) with a 4-byte length of 2^31 over 4 remaining bytes (how a corrupt model.pt
   // made LibTorch allocate).
-  CHECK_THROWS_WITH(io::check_pickle(std::string("\x80\x02X\x00\x00\x00\x80" "abc.", 11), "m.pt: data.pkl"),
+  CHECK_THROWS_WITH(io::check_pickle(std::string("\x80\x02X\x00\x00\x00\x80"
+                                                 "abc.",
+                                                 11),
+                                     "m.pt: data.pkl"),
                     "m.pt: data.pkl: corrupt pickle at byte 2: a length of 2147483648 bytes where 4 remain");
   CHECK_THROWS_WITH(io::check_pickle(std::string("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\xff.", 12), "p"),
                     Catch::Contains("corrupt pickle at byte 2: a length of 18446744073709551615 bytes"));

@@ -75,12 +75,12 @@ TEST_CASE("data.pt padded while it is written is the file of the padded matrix",
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   };
   io::write_prepared((dir / "attn_prepared_memory.pt").string(), in_memory);
-  io::write_prepared((dir / "attn_prepared_streamed.pt").string(), shape_only, 2,
-                     [&](std::int64_t first, std::int64_t count, std::int32_t* out) {
-                       text::pad_rows_into(batch, pad, 120, first, count, out);
-                     });
+  io::write_prepared(
+      (dir / "attn_prepared_streamed.pt").string(), shape_only, 2,
+      [&](std::int64_t first, std::int64_t count, std::int32_t* out) { text::pad_rows_into(batch, pad, 120, first, count, out); });
   CHECK(bytes(dir / "attn_prepared_streamed.pt") == bytes(dir / "attn_prepared_memory.pt"));
   CHECK(io::read_prepared((dir / "attn_prepared_streamed.pt").string()).x.ids == in_memory.x.ids);
   CHECK_THROWS_WITH(io::write_prepared((dir / "attn_prepared_none.pt").string(), shape_only), Catch::Contains("no x_rows"));
-  for (const char* name : {"attn_prepared_memory.pt", "attn_prepared_streamed.pt", "attn_prepared_none.pt"}) std::filesystem::remove(dir / name);
+  for (const char* name : {"attn_prepared_memory.pt", "attn_prepared_streamed.pt", "attn_prepared_none.pt"})
+    std::filesystem::remove(dir / name);
 }

@@ -1,7 +1,7 @@
 #include <filesystem>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data.h"
@@ -27,7 +27,8 @@ TEST_CASE("require_in_storage: a shape that reaches past the tensor's data is re
   t = torch::zeros({4});
   const std::vector<std::int64_t> sizes = {2}, strides = {std::int64_t(1) << 62};
   t.unsafeGetTensorImpl()->set_sizes_and_strides(c10::IntArrayRef(sizes), c10::IntArrayRef(strides));
-  CHECK_THROWS_WITH(io::require_in_storage(t, "m.pt", "c"), Catch::StartsWith("m.pt: tensor 'c' ") && Catch::EndsWith("the file is corrupt"));
+  CHECK_THROWS_WITH(io::require_in_storage(t, "m.pt", "c"),
+                    Catch::StartsWith("m.pt: tensor 'c' ") && Catch::EndsWith("the file is corrupt"));
 }
 
 TEST_CASE("fuzz finding: a data.pt whose zip directory points past the end is refused, not read past its end", "[io][tensors]") {
@@ -54,7 +55,10 @@ TEST_CASE("check_archive: accepts what LibTorch and attn write, refuses a pickle
   CHECK_NOTHROW(io::check_archive(data_pt));
   // A string length inside data.pkl raised to 2^31 - 1: refused before anything is allocated.
   std::string bytes = io::read_file(data_pt);
-  const std::string key = std::string("X\x06\x00\x00\x00" "format", 11);
+  const std::string key = std::string(
+      "X\x06\x00\x00\x00"
+      "format",
+      11);
   const auto at = bytes.find(key);
   REQUIRE(at != std::string::npos);
   bytes.replace(at + 1, 4, std::string("\xff\xff\xff\x7f", 4));

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/io/torch_save.h"
 
@@ -108,6 +108,7 @@ TEST_CASE("write_torch_dict: a chunk that fails to be made is the write's error,
     std::fill_n(static_cast<float*>(out), count * cols, 1.0f);
   };
   const std::string path = temp_path("failing.pt");
-  for (int threads : {1, 2, 4}) CHECK_THROWS_WITH(io::write_torch_dict(path, {{"x", failing}}, threads), Catch::Contains("could not be made"));
+  for (int threads : {1, 2, 4})
+    CHECK_THROWS_WITH(io::write_torch_dict(path, {{"x", failing}}, threads), Catch::Contains("could not be made"));
   std::filesystem::remove(path);
 }

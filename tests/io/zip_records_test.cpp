@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data.h"
@@ -54,11 +54,11 @@ std::size_t eocd_of(const std::string& zip) {
 
 struct Entry {
   std::string name;
-  std::uint64_t method = 0;   ///< 0 stored, 8 deflated
-  std::size_t central = 0;    ///< its central directory entry
-  std::size_t local = 0;      ///< its local header
-  std::size_t data = 0;       ///< its bytes
-  std::uint64_t stored = 0;   ///< how many
+  std::uint64_t method = 0;  ///< 0 stored, 8 deflated
+  std::size_t central = 0;   ///< its central directory entry
+  std::size_t local = 0;     ///< its local header
+  std::size_t data = 0;      ///< its bytes
+  std::uint64_t stored = 0;  ///< how many
 };
 
 std::vector<Entry> entries_of(const std::string& zip) {
@@ -93,9 +93,20 @@ std::string as_zip64(const std::string& zip) {
   const std::uint64_t entries = le(zip, eocd + 10, 2), dir_size = le(zip, eocd + 12, 4), dir = le(zip, eocd + 16, 4);
   std::string out = zip.substr(0, eocd);
   const std::uint64_t zip64_eocd = out.size();
-  for (const auto& [value, bytes] : std::vector<std::pair<std::uint64_t, int>>{
-           {0x06064b50, 4}, {44, 8}, {45, 2}, {45, 2}, {0, 4}, {0, 4}, {entries, 8}, {entries, 8}, {dir_size, 8}, {dir, 8},  // ZIP64 EOCD
-           {0x07064b50, 4}, {0, 4}, {zip64_eocd, 8}, {1, 4}})                                                               // its locator
+  for (const auto& [value, bytes] : std::vector<std::pair<std::uint64_t, int>>{{0x06064b50, 4},
+                                                                               {44, 8},
+                                                                               {45, 2},
+                                                                               {45, 2},
+                                                                               {0, 4},
+                                                                               {0, 4},
+                                                                               {entries, 8},
+                                                                               {entries, 8},
+                                                                               {dir_size, 8},
+                                                                               {dir, 8},  // ZIP64 EOCD
+                                                                               {0x07064b50, 4},
+                                                                               {0, 4},
+                                                                               {zip64_eocd, 8},
+                                                                               {1, 4}})  // its locator
     put_le(out, value, bytes);
   std::string end = zip.substr(eocd);
   set_le(end, 8, 0xFFFF, 2);
@@ -158,7 +169,8 @@ std::string module_archive() {
 using Wanted = std::function<bool(const std::string& name)>;
 
 /// check_zip_records over bytes in memory.
-void check_bytes(const std::string& zip, const std::string& what, const Wanted& wanted = [](const std::string&) { return true; }) {
+void check_bytes(
+    const std::string& zip, const std::string& what, const Wanted& wanted = [](const std::string&) { return true; }) {
   const io::ReadAt read = [&zip](std::uint64_t offset, char* out, std::size_t n) -> std::size_t {
     if (offset >= zip.size()) return 0;
     return zip.copy(out, n, static_cast<std::size_t>(offset));

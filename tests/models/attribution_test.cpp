@@ -3,8 +3,8 @@
 // completeness, leave-one-out, attention rollout, and the method names.
 #include <cmath>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/models/attribution.h"
 
@@ -60,9 +60,9 @@ TEST_CASE("gradient, grad-input and integrated gradients of known functions, in 
   const auto g = models::gradient_scores(f, x, zero, 2, o);
   REQUIRE(g.gradient.sizes() == torch::IntArrayRef({B, 2, T}));
   const torch::Tensor rows = torch::arange(B).to(torch::kFloat32).view({B, 1, 1}) + 1;
-  const torch::Tensor d0 = 2 * rows * f.a * x;                                   // dz0/dx
+  const torch::Tensor d0 = 2 * rows * f.a * x;  // dz0/dx
   const torch::Tensor cx = (f.c * x).sum({1, 2}).view({B, 1, 1});
-  const torch::Tensor d1 = 3 * cx * cx * f.c;                                    // dz1/dx
+  const torch::Tensor d1 = 3 * cx * cx * f.c;  // dz1/dx
   CHECK(torch::allclose(g.gradient.select(1, 0), d0.norm(2, -1), 1e-4, 1e-5));
   CHECK(torch::allclose(g.gradient.select(1, 1), d1.norm(2, -1), 1e-4, 1e-5));
   CHECK(torch::allclose(g.grad_input.select(1, 0), (d0 * x).sum(-1), 1e-4, 1e-5));
@@ -141,8 +141,9 @@ TEST_CASE("method names: parsed against what a model gives, errors name the flag
   const std::vector<Method> text = {Method::kAttention, Method::kGradient, Method::kIntegratedGradients, Method::kLeaveOneOut};
   CHECK(models::method_names(models::parse_methods("integrated-gradients,attention,attention", text, "--method")) ==
         "integrated-gradients,attention");
-  CHECK_THROWS_WITH(models::parse_methods("shap", text, "--method"),
-                    Catch::Contains("--method: unknown method 'shap'") && Catch::Contains("attention,gradient,integrated-gradients,leave-one-out"));
+  CHECK_THROWS_WITH(
+      models::parse_methods("shap", text, "--method"),
+      Catch::Contains("--method: unknown method 'shap'") && Catch::Contains("attention,gradient,integrated-gradients,leave-one-out"));
   CHECK_THROWS_WITH(models::parse_methods("attention-rollout", text, "--method"), Catch::Contains("cannot give 'attention-rollout'"));
   CHECK_THROWS_WITH(models::parse_methods("", text, "--method"), Catch::Contains("no method given"));
   CHECK_THROWS_AS(models::parse_methods("attention,", text, "--method"), std::invalid_argument);

@@ -9,7 +9,8 @@ using namespace models_test;
 
 TEST_CASE("bilstm-attention: shapes, masked padding, the seed's parameter layout", "[models][bilstm]") {
   const auto& entry = models::find_model("bilstm-attention");
-  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", 3}, {"embed_dim", 8}, {"lstm_units", 4}}), nn::Runtime::kNative);
+  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", 3}, {"embed_dim", 8}, {"lstm_units", 4}}),
+                                     nn::Runtime::kNative);
   m.eval();
   const torch::Tensor ids = torch::tensor({{0, 0, 5, 7, 9}, {3, 4, 1, 2, 8}}, torch::kInt64);
   const auto out = m.forward({ids}).toTuple();
@@ -34,7 +35,6 @@ TEST_CASE("bilstm-attention: shapes, masked padding, the seed's parameter layout
   CHECK(std::find(names.begin(), names.end(), "attention.context.weight") != names.end());
   CHECK(names.back() == "dense.bias");
 }
-
 
 TEST_CASE("bilstm-attention: while training, the native build draws the portable build's dropout masks", "[models][bilstm]") {
   // The native build looks up and masks the embedding in one kernel (fused_embedding.h); with the

@@ -24,4 +24,3 @@ TEST_CASE("feature-attention: the seed's 121 parameters, weights over features s
   torch::jit::Module deep = build("feature-attention", {{"features", 4}, {"hidden", {8, 3}}});
   CHECK(parameter_count(deep) == 4 * 4 + 4 + 4 * 8 + 8 + 8 * 3 + 3 + 3 + 1);
 }
-

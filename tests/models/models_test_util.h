@@ -4,9 +4,9 @@
 #include <string>
 #include <utility>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include "attn/models/registry.h"
 

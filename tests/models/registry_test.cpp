@@ -47,7 +47,8 @@ torch::Tensor gradients_of(torch::jit::Module& m, models::ModelKind kind, const 
   const auto [logits, attention] = pair_of(m.get_method("logits")(inputs));
   (logits.sin().sum() + attention.cos().sum()).backward();
   std::vector<torch::Tensor> grads;
-  for (const auto& p : m.named_parameters(true)) grads.push_back(p.value.grad().defined() ? p.value.grad().reshape({-1}) : torch::zeros({p.value.numel()}));
+  for (const auto& p : m.named_parameters(true))
+    grads.push_back(p.value.grad().defined() ? p.value.grad().reshape({-1}) : torch::zeros({p.value.numel()}));
   return torch::cat(grads);
 }
 

@@ -1,6 +1,6 @@
 // model.pt: the module with config.json and the task's files embedded; every error names the file.
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/checksum.h"
@@ -14,10 +14,11 @@ TEST_CASE("save_model / load_model: the module, config.json and every embedded f
   const auto dir = scratch("saved");
   torch::jit::Module m = build("feature-attention", {{"features", 4}});
   m.train();
-  const nlohmann::json config = {{"model", "feature-attention"}, {"model_config", {{"features", 4}}}, {"data", {{"features", {"a", "b", "c", "d"}}}}};
+  const nlohmann::json config = {
+      {"model", "feature-attention"}, {"model_config", {{"features", 4}}}, {"data", {{"features", {"a", "b", "c", "d"}}}}};
   const std::string path = (dir / "model.pt").string();
   models::save_model(path, m, config, {{"notes.txt", "hello"}, {"tokenizer.json", "{}"}});
-  CHECK(m.is_training());  // saving does not change the module's mode
+  CHECK(m.is_training());                                                                      // saving does not change the module's mode
   const models::SavedModel loaded = models::load_model(dir.string(), nn::Runtime::kPortable);  // a run directory holds model.pt
   CHECK(loaded.path == path);
   CHECK(loaded.entry->name == "feature-attention");
@@ -33,7 +34,9 @@ TEST_CASE("load_model kNative: the registry's native build with the file's weigh
   const auto dir = scratch("native");
   const nlohmann::json model_config = {{"num_words", 30}, {"labels", 2}, {"embed_dim", 6}, {"lstm_units", 3}};
   torch::jit::Module m = build("bilstm-attention", model_config);
-  nlohmann::json config = {{"model", "bilstm-attention"}, {"model_config", model_config}, {"data", nlohmann::json::object()},
+  nlohmann::json config = {{"model", "bilstm-attention"},
+                           {"model_config", model_config},
+                           {"data", nlohmann::json::object()},
                            {"model_revision", models::find_model("bilstm-attention").revision}};
   const std::string current = (dir / "current.pt").string(), older = (dir / "older.pt").string();
   models::save_model(current, m, config, {});
@@ -64,11 +67,12 @@ TEST_CASE("load_model: errors name the file and what is wrong", "[models][saved]
   CHECK_THROWS_WITH(models::load_model(bare, nn::Runtime::kPortable), Catch::Contains("bare.pt: no embedded config.json"));
   const std::string unknown = (dir / "unknown.pt").string();
   models::save_model(unknown, m, {{"model", "gpt"}, {"model_config", {}}, {"data", {}}}, {});
-  CHECK_THROWS_WITH(models::load_model(unknown, nn::Runtime::kPortable), Catch::Contains("unknown.pt: embedded config.json: key 'model'") &&
-                                                     Catch::Contains("unknown model 'gpt'"));
+  CHECK_THROWS_WITH(models::load_model(unknown, nn::Runtime::kPortable),
+                    Catch::Contains("unknown.pt: embedded config.json: key 'model'") && Catch::Contains("unknown model 'gpt'"));
   const std::string mismatched = (dir / "mismatched.pt").string();  // a feature model called a seq2seq one
   models::save_model(mismatched, m, {{"model", "seq2seq-attention"}, {"model_config", {}}, {"data", {}}}, {});
-  CHECK_THROWS_WITH(models::load_model(mismatched, nn::Runtime::kPortable), Catch::Contains("mismatched.pt: the model has no TorchScript method 'translate'"));
+  CHECK_THROWS_WITH(models::load_model(mismatched, nn::Runtime::kPortable),
+                    Catch::Contains("mismatched.pt: the model has no TorchScript method 'translate'"));
   std::filesystem::remove_all(dir);
 }
 
@@ -107,22 +111,26 @@ TEST_CASE("checksums: one flipped bit in a tensor or an embedded file of model.p
   }
   const std::vector<float> pattern = {1.2345678f, 2.3456789f, 3.4567891f, 4.5678912f};
   const std::string needle(reinterpret_cast<const char*>(pattern.data()), sizeof(float) * pattern.size());
-  const nlohmann::json config = {{"model", "feature-attention"}, {"model_config", {{"features", 4}}}, {"data", {{"features", {"a", "b", "c", "d"}}}}};
+  const nlohmann::json config = {
+      {"model", "feature-attention"}, {"model_config", {{"features", 4}}}, {"data", {{"features", {"a", "b", "c", "d"}}}}};
   const std::string good = (dir / "good.pt").string(), bad = (dir / "bad.pt").string(), edited = (dir / "edited.pt").string();
   models::save_model(good, m, config, {{"notes.txt", "some notes"}});
   CHECK_NOTHROW(models::load_model(good, nn::Runtime::kPortable));
   std::filesystem::copy_file(good, bad);
   REQUIRE(flip_bit_of(bad, needle, 5));
-  CHECK_THROWS_WITH(models::load_model(bad, nn::Runtime::kPortable), Catch::Contains(bad) && Catch::Contains("tensor 'output.weight' does not match its checksum"));
+  CHECK_THROWS_WITH(models::load_model(bad, nn::Runtime::kPortable),
+                    Catch::Contains(bad) && Catch::Contains("tensor 'output.weight' does not match its checksum"));
   std::filesystem::copy_file(good, edited);
   REQUIRE(flip_bit_of(edited, "some notes", 2));
-  CHECK_THROWS_WITH(models::load_model(edited, nn::Runtime::kPortable), Catch::Contains("embedded file 'notes.txt' does not match its checksum"));
+  CHECK_THROWS_WITH(models::load_model(edited, nn::Runtime::kPortable),
+                    Catch::Contains("embedded file 'notes.txt' does not match its checksum"));
   // The TorchScript code and pickles, which LibTorch parses before any checksum of attn's could be
   // read: their ZIP CRC-32 is checked first (a flipped bit in the code crashed LibTorch's parser).
   const std::string code = (dir / "code.pt").string();
   std::filesystem::copy_file(good, code);
   REQUIRE(flip_record_bit(code, "archive/code/attn.py"));  // deflated by LibTorch
-  CHECK_THROWS_WITH(models::load_model(code, nn::Runtime::kPortable), Catch::StartsWith(code + ": record '") && Catch::Contains(".py' does not match its CRC-32: the file is corrupt"));
+  CHECK_THROWS_WITH(models::load_model(code, nn::Runtime::kPortable),
+                    Catch::StartsWith(code + ": record '") && Catch::Contains(".py' does not match its CRC-32: the file is corrupt"));
   // A file from before checksums: it loads, with a warning that says so.
   const std::string old = (dir / "old.pt").string();
   m.save(old, torch::jit::ExtraFilesMap{{"config.json", config.dump()}});
@@ -139,8 +147,8 @@ TEST_CASE("fuzz finding: a model.pt whose pickle claims a 2.4 GB string is refus
   // libFuzzer (scripts/fuzz.sh) found this 6 KB file: LibTorch's unpickler zero-filled 2.4 GB for
   // the string before noticing the archive ends (attn summary peaked at 2.5 GB of memory).
   const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-huge-string-length.pt";
-  CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable), Catch::Contains(path) && Catch::Contains("corrupt pickle at byte") &&
-                                                  Catch::Contains("a length of 2433"));
+  CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable),
+                    Catch::Contains(path) && Catch::Contains("corrupt pickle at byte") && Catch::Contains("a length of 2433"));
 }
 
 TEST_CASE("fuzz finding: a model.pt whose pickle names a huge memo index is refused without allocating it", "[models][saved]") {
@@ -160,5 +168,6 @@ TEST_CASE("fuzz finding: a model.pt whose code has an untyped class attribute is
 TEST_CASE("fuzz finding: a model.pt with flipped bits in its code and pickles is refused before LibTorch parses them", "[models][saved]") {
   // libFuzzer found it: LibTorch's TorchScript type parser crashed (SEGV) on the mutated code.
   const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-code-bit-flip.pt";
-  CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable), Catch::Contains(path) && Catch::Contains("does not match its CRC-32"));
+  CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable),
+                    Catch::Contains(path) && Catch::Contains("does not match its CRC-32"));
 }

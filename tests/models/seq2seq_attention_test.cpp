@@ -8,9 +8,14 @@ TEST_CASE("seq2seq-attention: every score and style, masked source, greedy decod
   for (const char* style : {"bahdanau", "luong"})
     for (const char* score : {"additive", "general", "dot", "scaled-dot", "cosine", "location"}) {
       INFO(style << " / " << score);
-      torch::jit::Module m = build("seq2seq-attention", {{"source_vocab", 12}, {"target_vocab", 9}, {"embed_dim", 6},
-                                                          {"units", 5}, {"score", score}, {"style", style},
-                                                          {"max_source_length", 16}, {"max_output_length", 7}});
+      torch::jit::Module m = build("seq2seq-attention", {{"source_vocab", 12},
+                                                         {"target_vocab", 9},
+                                                         {"embed_dim", 6},
+                                                         {"units", 5},
+                                                         {"score", score},
+                                                         {"style", style},
+                                                         {"max_source_length", 16},
+                                                         {"max_output_length", 7}});
       const torch::Tensor src = torch::tensor({{3, 4, 5, 0, 0}, {6, 7, 8, 9, 2}}, torch::kInt64);
       const torch::Tensor tgt = torch::tensor({{8, 1, 2, 3}, {8, 4, 5, 0}}, torch::kInt64);
       const auto [logits, att] = pair_of(m.get_method("logits")({src, tgt}));
@@ -44,4 +49,3 @@ TEST_CASE("seq2seq-attention: every score and style, masked source, greedy decod
       }
     }
 }
-

@@ -5,8 +5,8 @@ using namespace attn;
 using namespace models_test;
 
 TEST_CASE("transformer-classifier: padding is masked and does not shift positions", "[models][transformer]") {
-  torch::jit::Module m = build("transformer-classifier", {{"num_words", 30}, {"labels", 2}, {"d_model", 16}, {"heads", 2},
-                                                          {"layers", 2}, {"feedforward", 32}});
+  torch::jit::Module m = build("transformer-classifier",
+                               {{"num_words", 30}, {"labels", 2}, {"d_model", 16}, {"heads", 2}, {"layers", 2}, {"feedforward", 32}});
   const torch::Tensor unpadded = torch::tensor({{5, 7, 9}}, torch::kInt64);
   const torch::Tensor pre = torch::tensor({{0, 0, 5, 7, 9}}, torch::kInt64);
   const torch::Tensor post = torch::tensor({{5, 7, 9, 0, 0}}, torch::kInt64);
@@ -25,4 +25,3 @@ TEST_CASE("transformer-classifier: padding is masked and does not shift position
   CHECK(w[0][1][3][0].item<float>() == 0.0f);  // a real token never attends to padding
   CHECK(w[0][1][3].sum().item<float>() == Approx(1.0f));
 }
-

@@ -115,7 +115,12 @@ TEST_CASE("FeatureAttention: alpha = softmax(Wx + b), output alpha * x", "[nn][f
   const Tensor xd = torch::randn({3, 10}, torch::kDouble).requires_grad_(true);
   std::vector<Tensor> wrt = att.parameters();
   wrt.push_back(xd);
-  check_gradients([&] { auto [o, a] = att.forward(xd); return probe_sum(o, 1) + probe_sum(a, 2); }, wrt);
+  check_gradients(
+      [&] {
+        auto [o, a] = att.forward(xd);
+        return probe_sum(o, 1) + probe_sum(a, 2);
+      },
+      wrt);
 }
 
 // ---- QueryKeyAttention ----
@@ -136,7 +141,7 @@ TEST_CASE("QueryKeyAttention: every score against its formula", "[nn][qk]") {
     const std::string s = name;
     if (s == "additive") {
       const Tensor wq = torch::matmul(q, param(att, "query_proj.weight").t()).unsqueeze(1);  // [B, 1, A]
-      const Tensor uk = torch::matmul(k, param(att, "key_proj.weight").t());                // [B, Tk, A]
+      const Tensor uk = torch::matmul(k, param(att, "key_proj.weight").t());                 // [B, Tk, A]
       scores = torch::matmul(torch::tanh(wq + uk), param(att, "v.weight").t()).squeeze(-1);
     } else if (s == "general") {
       scores = (q.unsqueeze(1) * torch::matmul(k, param(att, "W.weight").t())).sum(-1);
@@ -173,7 +178,12 @@ TEST_CASE("QueryKeyAttention: gradients for every score", "[nn][qk][grad]") {
     std::vector<Tensor> wrt = att.parameters();
     wrt.push_back(q);
     wrt.push_back(k);
-    check_gradients([&] { auto [c, a] = att.forward(q, k, mask); return probe_sum(c, 3) + probe_sum(a, 4); }, wrt);
+    check_gradients(
+        [&] {
+          auto [c, a] = att.forward(q, k, mask);
+          return probe_sum(c, 3) + probe_sum(a, 4);
+        },
+        wrt);
   }
 }
 
@@ -235,8 +245,7 @@ TEST_CASE("MultiHeadAttention equals torch::nn::MultiheadAttention with the same
   const Tensor key_mask = lengths_mask({6, 3}, S);
   auto [out, weights] = ours.forward(query, memory, memory, key_mask);
   // torch: sequence-first, key_padding_mask true = ignore, weights averaged over heads
-  auto [ref_out, ref_w] = ref->forward(query.transpose(0, 1), memory.transpose(0, 1), memory.transpose(0, 1),
-                                       key_mask.logical_not());
+  auto [ref_out, ref_w] = ref->forward(query.transpose(0, 1), memory.transpose(0, 1), memory.transpose(0, 1), key_mask.logical_not());
   CHECK(weights.sizes() == torch::IntArrayRef({B, H, T, S}));
   CHECK(max_diff(out, ref_out.transpose(0, 1)) < 1e-5);
   CHECK(max_diff(weights.mean(1), ref_w) < 1e-6);
@@ -245,8 +254,7 @@ TEST_CASE("MultiHeadAttention equals torch::nn::MultiheadAttention with the same
   auto [c_out, c_w] = ours.forward(query, query, query, {}, /*causal=*/true);
   // (LibTorch 1.13's C++ MultiheadAttention adds attn_mask: a float mask with -inf above the diagonal)
   const Tensor causal = torch::zeros({T, T}).masked_fill(torch::ones({T, T}, torch::kBool).triu(1), -INFINITY);
-  auto [rc_out, rc_w] = ref->forward(query.transpose(0, 1), query.transpose(0, 1), query.transpose(0, 1), {}, true,
-                                     causal);
+  auto [rc_out, rc_w] = ref->forward(query.transpose(0, 1), query.transpose(0, 1), query.transpose(0, 1), {}, true, causal);
   CHECK(max_diff(c_out, rc_out.transpose(0, 1)) < 1e-5);
   CHECK(c_w.index({0, 0, 1, 2}).item<float>() == 0.0f);
 }
@@ -266,8 +274,12 @@ TEST_CASE("MultiHeadAttention: gradients and TorchScript round trip", "[nn][mha]
   const Tensor xd = torch::randn({2, 3, 4}, torch::kDouble).requires_grad_(true);
   std::vector<Tensor> wrt = att.parameters();
   wrt.push_back(xd);
-  check_gradients([&] { auto [o, w] = att.forward(xd, xd, xd, mask, true); return probe_sum(o, 5) + probe_sum(w, 6); },
-                  wrt);
+  check_gradients(
+      [&] {
+        auto [o, w] = att.forward(xd, xd, xd, mask, true);
+        return probe_sum(o, 5) + probe_sum(w, 6);
+      },
+      wrt);
 }
 
 TEST_CASE("Fully masked rows give zero weights and no NaN, in values and gradients", "[nn][mask]") {
@@ -305,6 +317,10 @@ TEST_CASE("LuongOutput and ScaledDotProductAttention: gradients", "[nn][grad]") 
   const Tensor k = torch::randn({2, 5, 4}, torch::kDouble).requires_grad_(true);
   const Tensor v = torch::randn({2, 5, 3}, torch::kDouble).requires_grad_(true);
   const Tensor mask = lengths_mask({5, 2}, 5).unsqueeze(1);
-  check_gradients([&] { auto [o, w] = sdpa.forward(qq, k, v, mask); return probe_sum(o, 2) + probe_sum(w, 3); },
-                  {qq, k, v});
+  check_gradients(
+      [&] {
+        auto [o, w] = sdpa.forward(qq, k, v, mask);
+        return probe_sum(o, 2) + probe_sum(w, 3);
+      },
+      {qq, k, v});
 }

@@ -89,7 +89,6 @@ int main(int argc, char** argv) {
   PositionalEncoding pe(6, 20);
   write("positional_encoding", pe, {h});
   if (!ok) return 1;
-  std::cout << "wrote TorchScript modules and their inputs/outputs to " << dir.string()
-            << " (each reloads in C++ with equal outputs)\n";
+  std::cout << "wrote TorchScript modules and their inputs/outputs to " << dir.string() << " (each reloads in C++ with equal outputs)\n";
   return 0;
 }

@@ -1,8 +1,8 @@
 // attn's word-attention kernel against the equations as TorchScript operators (WordAttention's
 // portable build): outputs and every gradient, with and without a mask (pre and post padding, gaps,
 // a row without a real step), on one and two threads; and the native WordAttention module.
-#include "attn/nn/attention.h"
 #include "attn/nn/fused_attention.h"
+#include "attn/nn/attention.h"
 #include "attn/nn/repeatable_backward.h"
 #include "nn_test_util.h"
 

@@ -45,7 +45,8 @@ TEST_CASE("fused embedding: ids out of range, a scale of the wrong shape or with
   const Tensor scale = torch::ones({2, 1, 4});
   CHECK_THROWS_WITH(embedding_scaled(weight, torch::full({2, 3}, 10, torch::kInt64), scale), Catch::Contains("ids out of range [0, 10)"));
   CHECK_THROWS_WITH(embedding_scaled(weight, torch::full({2, 3}, -1, torch::kInt64), scale), Catch::Contains("ids out of range"));
-  CHECK_THROWS_WITH(embedding_scaled(weight, torch::zeros({2, 3}, torch::kInt64), torch::ones({2, 4})), Catch::Contains("scale must be float32 [B, 1, C]"));
+  CHECK_THROWS_WITH(embedding_scaled(weight, torch::zeros({2, 3}, torch::kInt64), torch::ones({2, 4})),
+                    Catch::Contains("scale must be float32 [B, 1, C]"));
   CHECK_THROWS_WITH(embedding_scaled(weight, torch::zeros({2, 3}, torch::kInt64), torch::ones({2, 1, 4}).requires_grad_()),
                     Catch::Contains("no gradient"));
   CHECK_THROWS_WITH(embedding_scaled(weight, torch::zeros({2, 3}, torch::kInt32), scale), Catch::Contains("int64"));

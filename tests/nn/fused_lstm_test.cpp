@@ -26,7 +26,8 @@ Tensor reference(const Tensor& x, const Tensor& mask, const LstmWeights& f, cons
       const Tensor xs = x[r].index_select(0, positions).unsqueeze(0);
       const Tensor h0 = torch::zeros({1, 1, H});
       const auto run = [&](const Tensor& in, const LstmWeights& w) {
-        return std::get<0>(torch::lstm(in, {h0, h0}, {w.weight_ih, w.weight_hh, w.bias_ih, w.bias_hh}, true, 1, 0.0, false, false, true))[0];
+        return std::get<0>(
+            torch::lstm(in, {h0, h0}, {w.weight_ih, w.weight_hh, w.bias_ih, w.bias_hh}, true, 1, 0.0, false, false, true))[0];
       };
       out = out.index_put({positions}, torch::cat({run(xs, f), run(xs.flip(1), b).flip(0)}, -1));
     }
@@ -95,7 +96,8 @@ TEST_CASE("fused BiLSTM: a TorchScript operator, with clear errors for inputs it
   script::define(m, R"(
 def forward(self, x: Tensor, mask: Tensor, w: List[Tensor]) -> Tensor:
     return attn.bilstm_masked(x, mask, w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
-)", "a test module");
+)",
+                 "a test module");
   const LstmWeights f = random_weights(3, 2), b = random_weights(3, 2);
   const Tensor x = torch::randn({2, 4, 3}), mask = torch::ones({2, 4}, torch::kBool);
   const std::vector<Tensor> w = {f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};

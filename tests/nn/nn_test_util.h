@@ -3,8 +3,8 @@
 #include <functional>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/nn/script_module.h"
 
@@ -56,8 +56,7 @@ inline Tensor reference_masked_softmax(const Tensor& scores, const Tensor& mask)
 
 /// Central-difference check of d loss / d x for every tensor in `wrt` (double precision).
 /// `loss` must recompute from the current values of `wrt`.
-inline void check_gradients(const std::function<Tensor()>& loss, const std::vector<Tensor>& wrt,
-                            double eps = 1e-6, double tol = 1e-6) {
+inline void check_gradients(const std::function<Tensor()>& loss, const std::vector<Tensor>& wrt, double eps = 1e-6, double tol = 1e-6) {
   const auto grads = torch::autograd::grad({loss()}, wrt);
   for (std::size_t i = 0; i < wrt.size(); ++i) {
     REQUIRE(wrt[i].scalar_type() == torch::kDouble);

@@ -34,8 +34,8 @@ TEST_CASE("PositionalEncoding: sin on even, cos on odd dimensions", "[nn][pe]") 
   PositionalEncoding pe(6, 50);
   const Tensor zeros = torch::zeros({1, 10, 6});
   const Tensor out = pe.forward(zeros);
-  CHECK(out[0][0][0].item<float>() == 0.0f);                                        // sin(0)
-  CHECK(out[0][0][1].item<float>() == 1.0f);                                        // cos(0)
+  CHECK(out[0][0][0].item<float>() == 0.0f);  // sin(0)
+  CHECK(out[0][0][1].item<float>() == 1.0f);  // cos(0)
   CHECK(out[0][3][2].item<float>() == Approx(std::sin(3.0 / std::pow(10000.0, 2.0 / 6))));
   CHECK(out[0][7][5].item<float>() == Approx(std::cos(7.0 / std::pow(10000.0, 4.0 / 6))));
   CHECK(pe.parameters().empty());
@@ -73,8 +73,7 @@ TEST_CASE("TransformerEncoderLayer pre-norm: x + SA(LN(x)), then x + FFN(LN(x))"
   };
   const Tensor h = ln(x, "norm1");
   const Tensor x1 = x + std::get<0>(sa.forward(h, h, h));
-  const Tensor ff = torch::linear(torch::relu(torch::linear(ln(x1, "norm2"), param(ours, "linear1.weight"),
-                                                            param(ours, "linear1.bias"))),
+  const Tensor ff = torch::linear(torch::relu(torch::linear(ln(x1, "norm2"), param(ours, "linear1.weight"), param(ours, "linear1.bias"))),
                                   param(ours, "linear2.weight"), param(ours, "linear2.bias"));
   CHECK(max_diff(std::get<0>(ours.forward(x)), x1 + ff) < 1e-6);
 }
@@ -97,13 +96,13 @@ TEST_CASE("TransformerDecoderLayer equals torch::nn::TransformerDecoderLayer wit
   const Tensor memory_mask = torch::arange(S).unsqueeze(0) < torch::tensor({6, 2}).unsqueeze(1);
   auto [y, self_w, cross_w] = ours.forward(x, memory, {}, memory_mask);
   const Tensor causal = torch::zeros({T, T}).masked_fill(torch::ones({T, T}, torch::kBool).triu(1), -INFINITY);
-  const Tensor expected = ref->forward(x.transpose(0, 1), memory.transpose(0, 1), causal, {}, {}, memory_mask.logical_not())
-                              .transpose(0, 1);
+  const Tensor expected =
+      ref->forward(x.transpose(0, 1), memory.transpose(0, 1), causal, {}, {}, memory_mask.logical_not()).transpose(0, 1);
   CHECK(max_diff(y, expected) < 1e-5);
   CHECK(self_w.sizes() == torch::IntArrayRef({B, H, T, T}));
   CHECK(cross_w.sizes() == torch::IntArrayRef({B, H, T, S}));
-  CHECK(self_w.index({0, 0, 0, 1}).item<float>() == 0.0f);           // causal
-  CHECK(cross_w.index({1, 0, 0, 3}).item<float>() == 0.0f);          // padded memory
+  CHECK(self_w.index({0, 0, 0, 1}).item<float>() == 0.0f);   // causal
+  CHECK(cross_w.index({1, 0, 0, 3}).item<float>() == 0.0f);  // padded memory
 }
 
 TEST_CASE("Transformer layers: gradients in double precision", "[nn][grad]") {
@@ -122,6 +121,10 @@ TEST_CASE("Transformer layers: gradients in double precision", "[nn][grad]") {
   const Tensor mask = torch::tensor({{true, true, false}});
   std::vector<Tensor> enc_wrt = enc.parameters();
   enc_wrt.push_back(x);
-  check_gradients([&] { auto [y, w] = enc.forward(x, mask); return probe_sum(y, 10) + probe_sum(w, 11); }, enc_wrt,
-                  1e-6, 1e-5);
+  check_gradients(
+      [&] {
+        auto [y, w] = enc.forward(x, mask);
+        return probe_sum(y, 10) + probe_sum(w, 11);
+      },
+      enc_wrt, 1e-6, 1e-5);
 }

@@ -61,8 +61,9 @@ TEST_CASE("feature explanations: bars per feature, one chart, of the mean for se
   const report::FeatureExplanation a{{"x0", "x1"}, "label", {1.0f, -2.0f}, 0.75f, {0.2f, 0.8f}};
   const report::FeatureExplanation b{{"x0", "x1"}, "label", {0.0f, 0.0f}, 0.5f, {0.6f, 0.4f}};
   CHECK_THAT(report::to_text(a), Catch::StartsWith("P(label = 1) = 0.7500\n  x0                   1.0000  weight 0.2000 ########\n"));
-  CHECK(report::to_json(a).dump() ==
-        R"({"probability":0.75,"label":"label","features":[{"feature":"x0","value":1.0,"weight":0.20000000298023224},{"feature":"x1","value":-2.0,"weight":0.800000011920929}]})");
+  CHECK(
+      report::to_json(a).dump() ==
+      R"({"probability":0.75,"label":"label","features":[{"feature":"x0","value":1.0,"weight":0.20000000298023224},{"feature":"x1","value":-2.0,"weight":0.800000011920929}]})");
   const auto svg = report::to_svg({a, b});
   REQUIRE(svg.size() == 1);
   CHECK_THAT(svg[0], Catch::Contains("Mean attention per feature (2 rows)") && Catch::Contains("x1: 0.6000"));

@@ -13,7 +13,8 @@ TEST_CASE("a bar chart: a bar per name, its height by its value, names escaped",
   CHECK_THAT(svg, Catch::Contains("weights &lt;x&gt;") && Catch::Contains("a&amp;b"));
   const std::regex bar(R"re(<rect[^>]*height="([0-9.]+)")re");
   std::vector<double> heights;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it) heights.push_back(std::stod((*it)[1]));
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it)
+    heights.push_back(std::stod((*it)[1]));
   REQUIRE(heights.size() >= 2);
   const double a = heights[heights.size() - 2], c = heights.back();
   CHECK(c == Approx(4 * a).epsilon(0.05));  // 1.0 is four times 0.25
@@ -26,7 +27,7 @@ TEST_CASE("a heatmap: a cell per row and column, shaded by value, the same grid 
   const auto cells = std::distance(std::sregex_iterator(svg.begin(), svg.end(), cell), std::sregex_iterator());
   CHECK(cells >= 6);
   const std::string text = report::text_heatmap({"x", "y"}, {"a", "b", "c"}, values);
-  CHECK(std::count(text.begin(), text.end(), '\n') >= 2);  // a header and a line per row
+  CHECK(std::count(text.begin(), text.end(), '\n') >= 2);          // a header and a line per row
   CHECK_THAT(text, Catch::Contains("x") && Catch::Contains("@"));  // 1.0 is the darkest shade
 }
 

@@ -42,7 +42,9 @@ class EchoModel : public tasks::TrainedModel {
   }
   std::vector<models::Method> methods() const override { return {models::Method::kAttention, models::Method::kIntegratedGradients}; }
   std::vector<tasks::Input> read_inputs(const std::vector<std::string>&, const data::Inputs&,
-                                        const std::function<std::vector<std::string>()>&) const override { return {}; }
+                                        const std::function<std::vector<std::string>()>&) const override {
+    return {};
+  }
   nlohmann::ordered_json describe() const override { return {}; }
   std::vector<std::string> examples() const override { return {}; }
   void check(const std::vector<tasks::Input>&) const override {}
@@ -118,7 +120,8 @@ TEST_CASE("requests from many threads run together, each gets its own results", 
   std::vector<std::thread> clients;
   std::vector<std::future<server::Results>> futures(16);
   for (int i = 0; i < 16; ++i)
-    clients.emplace_back([&, i] { futures[static_cast<std::size_t>(i)] = batcher.submit(0, Mode::kPredict, texts({"t" + std::to_string(i)})); });
+    clients.emplace_back(
+        [&, i] { futures[static_cast<std::size_t>(i)] = batcher.submit(0, Mode::kPredict, texts({"t" + std::to_string(i)})); });
   for (auto& c : clients) c.join();
   CHECK(batcher.queued() == 16);
   model.release();

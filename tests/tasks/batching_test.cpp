@@ -1,8 +1,8 @@
 // Batches: bucketed by length, shuffled by seed, scored back into row order.
 #include <algorithm>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/tasks/batching.h"
 
@@ -52,9 +52,8 @@ TEST_CASE("for_each_bucket: buckets by length, and positions put results back in
   CHECK(placed == rows);
   // A long row does not make a batch of short ones pay its length.
   std::vector<std::vector<std::int64_t>> seen;
-  tasks::for_each_bucket({0, 1, 2, 3}, {5, 200, 3, 4}, 64, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>&) {
-    seen.push_back(batch);
-  });
+  tasks::for_each_bucket({0, 1, 2, 3}, {5, 200, 3, 4}, 64,
+                         [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>&) { seen.push_back(batch); });
   CHECK(seen == std::vector<std::vector<std::int64_t>>{{2, 3, 0}, {1}});
 }
 

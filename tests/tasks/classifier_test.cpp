@@ -21,7 +21,8 @@ TEST_CASE("positive weights: negatives / positives per label over the training r
 }
 
 TEST_CASE("binary loss: cross-entropy of logits, Keras' binary accuracy at logit 0", "[tasks][classifier]") {
-  const torch::Tensor logits = torch::tensor({2.0f, -1.0f, 0.5f, -3.0f}).view({2, 2}), y = torch::tensor({1.0f, 0.0f, 0.0f, 0.0f}).view({2, 2});
+  const torch::Tensor logits = torch::tensor({2.0f, -1.0f, 0.5f, -3.0f}).view({2, 2}),
+                      y = torch::tensor({1.0f, 0.0f, 0.0f, 0.0f}).view({2, 2});
   const tasks::Loss l = tasks::binary_loss(logits, y, {});
   CHECK(l.value.item<float>() == Approx(torch::binary_cross_entropy_with_logits(logits, y).item<float>()));
   CHECK(l.accuracy == Approx(0.75));  // the 0.5 logit of a 0 label is wrong

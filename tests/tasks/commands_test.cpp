@@ -13,7 +13,8 @@ namespace {
 /// A small feature-attention run on rows "a,b,label" (label = a > b).
 std::string feature_run(const fs::path& dir) {
   std::vector<std::string> rows;
-  for (int i = 0; i < 120; ++i) rows.push_back(std::to_string(i % 7 * 0.1) + "," + std::to_string(i % 5 * 0.1) + "," + (i % 7 > i % 5 ? "1" : "0"));
+  for (int i = 0; i < 120; ++i)
+    rows.push_back(std::to_string(i % 7 * 0.1) + "," + std::to_string(i % 5 * 0.1) + "," + (i % 7 > i % 5 ? "1" : "0"));
   const std::string csv = write_csv(dir / "f.csv", "a,b,label", rows);
   train_run("feature-attention", (dir / "run").string(), {{"csv", csv}}, nlohmann::json::object(), {{"epochs", 2}, {"batch_size", 16}});
   return csv;
@@ -80,7 +81,8 @@ TEST_CASE("commands: export writes one loadable file, models and summary describ
   CHECK_THAT(tasks::export_model((dir / "run").string(), to), Catch::Contains("wrote " + to + " (feature-attention)"));
   CHECK_NOTHROW(tasks::open_model(to));
   CHECK_THAT(tasks::summarize("bilstm-attention", nlohmann::json::object()), Catch::Contains("Total params: 2,666,567"));
-  for (const auto& entry : models::models()) CHECK_THAT(tasks::summarize(entry.name, nlohmann::json::object()), Catch::Contains("Total params: "));
+  for (const auto& entry : models::models())
+    CHECK_THAT(tasks::summarize(entry.name, nlohmann::json::object()), Catch::Contains("Total params: "));
   CHECK_THAT(tasks::summarize((dir / "run").string(), nlohmann::json::object()), Catch::Contains("Total params:"));
   CHECK_THROWS_WITH(tasks::export_model((dir / "none").string(), to), Catch::Contains("no such file"));
   fs::remove_all(dir);

@@ -55,7 +55,7 @@ class Toy : public tasks::Erasures {
 
 TEST_CASE("erasure: the top ceil(k n / 100) by score, ties by position", "[tasks][faithfulness]") {
   const std::vector<float> s = {0.1f, 0.5f, 0.5f, 0.2f};
-  CHECK(tasks::erasure(s, 1, true) == std::vector<std::uint8_t>{0, 1, 0, 0});   // ceil(0.04) = 1: the first of the tied
+  CHECK(tasks::erasure(s, 1, true) == std::vector<std::uint8_t>{0, 1, 0, 0});    // ceil(0.04) = 1: the first of the tied
   CHECK(tasks::erasure(s, 50, false) == std::vector<std::uint8_t>{1, 0, 0, 1});  // 2 removed
   CHECK(tasks::erasure(s, 20, true) == std::vector<std::uint8_t>{0, 1, 0, 0});   // ceil(0.8) = 1
 }

@@ -22,7 +22,7 @@ TEST_CASE("features: evaluate on a run's validation rows reproduces its last val
   std::vector<std::string> rows;
   while (std::getline(lines, line)) rows.push_back(line);
   const auto last = train_run("feature-attention", (dir / "run").string(), {{"csv", write_csv(dir / "f.csv", header, rows)}}, {},
-                          {{"epochs", 4}, {"batch_size", 64}, {"lr", 0.01}, {"seed", 1}});
+                              {{"epochs", 4}, {"batch_size", 64}, {"lr", 0.01}, {"seed", 1}});
   const auto model = tasks::open_model((dir / "run").string());
   CHECK(model->saved().config.at("training").at("val_split") == 0.3);  // the seed's recipe, from the registry
   data::Inputs none;
@@ -75,10 +75,16 @@ TEST_CASE("features: evaluate on a run's validation rows reproduces its last val
   const auto explained = model->explain({row}, 64, o);
   const auto j = explained->json(0);
   CHECK(j.at("baseline_kind") == "training mean");
-  for (std::size_t f = 0; f < 4; ++f) CHECK(j.at("baseline")[f].get<double>() == Approx(sums[f] / static_cast<double>(rows.size())).margin(1e-4));
+  for (std::size_t f = 0; f < 4; ++f)
+    CHECK(j.at("baseline")[f].get<double>() == Approx(sums[f] / static_cast<double>(rows.size())).margin(1e-4));
   const std::vector<float> baseline = j.at("baseline");
-  const auto p_of = [&](std::vector<float> values) { return model->predict({{"", std::move(values)}}, 1)[0].at("probability").get<double>(); };
-  const auto z_of = [&](const std::vector<float>& values) { const double p = p_of(values); return std::log(p / (1 - p)); };
+  const auto p_of = [&](std::vector<float> values) {
+    return model->predict({{"", std::move(values)}}, 1)[0].at("probability").get<double>();
+  };
+  const auto z_of = [&](const std::vector<float>& values) {
+    const double p = p_of(values);
+    return std::log(p / (1 - p));
+  };
   const auto& imp = j.at("importance");
   double integrated = 0;
   for (std::size_t f = 0; f < 4; ++f) {
@@ -96,6 +102,12 @@ TEST_CASE("features: evaluate on a run's validation rows reproduces its last val
   }
   CHECK(integrated == Approx(z_of(row.values) - z_of(baseline)).margin(1e-3));
   CHECK(std::abs(j.at("integrated_gradients").at("completeness_gap").at("label").get<double>()) < 1e-3);
-  CHECK_THROWS_WITH(model->explain({row}, 64, [&] { auto bad = o; bad.label = "spam"; return bad; }()), Catch::Contains("--label: 'spam'"));
+  CHECK_THROWS_WITH(model->explain({row}, 64,
+                                   [&] {
+                                     auto bad = o;
+                                     bad.label = "spam";
+                                     return bad;
+                                   }()),
+                    Catch::Contains("--label: 'spam'"));
   fs::remove_all(dir);
 }

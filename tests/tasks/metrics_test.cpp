@@ -38,7 +38,7 @@ TEST_CASE("classifier metrics as JSON: per-label AUC always an object (null wher
   CHECK(one.at("rows") == 2);
   const auto two = tasks::to_json(tasks::binary_metrics({0.2f, 0.8f, 0.4f, 0.1f}, {0, 1, 1, 1}, 2), {"toxic", "threat"});
   CHECK(two.at("auc").at("threat").is_null());  // only one class present
-  CHECK(two.at("mean_auc") == 1.0);  // the mean of the defined ones
+  CHECK(two.at("mean_auc") == 1.0);             // the mean of the defined ones
   CHECK(tasks::to_json(tasks::binary_metrics({0.5f}, {1}, 1), {"y"}).at("mean_auc").is_null());
 }
 

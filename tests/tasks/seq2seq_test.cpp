@@ -34,7 +34,7 @@ TEST_CASE("seq2seq-attention learns seed 003's toy pairs exactly, with every sco
     INFO(style << " / " << score);
     const std::string run = (dir / (score + "-" + style)).string();
     train_run("seq2seq-attention", run, {{"csv", csv}}, {{"score", score}, {"style", style}, {"units", 32}, {"embed_dim", 16}},
-          {{"epochs", 30}, {"batch_size", 12}, {"val_split", 0.0}, {"lr", 0.01}});
+              {{"epochs", 30}, {"batch_size", 12}, {"val_split", 0.0}, {"lr", 0.01}});
     const auto model = tasks::open_model(run);
     std::vector<tasks::Input> inputs;
     for (const auto& p : kPairs) inputs.push_back({p.first, {}});
@@ -64,8 +64,9 @@ TEST_CASE("seq2seq: evaluate on a run's validation rows reproduces its last vali
   std::vector<std::string> rows;
   for (int i = 0; i < 200; ++i) rows.push_back(std::to_string(i) + "," + std::to_string(i * 7 % 1000));
   const std::string csv = write_csv(dir / "numbers.csv", "n,m", rows);
-  const auto last = train_run("seq2seq-attention", (dir / "run").string(), {{"csv", csv}, {"source-column", "n"}, {"target-column", "m"}},
-                          {{"units", 8}, {"embed_dim", 4}}, {{"epochs", 2}, {"batch_size", 16}, {"val_split", 0.25}, {"lr", 0.01}, {"seed", 1}});
+  const auto last =
+      train_run("seq2seq-attention", (dir / "run").string(), {{"csv", csv}, {"source-column", "n"}, {"target-column", "m"}},
+                {{"units", 8}, {"embed_dim", 4}}, {{"epochs", 2}, {"batch_size", 16}, {"val_split", 0.25}, {"lr", 0.01}, {"seed", 1}});
   const auto model = tasks::open_model((dir / "run").string());
   data::Inputs none;
   const auto data = model->open_csv(write_csv(dir / "val.csv", "n,m", std::vector<std::string>(rows.end() - 50, rows.end())), none, 1);
@@ -99,7 +100,8 @@ TEST_CASE("seq2seq importance: per output character over the source, complete an
   const std::size_t out = j.at("output_tokens").size(), src = j.at("source_tokens").size();
   REQUIRE(src == text.size());
   REQUIRE(out > 0);
-  for (const char* m : {"attention", "integrated-gradients", "leave-one-out", "gradient"}) CHECK(j.at("importance").at(m).size() == out * src);
+  for (const char* m : {"attention", "integrated-gradients", "leave-one-out", "gradient"})
+    CHECK(j.at("importance").at(m).size() == out * src);
   CHECK(j.at("importance").at("attention") == j.at("attention"));
   const auto& gaps = j.at("integrated_gradients").at("completeness_gap");
   REQUIRE(gaps.size() == out);
@@ -116,7 +118,8 @@ TEST_CASE("seq2seq importance: per output character over the source, complete an
     const text::Sequence ids = source.texts_to_sequences({text}).front();
     torch::NoGradGuard no_grad;
     const torch::Tensor logits = s2s.logits(torch::tensor(std::vector<std::int64_t>(ids.begin(), ids.end()), torch::kInt64).view({1, -1}),
-                                            torch::tensor(in, torch::kInt64).view({1, -1})).scores;
+                                            torch::tensor(in, torch::kInt64).view({1, -1}))
+                                     .scores;
     return torch::softmax(logits[0], -1);  // [out, V]
   };
   const torch::Tensor whole = probabilities(text), without = probabilities(text.substr(1));
@@ -125,6 +128,12 @@ TEST_CASE("seq2seq importance: per output character over the source, complete an
     CHECK(j.at("importance").at("leave-one-out")[k * src].get<double>() ==
           Approx(whole[row][y].item<double>() - without[row][y].item<double>()).margin(1e-5));
   }
-  CHECK_THROWS_WITH(model->explain({{"1", {}}}, 8, [&] { auto bad = o; bad.label = "x"; return bad; }()), Catch::Contains("--label"));
+  CHECK_THROWS_WITH(model->explain({{"1", {}}}, 8,
+                                   [&] {
+                                     auto bad = o;
+                                     bad.label = "x";
+                                     return bad;
+                                   }()),
+                    Catch::Contains("--label"));
   fs::remove_all(dir);
 }

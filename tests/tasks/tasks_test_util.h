@@ -5,10 +5,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
-#include <mutex>
-#include <thread>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -110,8 +110,9 @@ inline std::vector<std::string> text_rows(int count) {
 }
 
 /// Trains `model` on `inputs` (given values) into `dir` with `training` settings; returns the last metrics.jsonl record.
-inline nlohmann::json train_run(const std::string& model, const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs,
-                            const nlohmann::json& overrides, nlohmann::json training) {
+inline nlohmann::json train_run(const std::string& model, const std::string& dir,
+                                const std::vector<std::pair<std::string, std::string>>& inputs, const nlohmann::json& overrides,
+                                nlohmann::json training) {
   attn::train::TrainRequest r;
   r.model = model;
   r.model_overrides = overrides;

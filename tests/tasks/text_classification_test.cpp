@@ -16,7 +16,8 @@ namespace {
 models::TextClassifier tiny_classifier(std::int64_t labels) {
   torch::manual_seed(3);
   const auto& entry = models::find_model("bilstm-attention");
-  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", labels}, {"embed_dim", 8}, {"lstm_units", 4}}), nn::Runtime::kNative);
+  torch::jit::Module m = entry.build(
+      models::resolve_config(entry, {{"num_words", 50}, {"labels", labels}, {"embed_dim", 8}, {"lstm_units", 4}}), nn::Runtime::kNative);
   m.eval();
   return models::TextClassifier(m);
 }
@@ -112,8 +113,9 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
   const auto dir = scratch("text_eval");
   const auto rows = text_rows(250);
   const std::string csv = write_csv(dir / "train.csv", "id,comment_text,bad,rude", rows);
-  const auto last = train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
-                          {{"embed_dim", 8}, {"lstm_units", 4}}, {{"epochs", 2}, {"batch_size", 32}, {"val_split", 0.2}, {"lr", 0.01}, {"seed", 3}});
+  const auto last =
+      train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
+                {{"embed_dim", 8}, {"lstm_units", 4}}, {{"epochs", 2}, {"batch_size", 32}, {"val_split", 0.2}, {"lr", 0.01}, {"seed", 3}});
   const std::string val = write_csv(dir / "val.csv", "id,comment_text,bad,rude", std::vector<std::string>(rows.end() - 50, rows.end()));
   const auto model = tasks::open_model((dir / "run").string());
   // Its example inputs (the page's, a server's warm-up) come from its own data: the last rows.
@@ -138,7 +140,8 @@ TEST_CASE("evaluate on a run's validation rows reproduces its last validation me
   for (const char* key : {"loss", "mean_auc", "accuracy"})
     CHECK(std::abs(shared.at(key).get<double>() - e.metrics.at(key).get<double>()) <= 1e-6);
   // predict, the cheap path, gives what explain gives, whatever the batch mates and their lengths.
-  const std::vector<tasks::Input> in = {{"thanks good edit stupid", {}}, {"sucks", {}}, {"page fine see talk source good edit", {}}, {"zzz", {}}};
+  const std::vector<tasks::Input> in = {
+      {"thanks good edit stupid", {}}, {"sucks", {}}, {"page fine see talk source good edit", {}}, {"zzz", {}}};
   const auto predicted = model->predict(in, 2);
   const auto explained = model->explain(in);
   REQUIRE(predicted.size() == in.size());
@@ -221,7 +224,8 @@ TEST_CASE("importance methods on a small model: finite differences, completeness
         norm += g * g;
         dot += g * x[0][t][d].item<double>();
       }
-      CHECK(e.importance[1].scores[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)] == Approx(std::sqrt(norm)).margin(1e-5).epsilon(1e-3));
+      CHECK(e.importance[1].scores[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)] ==
+            Approx(std::sqrt(norm)).margin(1e-5).epsilon(1e-3));
       CHECK(e.importance[2].scores[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)] == Approx(dot).margin(1e-5).epsilon(1e-3));
     }
     // Completeness: integrated gradients add up to z(x) - z(zero embeddings), and the reported gap says how closely.
@@ -284,12 +288,13 @@ TEST_CASE("importance of texts in batches is each text's alone, empty texts get 
   CHECK(report::to_json_line(batched[1]).find("null") == std::string::npos);
 }
 
-TEST_CASE("the transformer's attention rollout: one score per token, summing to 1 like the pooling it rolls back", "[tasks][text][importance]") {
+TEST_CASE("the transformer's attention rollout: one score per token, summing to 1 like the pooling it rolls back",
+          "[tasks][text][importance]") {
   torch::manual_seed(5);
   const auto& entry = models::find_model("transformer-classifier");
-  torch::jit::Module m = entry.build(models::resolve_config(entry, {{"num_words", 50}, {"labels", 2}, {"d_model", 8}, {"heads", 2},
-                                                                   {"feedforward", 16}, {"layers", 2}}),
-                                     nn::Runtime::kNative);
+  torch::jit::Module m = entry.build(
+      models::resolve_config(entry, {{"num_words", 50}, {"labels", 2}, {"d_model", 8}, {"heads", 2}, {"feedforward", 16}, {"layers", 2}}),
+      nn::Runtime::kNative);
   m.eval();
   models::TextClassifier model(m);
   tasks::TextDataConfig config;
@@ -304,6 +309,6 @@ TEST_CASE("the transformer's attention rollout: one score per token, summing to 
   double sum = 0;
   for (float v : rollout) sum += v;
   CHECK(sum == Approx(1.0).epsilon(1e-5));
-  CHECK(e.importance[0].scores[1] == rollout);  // the same for every label
+  CHECK(e.importance[0].scores[1] == rollout);               // the same for every label
   CHECK(std::abs(e.integrated.completeness_gap[0]) < 1e-3);  // the gradient methods run on the transformer too
 }

@@ -76,15 +76,13 @@ TEST_CASE("columns are found by header name", "[csv]") {
   CsvReader csv(in, "train.csv");
   CHECK(csv.column("toxic") == 2);
   CHECK_FALSE(csv.find_column("nope"));
-  CHECK_THROWS_WITH(csv.column("nope"), Catch::Contains("train.csv:1: no column 'nope'") &&
-                                            Catch::Contains("columns: id, comment_text, toxic"));
+  CHECK_THROWS_WITH(csv.column("nope"),
+                    Catch::Contains("train.csv:1: no column 'nope'") && Catch::Contains("columns: id, comment_text, toxic"));
 }
 
 TEST_CASE("malformed CSV names file, line and column", "[csv]") {
-  CHECK_THAT(error_of("id,text\n1,ok\n2,\"never closed\n3,x\n"),
-             Catch::Contains("mem.csv:3: column 2 (text): unterminated quoted field"));
-  CHECK_THAT(error_of("id,text\n1,ok\n2,a,extra\n"), Catch::Contains("mem.csv:3: expected 2 fields") &&
-                                                          Catch::Contains("found 3"));
+  CHECK_THAT(error_of("id,text\n1,ok\n2,\"never closed\n3,x\n"), Catch::Contains("mem.csv:3: column 2 (text): unterminated quoted field"));
+  CHECK_THAT(error_of("id,text\n1,ok\n2,a,extra\n"), Catch::Contains("mem.csv:3: expected 2 fields") && Catch::Contains("found 3"));
   CHECK_THAT(error_of("id,text\n1,\"a\"b\n"), Catch::Contains("mem.csv:2: column 2 (text): unexpected character 'b'"));
   CHECK_THAT(error_of("id,text\n1,\"line\nbad \xC3\x28\"\n"),
              Catch::Contains("mem.csv:3: column 2 (text): invalid UTF-8 (byte 0xC3 at offset 9"));

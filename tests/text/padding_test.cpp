@@ -27,9 +27,11 @@ TEST_CASE("pad_sequences post/post and a fill value", "[padding]") {
   o.padding = Side::kPost;
   o.truncating = Side::kPost;
   o.value = -1;
-  CHECK(rows_of(pad_sequences(std::vector<Sequence>{{1, 2, 3, 4}, {5}}, o)) == std::vector<std::vector<std::int32_t>>{{1, 2, 3}, {5, -1, -1}});
+  CHECK(rows_of(pad_sequences(std::vector<Sequence>{{1, 2, 3, 4}, {5}}, o)) ==
+        std::vector<std::vector<std::int32_t>>{{1, 2, 3}, {5, -1, -1}});
   o.padding = Side::kPre;
-  CHECK(rows_of(pad_sequences(std::vector<Sequence>{{1, 2, 3, 4}, {5}}, o)) == std::vector<std::vector<std::int32_t>>{{1, 2, 3}, {-1, -1, 5}});
+  CHECK(rows_of(pad_sequences(std::vector<Sequence>{{1, 2, 3, 4}, {5}}, o)) ==
+        std::vector<std::vector<std::int32_t>>{{1, 2, 3}, {-1, -1, 5}});
 }
 
 TEST_CASE("pad_sequences without maxlen uses the longest row", "[padding]") {

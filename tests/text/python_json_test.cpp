@@ -28,14 +28,14 @@ TEST_CASE("append_string: json.dumps(str) with ensure_ascii, short escapes and s
   // All printable ASCII: only '"' and '\' change.
   std::string printable;
   for (int c = 0x20; c < 0x7F; ++c) printable += static_cast<char>(c);
-  CHECK(dumps(printable) ==
-        R"py(" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~")py");
+  CHECK(dumps(printable) == R"py(" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~")py");
   // Control characters: the seven short escapes, \u00XX (lowercase hex) for the rest and for DEL.
   std::string controls;
   for (int c = 0; c < 0x20; ++c) controls += static_cast<char>(c);
   controls += '\x7F';
-  CHECK(dumps(controls) == R"py("\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f)py"
-                           R"py(\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f\u007f")py");
+  CHECK(dumps(controls) ==
+        R"py("\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f)py"
+        R"py(\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f\u007f")py");
   // Non-ASCII: 2- and 3-byte UTF-8 as one \uXXXX, 4-byte as a UTF-16 surrogate pair.
   CHECK(dumps("é中\u2028\uFFFF") == R"py("\u00e9\u4e2d\u2028\uffff")py");
   CHECK(dumps("😀\U00010000\U0010FFFF") == R"py("\ud83d\ude00\ud800\udc00\udbff\udfff")py");
@@ -89,7 +89,9 @@ TEST_CASE("NestedDictWriter: json.dumps(json.dumps(d)), the tables inside Keras'
     w.key("neg");
     w.number(-7);
     w.close();
-    CHECK(out == R"py("{\"the\": 2, \"q\\\"uote\": 1, \"back\\\\slash\": 3, \"caf\\u00e9\": 4, \"cr\\r\": 5, \"\\ud83d\\ude00\": 6, \"neg\": -7}")py");
+    CHECK(
+        out ==
+        R"py("{\"the\": 2, \"q\\\"uote\": 1, \"back\\\\slash\": 3, \"caf\\u00e9\": 4, \"cr\\r\": 5, \"\\ud83d\\ude00\": 6, \"neg\": -7}")py");
   }
   SECTION("int keys, string values (index_word)") {
     std::string out;

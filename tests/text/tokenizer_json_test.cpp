@@ -85,4 +85,3 @@ TEST_CASE("a tokenizer loaded only to apply it applies it exactly as the full on
     }
   }
 }
-

@@ -17,8 +17,8 @@ Tokenizer make(TokenizerOptions o = {}) { return Tokenizer(std::move(o)); }
 TEST_CASE("lowercase is Python's full str.lower", "[unicode]") {
   using attn::text::python_lower;
   CHECK(python_lower("İstanbul") == "i\xCC\x87stanbul");  // i + U+0307
-  CHECK(python_lower("ΟΔΥΣΣΕΥΣ") == "οδυσσευς");           // final sigma
-  CHECK(python_lower("ΣΑΣ's") == "σασ's");                  // not final: a cased letter follows the '
+  CHECK(python_lower("ΟΔΥΣΣΕΥΣ") == "οδυσσευς");          // final sigma
+  CHECK(python_lower("ΣΑΣ's") == "σασ's");                // not final: a cased letter follows the '
   CHECK(python_lower("Σ") == "σ");
   CHECK(python_lower("ẞ ß") == "ß ß");
   CHECK(python_lower("\u212A\u212B") == "k\u00E5");  // KELVIN, ANGSTROM
@@ -31,7 +31,7 @@ TEST_CASE("UTF-8 validation", "[unicode]") {
   CHECK(find_invalid_utf8("plain ascii") == std::string_view::npos);
   CHECK(find_invalid_utf8("é中😀") == std::string_view::npos);
   CHECK(find_invalid_utf8("ab\xFF") == 2);
-  CHECK(find_invalid_utf8("\xE4\xB8") == 0);       // truncated
+  CHECK(find_invalid_utf8("\xE4\xB8") == 0);          // truncated
   CHECK(find_invalid_utf8("\xF4\x90\x80\x80") == 0);  // above U+10FFFF
 }
 
@@ -155,7 +155,8 @@ TEST_CASE("to_json escapes quotes and backslashes in words twice, as json.dumps(
   const std::string j = t.to_json();
   // Keras: json.dumps({'a"b\\c': 1, ...}) gives {"a\"b\\c": 1, ...}; that string dumped again:
   CHECK(j.find(R"("word_counts": "{\"a\\\"b\\\\c\": 1, \"x\": 1, \"\\\\u00e9\": 1, \"tab\\tend\": 1}")") != std::string::npos);
-  CHECK(j.find(R"("index_word": "{\"1\": \"a\\\"b\\\\c\", \"2\": \"x\", \"3\": \"\\\\u00e9\", \"4\": \"tab\\tend\"}")") != std::string::npos);
+  CHECK(j.find(R"("index_word": "{\"1\": \"a\\\"b\\\\c\", \"2\": \"x\", \"3\": \"\\\\u00e9\", \"4\": \"tab\\tend\"}")") !=
+        std::string::npos);
   CHECK(Tokenizer::from_json(j).to_json() == j);
 }
 
@@ -171,16 +172,14 @@ TEST_CASE("from_json round-trips and rejects bad files naming the key", "[tokeni
   CHECK(u.texts_to_sequences(texts) == t.texts_to_sequences(texts));
 
   CHECK_THROWS_WITH(Tokenizer::from_json("{", "tok.json"), Catch::Contains("tok.json: not valid JSON"));
-  CHECK_THROWS_WITH(Tokenizer::from_json(R"({"class_name": "Tokenizer"})", "tok.json"),
-                    Catch::Contains("tok.json: config: missing"));
+  CHECK_THROWS_WITH(Tokenizer::from_json(R"({"class_name": "Tokenizer"})", "tok.json"), Catch::Contains("tok.json: config: missing"));
   std::string j = t.to_json();
   j.replace(j.find("\"lower\": true"), 13, "\"lower\": 1");
   CHECK_THROWS_WITH(Tokenizer::from_json(j, "tok.json"), Catch::Contains("tok.json: config.lower: expected true or false"));
   j = t.to_json();
   j.replace(j.find("\"word_index\": \""), 15, "\"word_index\": \"[");
   CHECK_THROWS_WITH(Tokenizer::from_json(j, "tok.json"), Catch::Contains("tok.json: config.word_index"));
-  CHECK_THROWS_WITH(Tokenizer::from_json(R"({"class_name": "Sequential", "config": {}})", "m.json"),
-                    Catch::Contains("m.json: class_name"));
+  CHECK_THROWS_WITH(Tokenizer::from_json(R"({"class_name": "Sequential", "config": {}})", "m.json"), Catch::Contains("m.json: class_name"));
 }
 
 TEST_CASE("an empty split is rejected", "[tokenizer]") {

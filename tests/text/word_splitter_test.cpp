@@ -61,8 +61,8 @@ TEST_CASE("WordSplitter: lower=false keeps case, and split (of any length) is th
   CHECK(words("a b|c,d||e", with_split("|")) == Words{"a b", "c", "d", "e"});
   CHECK(words("aXYb c.d", with_split("XY", false)) == Words{"a", "b c", "d"});
   CHECK(words("a·b c!d", with_split("·")) == Words{"a", "b c", "d"});  // a multi-byte split
-  CHECK(words("x--y", with_split("--")) == Words{"x", "y"});             // '-' is a filter, replaced by "--"
-  CHECK(words("aaa", with_split("aa")) == Words{"a"});                   // Python's "aaa".split("aa") == ["", "a"]
+  CHECK(words("x--y", with_split("--")) == Words{"x", "y"});           // '-' is a filter, replaced by "--"
+  CHECK(words("aaa", with_split("aa")) == Words{"a"});                 // Python's "aaa".split("aa") == ["", "a"]
 }
 
 TEST_CASE("WordSplitter: filters are code points, not bytes", "[text][words]") {

@@ -2,8 +2,8 @@
 // same checkpoints in both directions, the same bits for any thread count.
 #include <sstream>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/train/adam.h"
 

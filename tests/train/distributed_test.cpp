@@ -10,8 +10,8 @@
 #include <functional>
 #include <thread>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/data/prepare.h"
 #include "attn/data/toxic_corpus.h"
@@ -83,8 +83,13 @@ torch::jit::Module small_seq2seq(const tasks::Dataset& data) {
 torch::jit::Module small_model() {
   torch::manual_seed(5);
   const auto& entry = models::find_model("bilstm-attention");
-  return entry.build(models::resolve_config(entry, {{"num_words", 20000}, {"embed_dim", 8}, {"lstm_units", 4},
-                                                    {"spatial_dropout", 0.0}, {"lstm_dropout", 0.0}, {"recurrent_dropout", 0.0}}), nn::Runtime::kNative);
+  return entry.build(models::resolve_config(entry, {{"num_words", 20000},
+                                                    {"embed_dim", 8},
+                                                    {"lstm_units", 4},
+                                                    {"spatial_dropout", 0.0},
+                                                    {"lstm_dropout", 0.0},
+                                                    {"recurrent_dropout", 0.0}}),
+                     nn::Runtime::kNative);
 }
 
 /// Runs body(rank, workers) as two connected workers, one thread each; returns each one's error ("" if none).
@@ -122,7 +127,8 @@ struct WorkerRun {
 };
 
 /// Trains models[rank] on two connected workers with the same data and options.
-std::vector<WorkerRun> train_on_two_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data, const train::TrainOptions& o) {
+std::vector<WorkerRun> train_on_two_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data,
+                                            const train::TrainOptions& o) {
   std::vector<WorkerRun> runs(2);
   const std::atomic<bool> no_stop{false};
   const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
@@ -141,7 +147,8 @@ std::vector<WorkerRun> train_on_two_workers(std::vector<torch::jit::Module>& mod
 }  // namespace
 
 TEST_CASE("torchrun's environment: the worker's place, and a malformed variable named", "[train][distributed]") {
-  for (const char* k : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "GLOO_SOCKET_IFNAME"})
+  for (const char* k :
+       {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "GLOO_SOCKET_IFNAME"})
     ::unsetenv(k);
   auto p = train::worker_place_from_environment();
   CHECK(p.world_size == 1);

@@ -15,11 +15,23 @@ namespace {
 /// A value other than the default for every flag, as a user would type it. A new row needs one
 /// here (the first test fails until it has one).
 const std::map<std::string, std::string> kSamples = {
-    {"epochs", "7"},           {"batch-size", "48"},        {"lr", "0.02"},          {"val-split", "0.25"},
-    {"seed", "11"},            {"no-bucket", ""},           {"early-stopping-patience", "3"},
-    {"monitor", "val_mean_auc"}, {"lr-schedule", "cosine"}, {"lr-factor", "0.5"},     {"lr-patience", "4"},
-    {"min-lr", "0.001"},       {"warmup-steps", "100"},     {"clip-norm", "1.5"},     {"pos-weight", "auto"},
-    {"embeddings", "glove.txt"}, {"freeze-embeddings", ""},
+    {"epochs", "7"},
+    {"batch-size", "48"},
+    {"lr", "0.02"},
+    {"val-split", "0.25"},
+    {"seed", "11"},
+    {"no-bucket", ""},
+    {"early-stopping-patience", "3"},
+    {"monitor", "val_mean_auc"},
+    {"lr-schedule", "cosine"},
+    {"lr-factor", "0.5"},
+    {"lr-patience", "4"},
+    {"min-lr", "0.001"},
+    {"warmup-steps", "100"},
+    {"clip-norm", "1.5"},
+    {"pos-weight", "auto"},
+    {"embeddings", "glove.txt"},
+    {"freeze-embeddings", ""},
 };
 
 }  // namespace
@@ -63,7 +75,8 @@ TEST_CASE("the training table: bad values name their flag, schedules are a close
   CHECK_THROWS_WITH(train::training_overrides(schedule),
                     "--lr-schedule must be constant, reduce-on-plateau, warmup-linear or cosine, got 'triangle'");
   CHECK_THROWS_WITH(train::effective_options({}, {{"epochs", 0}}), "--epochs must be >= 1, got 0");
-  CHECK_THROWS_WITH(train::effective_options({}, {{"lr_schedule", "triangle"}}), Catch::Contains("training setting") && Catch::Contains("triangle"));
+  CHECK_THROWS_WITH(train::effective_options({}, {{"lr_schedule", "triangle"}}),
+                    Catch::Contains("training setting") && Catch::Contains("triangle"));
   CHECK_THROWS_WITH(train::effective_options({}, {{"epochz", 3}}), "no training setting 'epochz'");
   CHECK_THROWS_WITH(train::effective_options({}, {{"freeze_embeddings", true}}), "--freeze-embeddings needs --embeddings");
   CHECK(train::monitor_mode("val_loss") == train::MonitorMode::kMinimize);

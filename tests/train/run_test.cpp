@@ -9,12 +9,12 @@
 
 #include <zlib.h>
 
+#include "../tasks/tasks_test_util.h"
 #include "attn/io/atomic_file.h"
 #include "attn/models/kinds.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/task.h"
 #include "attn/train/run.h"
-#include "../tasks/tasks_test_util.h"
 
 using namespace attn;
 namespace fs = std::filesystem;
@@ -108,14 +108,17 @@ TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data f
     CHECK(run.epochs_done() == 2);
   }
   feature_csv(dir / "run" / "data", 61);  // the run's copy of its CSV changes
-  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("data.rows was 60") && Catch::Contains("changed since"));
+  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()),
+                    Catch::Contains("data.rows was 60") && Catch::Contains("changed since"));
   io::write_file_atomic((dir / "run" / "config.json").string(), "{\"model\": 3}");
-  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()), Catch::Contains("config.json: not a run configuration"));
+  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()),
+                    Catch::Contains("config.json: not a run configuration"));
   // A number of the wrong kind is refused by name, never converted (1e49 into an int is undefined
   // behaviour; the config fuzzer found it).
   io::write_file_atomic((dir / "run" / "config.json").string(), R"({"model": "feature-attention", "training": {"epochs": 1e49}})");
-  CHECK_THROWS_WITH(train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()),
-                    Catch::Contains("config.json: not a run configuration") && Catch::Contains("\"training.epochs\" must be an integer, got 1e+49"));
+  CHECK_THROWS_WITH(
+      train::TrainingRun::resume((dir / "run").string(), nlohmann::json::object()),
+      Catch::Contains("config.json: not a run configuration") && Catch::Contains("\"training.epochs\" must be an integer, got 1e+49"));
   fs::remove_all(dir);
 }
 
@@ -124,9 +127,10 @@ TEST_CASE("early stopping: training ends after patience epochs without improveme
   const auto rows = tasks_test::text_rows(200);
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", rows);
   // val_rows never improves after epoch 1: the run stops after epoch 3 with epoch 1 as its best.
-  const auto last = tasks_test::train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
-                                          {{"embed_dim", 8}, {"lstm_units", 4}},
-                                          {{"epochs", 10}, {"batch_size", 16}, {"lr", 0.02}, {"early_stopping_patience", 2}, {"monitor", "val_rows"}});
+  const auto last =
+      tasks_test::train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
+                            {{"embed_dim", 8}, {"lstm_units", 4}},
+                            {{"epochs", 10}, {"batch_size", 16}, {"lr", 0.02}, {"early_stopping_patience", 2}, {"monitor", "val_rows"}});
   CHECK(last.at("epoch") == 3);
   std::vector<nlohmann::json> epochs;
   {
@@ -138,8 +142,8 @@ TEST_CASE("early stopping: training ends after patience epochs without improveme
   CHECK(epochs[0].at("val_loss") != epochs[2].at("val_loss"));
   const auto model = tasks::open_model((dir / "run").string());
   data::Inputs none;
-  const auto val = model->open_csv(tasks_test::write_csv(dir / "v.csv", "id,comment_text,bad,rude",
-                                                         std::vector<std::string>(rows.end() - 40, rows.end())), none, 1);
+  const auto val = model->open_csv(
+      tasks_test::write_csv(dir / "v.csv", "id,comment_text,bad,rude", std::vector<std::string>(rows.end() - 40, rows.end())), none, 1);
   const auto e = val->evaluate(model->module(), tasks::all_rows(val->rows()), {});
   CHECK(std::abs(e.metrics.at("loss").get<double>() - epochs[0].at("val_loss").get<double>()) <= 1e-6);  // the best, not the last
   // checkpoint.pt holds the last epoch: --resume continues from epoch 3.
@@ -156,11 +160,13 @@ void write_gz(const fs::path& path, const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case too), frozen, coverage reported", "[train][run][embeddings]") {
+TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case too), frozen, coverage reported",
+          "[train][run][embeddings]") {
   const auto dir = scratch("vectors");
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(120));
   std::string vectors = "5 8\n";
-  const std::vector<std::pair<std::string, float>> words = {{"thanks", 0.5f}, {"Stupid", -0.25f}, {"good", 1.0f}, {"zebra", 2.0f}, {"edit", 0.125f}};
+  const std::vector<std::pair<std::string, float>> words = {
+      {"thanks", 0.5f}, {"Stupid", -0.25f}, {"good", 1.0f}, {"zebra", 2.0f}, {"edit", 0.125f}};
   for (const auto& [w, v] : words) {
     vectors += w;
     for (int i = 0; i < 8; ++i) vectors += " " + std::to_string(v + 0.01f * static_cast<float>(i));
@@ -168,8 +174,9 @@ TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case t
   }
   write_gz(dir / "vectors.vec.gz", vectors);
   const std::vector<std::pair<std::string, std::string>> inputs = {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}};
-  tasks_test::train_run("bilstm-attention", (dir / "frozen").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 4}},
-                        {{"epochs", 1}, {"batch_size", 16}, {"embeddings", (dir / "vectors.vec.gz").string()}, {"freeze_embeddings", true}});
+  tasks_test::train_run(
+      "bilstm-attention", (dir / "frozen").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 4}},
+      {{"epochs", 1}, {"batch_size", 16}, {"embeddings", (dir / "vectors.vec.gz").string()}, {"freeze_embeddings", true}});
   const models::SavedModel saved = models::load_model((dir / "frozen").string(), nn::Runtime::kPortable);
   const auto& coverage = saved.config.at("embeddings");
   CHECK(coverage.at("words_found") == 4);  // thanks, stupid (from "Stupid"), good, edit; zebra is not in the data

@@ -3,18 +3,18 @@
 
 #include <atomic>
 #include <cmath>
-#include <iomanip>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+#include <catch2/catch.hpp>
 
 #include "attn/data/prepare.h"
-#include "attn/io/checksum.h"
-#include "attn/io/atomic_file.h"
 #include "attn/data/toxic_corpus.h"
+#include "attn/io/atomic_file.h"
+#include "attn/io/checksum.h"
 #include "attn/models/registry.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/train/trainer.h"
@@ -81,7 +81,12 @@ TEST_CASE("Trainer: same seed, same metrics, an interrupted run resumes exactly"
   int batches = 0;
   {
     train::Trainer t(tiny_model(), data, nullptr, tiny_options());
-    CHECK_FALSE(t.run(stop, [&](const train::Progress&) { if (++batches == 4) stop = true; }, nullptr));
+    CHECK_FALSE(t.run(
+        stop,
+        [&](const train::Progress&) {
+          if (++batches == 4) stop = true;
+        },
+        nullptr));
     t.save_checkpoint(ckpt);
   }
   std::vector<double> resumed;
@@ -92,7 +97,8 @@ TEST_CASE("Trainer: same seed, same metrics, an interrupted run resumes exactly"
     resumed.push_back(e.loss);
     resumed.push_back(e.validation.at("loss").get<double>());
   }));
-  for (std::size_t i = 0; i < resumed.size(); ++i) UNSCOPED_INFO(i << ": " << std::setprecision(17) << resumed[i] << " vs " << losses[0][i]);
+  for (std::size_t i = 0; i < resumed.size(); ++i)
+    UNSCOPED_INFO(i << ": " << std::setprecision(17) << resumed[i] << " vs " << losses[0][i]);
   CHECK(resumed == losses[0]);
 }
 
@@ -102,7 +108,8 @@ TEST_CASE("Trainer: a checkpoint of another model is refused with the path", "[t
   const std::string ckpt = (std::filesystem::temp_directory_path() / ("attn_ckpt2_" + std::to_string(::getpid()) + ".pt")).string();
   train::Trainer(tiny_model(), data, nullptr, tiny_options()).save_checkpoint(ckpt);
   const auto& entry = models::find_model("bilstm-attention");
-  train::Trainer other(entry.build(models::resolve_config(entry, {{"embed_dim", 8}, {"lstm_units", 5}}), nn::Runtime::kNative), data, nullptr, tiny_options());
+  train::Trainer other(entry.build(models::resolve_config(entry, {{"embed_dim", 8}, {"lstm_units", 5}}), nn::Runtime::kNative), data,
+                       nullptr, tiny_options());
   CHECK_THROWS_WITH(other.load_checkpoint(ckpt), Catch::Contains(ckpt) && Catch::Contains("shape"));
   CHECK_THROWS_WITH(other.load_checkpoint("/nonexistent/ckpt.pt"), Catch::Contains("/nonexistent/ckpt.pt"));
   std::remove(ckpt.c_str());
@@ -122,12 +129,17 @@ Epochs train_epochs(const tasks::Dataset& data, const train::TrainOptions& o, in
   int batches = 0;
   train::Trainer t(tiny_model(), data, nullptr, o);
   if (!ckpt.empty() && stop_after_batches == 0) t.load_checkpoint(ckpt);
-  const bool done = t.run(stop, [&](const train::Progress&) { ++out.batches; if (stop_after_batches && ++batches == stop_after_batches) stop = true; },
-                          [&](const train::EpochRecord& e) {
-                            out.losses.push_back(e.validation.at("loss").get<double>());
-                            out.lrs.push_back(e.lr);
-                            out.best.push_back(e.best);
-                          });
+  const bool done = t.run(
+      stop,
+      [&](const train::Progress&) {
+        ++out.batches;
+        if (stop_after_batches && ++batches == stop_after_batches) stop = true;
+      },
+      [&](const train::EpochRecord& e) {
+        out.losses.push_back(e.validation.at("loss").get<double>());
+        out.lrs.push_back(e.lr);
+        out.best.push_back(e.best);
+      });
   if (!done) t.save_checkpoint(ckpt);
   return out;
 }

@@ -51,9 +51,7 @@ std::vector<std::string> fields_of(const std::string& line) {
   return out;
 }
 
-bool is_integer(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
+bool is_integer(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
 }  // namespace
 
@@ -91,8 +89,7 @@ WordVectors read_word_vectors(const std::string& path, const std::unordered_set<
       const std::string& s = f[static_cast<std::size_t>(i) + 1];
       char* end = nullptr;
       v[static_cast<std::size_t>(i)] = std::strtof(s.c_str(), &end);
-      if (end == s.c_str() || *end != '\0')
-        throw std::runtime_error(path + ":" + std::to_string(number) + ": '" + s + "' is not a number");
+      if (end == s.c_str() || *end != '\0') throw std::runtime_error(path + ":" + std::to_string(number) + ": '" + s + "' is not a number");
     }
     if (key == word) {
       if (out.vectors.count(key)) --out.lowercase_matches;  // a case variant came first

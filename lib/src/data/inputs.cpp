@@ -38,8 +38,7 @@ std::int64_t Inputs::integer(const std::string& name) const {
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || errno == ERANGE)
-    throw std::invalid_argument("--" + name + ": '" + s + "' is not an integer");
+  if (s.empty() || *end != '\0' || errno == ERANGE) throw std::invalid_argument("--" + name + ": '" + s + "' is not an integer");
   return v;
 }
 

@@ -47,9 +47,9 @@ nlohmann::ordered_json length_report(const text::SequenceBatch& seqs) {
 
 /// The tokenizer to fit (a new one with the options' settings) or to apply (the one given, or read from its file).
 text::Tokenizer starting_tokenizer(const PrepareOptions& o, bool fitting) {
-  return fitting                     ? text::Tokenizer(o.tokenizer)
+  return fitting                    ? text::Tokenizer(o.tokenizer)
          : o.apply_loaded_tokenizer ? *o.apply_loaded_tokenizer
-                                     : text::Tokenizer::from_json(io::read_file(o.apply_tokenizer), o.apply_tokenizer);
+                                    : text::Tokenizer::from_json(io::read_file(o.apply_tokenizer), o.apply_tokenizer);
 }
 
 /// Reads the CSV in blocks: their ids and labels into `data`, their texts into `stream` (whose workers tokenise them meanwhile).
@@ -125,7 +125,8 @@ Prepared prepare_csv(const PrepareOptions& o) {
   const double tokenize_s = seconds_since(t0) - read_s;
 
   const auto t2 = std::chrono::steady_clock::now();
-  data.x = o.pad_in_memory ? text::pad_sequences(seqs, o.pad, fitting ? std::max(1, o.threads - 1) : o.threads) : text::pad_shape(seqs, o.pad);
+  data.x =
+      o.pad_in_memory ? text::pad_sequences(seqs, o.pad, fitting ? std::max(1, o.threads - 1) : o.threads) : text::pad_shape(seqs, o.pad);
   data.label_names = columns.label_names;
   data.padding = o.pad.padding;
   const double pad_s = seconds_since(t2);
@@ -147,8 +148,8 @@ Prepared prepare_csv(const PrepareOptions& o) {
   if (!data.label_names.empty()) report["label_positive_rate"] = label_positive_rates(data);
   report["threads"] = o.threads;
   if (!o.pad_in_memory) out.sequences = std::move(seqs);
-  report["seconds"] = {{"read_csv_while_tokenizing", read_s}, {"finish_tokenizing", tokenize_s}, {"pad", pad_s},
-                       {"total", seconds_since(t0)}};
+  report["seconds"] = {
+      {"read_csv_while_tokenizing", read_s}, {"finish_tokenizing", tokenize_s}, {"pad", pad_s}, {"total", seconds_since(t0)}};
   return out;
 }
 
@@ -158,13 +159,11 @@ void write_prepared_dir(const Prepared& p, const std::string& dir) {
   io::ensure_directory(dir);
   io::StagedFiles files;
   const std::string tokenizer_path = files.stage(dir + "/tokenizer.json");
-  auto tokenizer_written = std::async(std::launch::async, [&] {
-    files.write(tokenizer_path, p.tokenizer_json.valid() ? p.tokenizer_json.get() : p.tokenizer.to_json());
+  auto tokenizer_written = std::async(
+      std::launch::async, [&] { files.write(tokenizer_path, p.tokenizer_json.valid() ? p.tokenizer_json.get() : p.tokenizer.to_json()); });
+  io::write_prepared(files.stage(dir + "/data.pt"), p.data, p.threads, [&p](std::int64_t first, std::int64_t count, std::int32_t* out) {
+    text::pad_rows_into(p.sequences, p.pad, p.data.x.cols, first, count, out);
   });
-  io::write_prepared(files.stage(dir + "/data.pt"), p.data, p.threads,
-                     [&p](std::int64_t first, std::int64_t count, std::int32_t* out) {
-                       text::pad_rows_into(p.sequences, p.pad, p.data.x.cols, first, count, out);
-                     });
   tokenizer_written.get();
   nlohmann::ordered_json report = p.report;
   report["seconds"]["write"] = seconds_since(t0);
@@ -187,13 +186,13 @@ std::string summary(const Prepared& p) {
                 to.num_words && *to.num_words ? (", indices below " + std::to_string(*to.num_words) + " kept").c_str() : "");
   s += buf;
   std::snprintf(buf, sizeof buf, "  tokens     %lld in all: %lld emitted, %lld beyond num_words, %lld unknown%s; %lld cut by maxlen\n",
-                tokens["total"].get<long long>(), tokens["emitted"].get<long long>(),
-                tokens["beyond_num_words"].get<long long>(), tokens["unknown"].get<long long>(),
-                to.oov_token ? " (both as the OOV index)" : " (both dropped)", tokens["truncated_by_maxlen"].get<long long>());
+                tokens["total"].get<long long>(), tokens["emitted"].get<long long>(), tokens["beyond_num_words"].get<long long>(),
+                tokens["unknown"].get<long long>(), to.oov_token ? " (both as the OOV index)" : " (both dropped)",
+                tokens["truncated_by_maxlen"].get<long long>());
   s += buf;
   std::snprintf(buf, sizeof buf, "  lengths    mean %.1f, median %.0f, p95 %.0f, max %lld; %lld empty rows\n",
-                lengths["mean"].get<double>(), lengths["p50"].get<double>(), lengths["p95"].get<double>(),
-                lengths["max"].get<long long>(), lengths["empty_rows"].get<long long>());
+                lengths["mean"].get<double>(), lengths["p50"].get<double>(), lengths["p95"].get<double>(), lengths["max"].get<long long>(),
+                lengths["empty_rows"].get<long long>());
   s += buf;
   return s;
 }
@@ -252,8 +251,8 @@ std::vector<InputSpec> tokenizer_inputs() {
        kTokenizerGroup},
       {"no-lower", "Do not lowercase (Keras lower=False)", "", K::kFlag, kTokenizerGroup},
       {"char-level", "Every character is a token (Keras char_level=True)", "", K::kFlag, kTokenizerGroup},
-      {"filters", "Characters replaced by the separator (default: Keras' ASCII punctuation except ', TAB, LF)", "",
-       K::kValue, kTokenizerGroup},
+      {"filters", "Characters replaced by the separator (default: Keras' ASCII punctuation except ', TAB, LF)", "", K::kValue,
+       kTokenizerGroup},
       {"split", "Separator string (default: one space)", "", K::kValue, kTokenizerGroup},
   };
 }
@@ -314,8 +313,7 @@ PrepareOptions prepare_options(const Inputs& in, int threads) {
   const auto tokenizer_set = tokenizer_inputs();
   if (in.given("tokenizer")) {
     for (const InputSpec& s : tokenizer_set)
-      if (in.given(s.name))
-        throw std::invalid_argument("tokenizer settings come from --tokenizer; drop --" + s.name);
+      if (in.given(s.name)) throw std::invalid_argument("tokenizer settings come from --tokenizer; drop --" + s.name);
     o.apply_tokenizer = in.text("tokenizer");
   }
   o.tokenizer = tokenizer_options(in);  // validated even when unused

@@ -1,11 +1,11 @@
 #include "attn/data/synthetic.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <sstream>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include <unicode/datefmt.h>
@@ -73,8 +73,8 @@ void write_feature_corpus(std::ostream& out, const FeatureCorpusOptions& o) {
 
 namespace {
 
-const char* const kPatterns[] = {"d MMM y",   "d MMMM y",  "dd MMM y",  "d MMM, y", "d MMMM, y",
-                                 "dd, MMM y", "d MM yy",   "MMMM d y",  "MMMM d, y", "dd.MM.yy"};
+const char* const kPatterns[] = {"d MMM y",   "d MMMM y", "dd MMM y", "d MMM, y",  "d MMMM, y",
+                                 "dd, MMM y", "d MM yy",  "MMMM d y", "MMMM d, y", "dd.MM.yy"};
 
 /// Days since 1970-01-01 of a civil date, and back (proleptic Gregorian; H. Hinnant's algorithms).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
@@ -108,8 +108,7 @@ LocaleFormats formats_for(const std::string& name) {
   // Always the Gregorian calendar (a th_TH or fa_IR default calendar would render other years),
   // with the locale's language and formats.
   LocaleFormats lf{icu::Locale((name + "@calendar=gregorian").c_str()), {}};
-  if (lf.locale.isBogus() || std::string(lf.locale.getLanguage()).empty())
-    throw std::invalid_argument("unknown locale '" + name + "'");
+  if (lf.locale.isBogus() || std::string(lf.locale.getLanguage()).empty()) throw std::invalid_argument("unknown locale '" + name + "'");
   // A locale ICU has no data for falls back to the root locale: refuse it rather than emit root formats.
   bool known = false;
   int32_t count = 0;
@@ -164,9 +163,14 @@ void write_date_corpus(std::ostream& out, const DateCorpusOptions& o) {
     icu::UnicodeString text;
     lf.formats[pick_format(rng)]->format(static_cast<UDate>(z) * 86400000.0, text);
     switch (pick_case(rng)) {  // as rendered, lower case, upper case
-      case 1: text.toLower(lf.locale); break;
-      case 2: text.toUpper(lf.locale); break;
-      default: break;
+      case 1:
+        text.toLower(lf.locale);
+        break;
+      case 2:
+        text.toUpper(lf.locale);
+        break;
+      default:
+        break;
     }
     std::string human;
     text.toUTF8String(human);

@@ -11,8 +11,8 @@ namespace attn::data {
 namespace {
 
 [[noreturn]] void fail(const text::CsvReader& csv, std::int64_t line, std::size_t column, const std::string& what) {
-  throw text::CsvError(csv.name() + ":" + std::to_string(line) + ": column " + std::to_string(column + 1) + " (" +
-                       csv.header()[column] + "): " + what);
+  throw text::CsvError(csv.name() + ":" + std::to_string(line) + ": column " + std::to_string(column + 1) + " (" + csv.header()[column] +
+                       "): " + what);
 }
 
 float parse_number(const text::CsvReader& csv, const text::CsvRecord& rec, std::size_t column) {
@@ -30,8 +30,8 @@ float parse_number(const text::CsvReader& csv, const text::CsvRecord& rec, std::
 
 }  // namespace
 
-FeatureTable read_feature_csv(const std::string& path, const std::vector<std::string>& features,
-                              const std::string& label_column, bool label_optional, const std::string& id_column) {
+FeatureTable read_feature_csv(const std::string& path, const std::vector<std::string>& features, const std::string& label_column,
+                              bool label_optional, const std::string& id_column) {
   text::CsvReader csv(path);
   FeatureTable t;
   std::optional<std::size_t> label_col = csv.find_column(label_column);
@@ -70,8 +70,7 @@ FeatureTable read_feature_csv(const std::string& path, const std::vector<std::st
   return t;
 }
 
-PairTable read_pair_csv(const std::string& path, const std::string& source_column, const std::string& target_column,
-                        bool target_optional) {
+PairTable read_pair_csv(const std::string& path, const std::string& source_column, const std::string& target_column, bool target_optional) {
   text::CsvReader csv(path);
   const std::size_t source = csv.column(source_column);
   std::optional<std::size_t> target = csv.find_column(target_column);

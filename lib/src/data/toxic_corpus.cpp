@@ -14,21 +14,25 @@ namespace {
 
 // Everyday Wikipedia-talk vocabulary, most frequent first (drawn Zipf-like).
 const char* kCommon[] = {
-    "the", "to", "of", "and", "a", "i", "you", "is", "that", "in", "it", "for", "this", "not", "on", "be", "as",
-    "have", "are", "your", "with", "if", "article", "was", "page", "or", "but", "wikipedia", "an", "my", "by", "from",
-    "at", "please", "about", "can", "talk", "so", "what", "there", "all", "me", "would", "will", "no", "they", "one",
-    "do", "should", "edit", "which", "has", "just", "been", "any", "like", "more", "also", "other", "some", "think",
-    "know", "here", "see", "because", "source", "people", "only", "how", "he", "thanks", "time", "discussion",
-    "section", "edits", "why", "who", "now", "deletion", "use", "sources", "make", "information", "may", "even",
-    "user", "am", "thank", "could", "it's", "list", "did", "first", "new", "image", "does", "good", "well", "help",
-    "i'm", "see", "name", "added", "reference", "history", "point", "work", "block", "articles", "link", "fact",
-    "editors", "policy", "content", "deleted", "question", "free", "need", "added", "removed", "comment", "better",
-    "since", "way", "really", "read", "those", "still", "editing", "notable", "agree", "citation", "reason",
-    "template", "change", "revert", "consensus", "neutral", "review", "years", "book", "page's", "title", "war",
-    "city", "school", "music", "album", "film", "team", "season", "government", "history", "language", "town",
-    "ice", "cream", "food", "summer", "weather", "coffee", "recipe", "cake", "chocolate", "holiday",
-    "family", "world", "president", "river", "church", "university", "county", "station", "game", "series",
-    "café", "naïve", "über", "résumé", "—", "…", "don’t", "“quote”", "😀", "🙂", "İstanbul", "ΣΟΦΙΑ", "Москва", "東京"};
+    "the",        "to",         "of",          "and",       "a",       "i",        "you",       "is",        "that",     "in",
+    "it",         "for",        "this",        "not",       "on",      "be",       "as",        "have",      "are",      "your",
+    "with",       "if",         "article",     "was",       "page",    "or",       "but",       "wikipedia", "an",       "my",
+    "by",         "from",       "at",          "please",    "about",   "can",      "talk",      "so",        "what",     "there",
+    "all",        "me",         "would",       "will",      "no",      "they",     "one",       "do",        "should",   "edit",
+    "which",      "has",        "just",        "been",      "any",     "like",     "more",      "also",      "other",    "some",
+    "think",      "know",       "here",        "see",       "because", "source",   "people",    "only",      "how",      "he",
+    "thanks",     "time",       "discussion",  "section",   "edits",   "why",      "who",       "now",       "deletion", "use",
+    "sources",    "make",       "information", "may",       "even",    "user",     "am",        "thank",     "could",    "it's",
+    "list",       "did",        "first",       "new",       "image",   "does",     "good",      "well",      "help",     "i'm",
+    "see",        "name",       "added",       "reference", "history", "point",    "work",      "block",     "articles", "link",
+    "fact",       "editors",    "policy",      "content",   "deleted", "question", "free",      "need",      "added",    "removed",
+    "comment",    "better",     "since",       "way",       "really",  "read",     "those",     "still",     "editing",  "notable",
+    "agree",      "citation",   "reason",      "template",  "change",  "revert",   "consensus", "neutral",   "review",   "years",
+    "book",       "page's",     "title",       "war",       "city",    "school",   "music",     "album",     "film",     "team",
+    "season",     "government", "history",     "language",  "town",    "ice",      "cream",     "food",      "summer",   "weather",
+    "coffee",     "recipe",     "cake",        "chocolate", "holiday", "family",   "world",     "president", "river",    "church",
+    "university", "county",     "station",     "game",      "series",  "café",     "naïve",     "über",      "résumé",   "—",
+    "…",          "don’t",      "“quote”",     "😀",         "🙂",    "İstanbul", "ΣΟΦΙΑ",     "Москва",    "東京"};
 
 // Words that make a comment toxic, and the labels each one carries besides toxic.
 struct Trigger {
@@ -36,17 +40,14 @@ struct Trigger {
   bool obscene, threat, insult, identity;
 };
 const Trigger kTriggers[] = {
-    {"stupid", false, false, true, false},     {"idiot", false, false, true, false},
-    {"moron", false, false, true, false},      {"loser", false, false, true, false},
-    {"pathetic", false, false, true, false},   {"sucks", true, false, false, false},
-    {"worthless", false, false, true, false},  {"crap", true, false, false, false},
-    {"damn", true, false, false, false},       {"garbage", true, false, false, false},
-    {"dumb", false, false, true, false},       {"fool", false, false, true, false},
-    {"disgusting", false, false, true, false}, {"hate", false, false, false, false},
-    {"shut", false, false, false, false},      {"ugly", false, false, true, false},
+    {"stupid", false, false, true, false},     {"idiot", false, false, true, false},    {"moron", false, false, true, false},
+    {"loser", false, false, true, false},      {"pathetic", false, false, true, false}, {"sucks", true, false, false, false},
+    {"worthless", false, false, true, false},  {"crap", true, false, false, false},     {"damn", true, false, false, false},
+    {"garbage", true, false, false, false},    {"dumb", false, false, true, false},     {"fool", false, false, true, false},
+    {"disgusting", false, false, true, false}, {"hate", false, false, false, false},    {"shut", false, false, false, false},
+    {"ugly", false, false, true, false},
 };
-const char* kThreat[] = {"i will hurt you", "i will find you", "you will regret this", "watch your back",
-                         "i am going to destroy you"};
+const char* kThreat[] = {"i will hurt you", "i will find you", "you will regret this", "watch your back", "i am going to destroy you"};
 const char* kIdentity[] = {"foreigners", "outsiders", "those immigrants", "their religion", "those people"};
 const char* kIntensifiers[] = {"totally", "absolutely", "so", "really", "extremely"};
 
@@ -87,8 +88,7 @@ void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& o) {
       }
       if (coin(rng) < 0.15) {
         identity = 1;
-        words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)),
-                     std::string("i hate ") + pick(kIdentity));
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), std::string("i hate ") + pick(kIdentity));
       }
       severe = (n_triggers >= 3 || (threat && n_triggers >= 2)) ? 1 : 0;
     }
@@ -106,8 +106,8 @@ void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& o) {
     if (!toxic) severe = obscene = threat = insult = identity = 0;  // keep every label inside toxic
     char id[17];
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
-    out << '"' << id << "\"," << text::csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat
-        << ',' << insult << ',' << identity << '\n';
+    out << '"' << id << "\"," << text::csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat << ',' << insult
+        << ',' << identity << '\n';
   }
 }
 

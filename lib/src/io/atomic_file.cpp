@@ -1,5 +1,7 @@
 #include "attn/io/atomic_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -7,15 +9,11 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace attn::io {
 namespace {
 
-std::string temporary_name(const std::string& path) {
-  return path + ".tmp." + std::to_string(::getpid());
-}
+std::string temporary_name(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
 
 /// What a failed write does with the file it wrote: remove it (a temporary), or keep it (a device).
 enum class OnFailure { kRemove, kKeep };

@@ -29,8 +29,10 @@ void check_torchscript_code(std::string_view code, const std::string& what) {
     for (std::size_t i = 0; i < line.size(); ++i) {  // the brackets this line leaves open (strings and comments skipped)
       const char c = line[i];
       if (quote) {
-        if (c == '\\') ++i;
-        else if (c == quote) quote = 0;
+        if (c == '\\')
+          ++i;
+        else if (c == quote)
+          quote = 0;
       } else if (c == '"' || c == '\'') {
         quote = c;
       } else if (c == '#') {
@@ -58,7 +60,8 @@ void check_torchscript_code(std::string_view code, const std::string& what) {
     while (n < statement.size() && identifier_char(statement[n])) ++n;
     std::size_t k = n;
     while (k < statement.size() && (statement[k] == ' ' || statement[k] == '\t')) ++k;
-    const bool untyped_assignment = n > 0 && k < statement.size() && statement[k] == '=' && (k + 1 == statement.size() || statement[k + 1] != '=');
+    const bool untyped_assignment =
+        n > 0 && k < statement.size() && statement[k] == '=' && (k + 1 == statement.size() || statement[k + 1] != '=');
     if (!untyped_assignment) continue;
     const std::string_view name = statement.substr(0, n);
     bool metadata = false;

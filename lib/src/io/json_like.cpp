@@ -28,8 +28,7 @@ void check_like(const nlohmann::json& value, const nlohmann::json& example, cons
   if (!same_kind(value, example)) {
     std::string shown = value.dump();
     if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-    throw std::invalid_argument((where.empty() ? "the document" : "\"" + where + "\"") + " must be " + kind_of(example) +
-                                ", got " + shown);
+    throw std::invalid_argument((where.empty() ? "the document" : "\"" + where + "\"") + " must be " + kind_of(example) + ", got " + shown);
   }
   if (example.is_object()) {
     for (const auto& item : example.items()) {
@@ -37,8 +36,7 @@ void check_like(const nlohmann::json& value, const nlohmann::json& example, cons
       if (it != value.end()) check_like(*it, item.value(), where.empty() ? item.key() : where + "." + item.key());
     }
   } else if (example.is_array() && !example.empty()) {
-    for (std::size_t i = 0; i < value.size(); ++i)
-      check_like(value[i], example[0], where + "[" + std::to_string(i) + "]");
+    for (std::size_t i = 0; i < value.size(); ++i) check_like(value[i], example[0], where + "[" + std::to_string(i) + "]");
   }
 }
 

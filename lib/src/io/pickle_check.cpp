@@ -24,24 +24,89 @@ struct Layout {
 Layout layout_of(unsigned char op) {
   switch (op) {
     // No argument.
-    case '(': case '.': case '0': case '1': case '2': case 'N': case 'Q': case 'R': case 'a': case 'b':
-    case 'd': case '}': case 'e': case 'l': case ']': case 'o': case 's': case 't': case ')': case 'u':
-    case 0x81: case 0x85: case 0x86: case 0x87: case 0x88: case 0x89: case 0x8f: case 0x90: case 0x91:
-    case 0x92: case 0x93: case 0x94: case 0x97: case 0x98:
+    case '(':
+    case '.':
+    case '0':
+    case '1':
+    case '2':
+    case 'N':
+    case 'Q':
+    case 'R':
+    case 'a':
+    case 'b':
+    case 'd':
+    case '}':
+    case 'e':
+    case 'l':
+    case ']':
+    case 'o':
+    case 's':
+    case 't':
+    case ')':
+    case 'u':
+    case 0x81:
+    case 0x85:
+    case 0x86:
+    case 0x87:
+    case 0x88:
+    case 0x89:
+    case 0x8f:
+    case 0x90:
+    case 0x91:
+    case 0x92:
+    case 0x93:
+    case 0x94:
+    case 0x97:
+    case 0x98:
       return {Arg::kNone, 0};
     // Fixed-size arguments.
-    case 'K': case 'h': case 'q': case 0x80: case 0x82: return {Arg::kFixed, 1};
-    case 'M': case 0x83: return {Arg::kFixed, 2};
-    case 'J': case 'j': case 'r': case 0x84: return {Arg::kFixed, 4};
-    case 'G': case 0x95: return {Arg::kFixed, 8};
+    case 'K':
+    case 'h':
+    case 'q':
+    case 0x80:
+    case 0x82:
+      return {Arg::kFixed, 1};
+    case 'M':
+    case 0x83:
+      return {Arg::kFixed, 2};
+    case 'J':
+    case 'j':
+    case 'r':
+    case 0x84:
+      return {Arg::kFixed, 4};
+    case 'G':
+    case 0x95:
+      return {Arg::kFixed, 8};
     // Text lines.
-    case 'I': case 'L': case 'F': case 'S': case 'V': case 'g': case 'p': case 'P': return {Arg::kLine, 0};
-    case 'c': case 'i': return {Arg::kTwoLines, 0};
+    case 'I':
+    case 'L':
+    case 'F':
+    case 'S':
+    case 'V':
+    case 'g':
+    case 'p':
+    case 'P':
+      return {Arg::kLine, 0};
+    case 'c':
+    case 'i':
+      return {Arg::kTwoLines, 0};
     // Length-prefixed data.
-    case 'U': case 'C': case 0x8c: case 0x8a: return {Arg::kLength, 1};
-    case 'T': case 'B': case 'X': case 0x8b: return {Arg::kLength, 4};
-    case 0x8d: case 0x8e: case 0x96: return {Arg::kLength, 8};
-    default: return {};
+    case 'U':
+    case 'C':
+    case 0x8c:
+    case 0x8a:
+      return {Arg::kLength, 1};
+    case 'T':
+    case 'B':
+    case 'X':
+    case 0x8b:
+      return {Arg::kLength, 4};
+    case 0x8d:
+    case 0x8e:
+    case 0x96:
+      return {Arg::kLength, 8};
+    default:
+      return {};
   }
 }
 
@@ -63,7 +128,8 @@ void check_pickle(std::string_view bytes, const std::string& what) {
     const Layout l = layout_of(op);
     const std::size_t left = bytes.size() - at;
     switch (l.arg) {
-      case Arg::kBadOpcode: fail(start, "unknown opcode " + std::to_string(op));
+      case Arg::kBadOpcode:
+        fail(start, "unknown opcode " + std::to_string(op));
       case Arg::kNone:
         if (op == '.') return;  // STOP
         break;
@@ -77,8 +143,13 @@ void check_pickle(std::string_view bytes, const std::string& what) {
         }
         at += l.size;
         break;
-      case Arg::kLine: skip_line(start); break;
-      case Arg::kTwoLines: skip_line(start); skip_line(start); break;
+      case Arg::kLine:
+        skip_line(start);
+        break;
+      case Arg::kTwoLines:
+        skip_line(start);
+        skip_line(start);
+        break;
       case Arg::kLength: {
         if (left < static_cast<std::size_t>(l.size)) fail(start, "truncated length");
         std::uint64_t n = 0;

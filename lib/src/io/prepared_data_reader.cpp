@@ -48,8 +48,8 @@ PreparedData read_prepared(const std::string& source) {
   c10::IValue v;
   try {
     caffe2::serialize::PyTorchStreamReader reader(source);
-    v = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", c10::nullopt, c10::nullopt,
-                                          c10::nullopt, reader);
+    v = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", c10::nullopt, c10::nullopt, c10::nullopt,
+                                          reader);
   } catch (const std::exception& e) {
     throw std::runtime_error(source + ": not a torch-saved file (" + std::string(e.what()).substr(0, 200) + ")");
   }

@@ -77,7 +77,7 @@ struct Storage {
   std::string key;
   const void* data;
   std::size_t size;
-  TensorView::Rows rows;   // instead of data: how to produce its rows
+  TensorView::Rows rows;  // instead of data: how to produce its rows
   std::size_t row_bytes;  // bytes of one row (the whole tensor for a scalar)
 };
 
@@ -85,9 +85,12 @@ std::size_t element_size(TensorView::DType t) { return t == TensorView::DType::k
 
 const char* storage_class(TensorView::DType t) {
   switch (t) {
-    case TensorView::DType::kInt32: return "IntStorage";
-    case TensorView::DType::kInt64: return "LongStorage";
-    case TensorView::DType::kFloat32: return "FloatStorage";
+    case TensorView::DType::kInt32:
+      return "IntStorage";
+    case TensorView::DType::kInt64:
+      return "LongStorage";
+    case TensorView::DType::kFloat32:
+      return "FloatStorage";
   }
   return "";
 }
@@ -197,10 +200,10 @@ class ZipWriter {
     std::size_t pad = (64 - (offset_ + header + 4) % 64) % 64;  // 4 = extra field header
     std::string h;
     put32(h, 0x04034b50);
-    put16(h, 20);  // version needed
-    put16(h, 0);   // flags
-    put16(h, 0);   // stored
-    put16(h, 0);   // time
+    put16(h, 20);    // version needed
+    put16(h, 0);     // flags
+    put16(h, 0);     // stored
+    put16(h, 0);     // time
     put16(h, 0x21);  // date 1980-01-01
     put32(h, crc);
     put32(h, static_cast<std::uint32_t>(size));

@@ -17,8 +17,7 @@ namespace attn::io {
 
 namespace {
 
-constexpr std::uint32_t kEocd = 0x06054b50, kZip64Locator = 0x07064b50, kZip64Eocd = 0x06064b50, kCentral = 0x02014b50,
-                        kLocal = 0x04034b50;
+constexpr std::uint32_t kEocd = 0x06054b50, kZip64Locator = 0x07064b50, kZip64Eocd = 0x06064b50, kCentral = 0x02014b50, kLocal = 0x04034b50;
 constexpr std::uint32_t kNone32 = 0xFFFFFFFF;
 
 std::uint64_t le(const char* p, int bytes) {

@@ -51,8 +51,7 @@ std::vector<Method> parse_methods(const std::string& list, const std::vector<Met
     for (const MethodInfo& m : all_methods())
       if (name == m.name) found = &m;
     if (!found) refuse("unknown method '" + name + "'");
-    if (std::find(available.begin(), available.end(), found->method) == available.end())
-      refuse("this model cannot give '" + name + "'");
+    if (std::find(available.begin(), available.end(), found->method) == available.end()) refuse("this model cannot give '" + name + "'");
     if (std::find(out.begin(), out.end(), found->method) == out.end()) out.push_back(found->method);
   }
   return out;

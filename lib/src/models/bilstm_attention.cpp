@@ -60,8 +60,7 @@ def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
 )";
 
 torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
-  const std::int64_t num_words = c.at("num_words"), embed = c.at("embed_dim"), units = c.at("lstm_units"),
-                     labels = c.at("labels");
+  const std::int64_t num_words = c.at("num_words"), embed = c.at("embed_dim"), units = c.at("lstm_units"), labels = c.at("labels");
   nn::require_config(num_words > 1 && embed > 0 && units > 0 && labels > 0, "bilstm-attention: sizes must be positive");
   for (const char* k : {"spatial_dropout", "lstm_dropout", "recurrent_dropout"}) {
     const double p = c.at(k);

@@ -18,8 +18,7 @@ def logits(self, x: Tensor) -> Tuple[Tensor, Tensor]:
     # x [B, D] -> (logit [B, 1], alpha [B, D])
     h, alpha = self.attention.forward(x, None)      # alpha = softmax(W x + b); h = alpha (.) x
 )";
-  for (std::size_t i = 0; i < hidden_layers; ++i)
-    s += "    h = torch.relu(self.hidden" + std::to_string(i) + ".forward(h))\n";
+  for (std::size_t i = 0; i < hidden_layers; ++i) s += "    h = torch.relu(self.hidden" + std::to_string(i) + ".forward(h))\n";
   s += R"(    return self.output.forward(h), alpha
 
 def forward(self, x: Tensor) -> Tuple[Tensor, Tensor]:
@@ -64,8 +63,7 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
   };
   const std::vector<std::int64_t> hidden = hidden_sizes(c);
   for (std::size_t i = 0; i < hidden.size(); ++i)
-    rows.push_back({"hidden" + std::to_string(i), "Dense relu", "(None, " + std::to_string(hidden[i]) + ")",
-                    "hidden" + std::to_string(i)});
+    rows.push_back({"hidden" + std::to_string(i), "Dense relu", "(None, " + std::to_string(hidden[i]) + ")", "hidden" + std::to_string(i)});
   rows.push_back({"output", "Dense sigmoid", "(None, 1)", "output"});
   return rows;
 }

@@ -7,9 +7,9 @@
 #include "attn/io/atomic_file.h"
 #include "attn/models/bilstm_attention.h"
 #include "attn/models/feature_attention.h"
+#include "attn/models/overrides.h"
 #include "attn/models/seq2seq_attention.h"
 #include "attn/models/transformer_classifier.h"
-#include "attn/models/overrides.h"
 #include "model_support.h"
 
 namespace attn::models {
@@ -75,8 +75,7 @@ void fit_exact(nlohmann::json& config, const nlohmann::json& given, const std::s
   if (!given.contains(key)) {
     config[key] = value;
   } else if (config.at(key) != value) {
-    throw std::invalid_argument("config key '" + key + "' must be the data's " + std::to_string(value) + ", got " +
-                                config.at(key).dump());
+    throw std::invalid_argument("config key '" + key + "' must be the data's " + std::to_string(value) + ", got " + config.at(key).dump());
   }
 }
 
@@ -92,8 +91,7 @@ void fit_at_least(nlohmann::json& config, const nlohmann::json& given, const std
 
 nlohmann::json parse_assignment(const std::string& assignment) {
   const std::size_t eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw std::invalid_argument("--set: expected key=value, got '" + assignment + "'");
+  if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--set: expected key=value, got '" + assignment + "'");
   const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   nlohmann::json value;
   try {
@@ -135,6 +133,5 @@ LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module
   }
   return t;
 }
-
 
 }  // namespace attn::models

@@ -162,8 +162,8 @@ SavedModel load_model(const std::string& given, nn::Runtime runtime) {
       m.module = m.entry->build(resolve_config(*m.entry, m.config.at("model_config")), nn::Runtime::kNative);
       copy_weights(m.portable, m.module);
     } catch (const std::exception& e) {
-      throw std::runtime_error(path + ": embedded config.json: key 'model_config' does not describe the model in the file (" +
-                               e.what() + ")");
+      throw std::runtime_error(path + ": embedded config.json: key 'model_config' does not describe the model in the file (" + e.what() +
+                               ")");
     }
     m.module.eval();
   }

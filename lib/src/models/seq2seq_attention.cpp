@@ -161,9 +161,10 @@ bool is_luong(const nlohmann::json& c) {
 }
 
 torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
-  const std::int64_t src_vocab = c.at("source_vocab"), tgt_vocab = c.at("target_vocab"), embed = c.at("embed_dim"),
-                     units = c.at("units"), max_src = c.at("max_source_length"), max_out = c.at("max_output_length");
-  nn::require_config(src_vocab > 1 && tgt_vocab > 3 && embed > 0 && units > 0 && max_src > 0 && max_out > 0, "seq2seq-attention: sizes must be positive (target_vocab counts padding, end and start)");
+  const std::int64_t src_vocab = c.at("source_vocab"), tgt_vocab = c.at("target_vocab"), embed = c.at("embed_dim"), units = c.at("units"),
+                     max_src = c.at("max_source_length"), max_out = c.at("max_output_length");
+  nn::require_config(src_vocab > 1 && tgt_vocab > 3 && embed > 0 && units > 0 && max_src > 0 && max_out > 0,
+                     "seq2seq-attention: sizes must be positive (target_vocab counts padding, end and start)");
   const nn::Score score = nn::parse_score(c.at("score").get<std::string>());
   const bool luong = is_luong(c);
   const std::int64_t key = 2 * units, dec = 2 * units;  // decoder as wide as the keys: every score applies
@@ -175,11 +176,11 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   }
   m.register_module("encoder", nn::script::bilstm(embed, units, 0.0, runtime));
   m.register_module("bridge", nn::script::linear(key, dec));
-  m.register_module("attention", nn::QueryKeyAttention(nn::QueryKeyAttentionOptions(dec, key)
-                                                           .score(score)
-                                                           .attention_dim(c.at("attention_dim").get<std::int64_t>())
-                                                           .max_length(max_src))
-                                     .module());
+  m.register_module(
+      "attention",
+      nn::QueryKeyAttention(
+          nn::QueryKeyAttentionOptions(dec, key).score(score).attention_dim(c.at("attention_dim").get<std::int64_t>()).max_length(max_src))
+          .module());
   if (luong) {
     m.register_module("decoder", nn::script::lstm_cell(embed + dec, dec));
     m.register_module("combine", nn::LuongOutput(key, dec, dec).module());
@@ -206,8 +207,7 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
       {"bridge", "Dense tanh (decoder start state)", "(None, " + k + ")", "bridge"},
       {"target_embedding", "Embedding (characters)", "(None, T, " + e + ")", "target_embedding"},
       {"attention", "attention, score " + c.at("score").get<std::string>(), "(None, T, S)", "attention"},
-      {"decoder", std::string("LSTM cell (") + (luong ? "Luong, input feeding" : "Bahdanau") + ")", "(None, T, " + k + ")",
-       "decoder"},
+      {"decoder", std::string("LSTM cell (") + (luong ? "Luong, input feeding" : "Bahdanau") + ")", "(None, T, " + k + ")", "decoder"},
   };
   if (luong) rows.push_back({"combine", "Dense tanh (h~ = tanh(W_c [c; s]))", "(None, T, " + k + ")", "combine"});
   rows.push_back({"output", "Dense (softmax over characters)", "(None, T, " + v + ")", "output"});

@@ -33,8 +33,7 @@ def encode_embedded(self, e: Tensor, ids: Tensor) -> Tuple[Tensor, List[Tensor]]
     x = torch.dropout(x, self.dropout, self.training)
     weights: List[Tensor] = []
 )";
-  for (std::int64_t i = 0; i < layers; ++i)
-    s += "    x, w = self.layer" + std::to_string(i) + ".forward(x, mask)\n    weights.append(w)\n";
+  for (std::int64_t i = 0; i < layers; ++i) s += "    x, w = self.layer" + std::to_string(i) + ".forward(x, mask)\n    weights.append(w)\n";
   s += R"(    return x, weights
 
 def encode(self, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
@@ -64,7 +63,8 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime) {  // no recurren
   const std::int64_t num_words = c.at("num_words"), labels = c.at("labels"), d = c.at("d_model"), heads = c.at("heads"),
                      layers = c.at("layers"), ff = c.at("feedforward"), max_length = c.at("max_length");
   const double dropout = c.at("dropout");
-  nn::require_config(num_words > 1 && labels > 0 && d > 0 && heads > 0 && layers > 0 && ff > 0 && max_length > 0, "transformer-classifier: sizes must be positive");
+  nn::require_config(num_words > 1 && labels > 0 && d > 0 && heads > 0 && layers > 0 && ff > 0 && max_length > 0,
+                     "transformer-classifier: sizes must be positive");
   nn::require_config(d % heads == 0, c10::str("transformer-classifier: d_model (", d, ") must be a multiple of heads (", heads, ")"));
   nn::require_config(dropout >= 0 && dropout < 1, "transformer-classifier: dropout must be in [0, 1)");
   auto m = nn::script::new_module("TransformerClassifier");
@@ -75,8 +75,7 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime) {  // no recurren
   m.register_module("position", nn::script::positional_encoding(d, max_length));
   for (std::int64_t i = 0; i < layers; ++i)
     m.register_module("layer" + std::to_string(i),
-                      nn::script::transformer_encoder_layer(
-                          nn::TransformerLayerOptions(d, heads).dim_feedforward(ff).dropout(dropout)));
+                      nn::script::transformer_encoder_layer(nn::TransformerLayerOptions(d, heads).dim_feedforward(ff).dropout(dropout)));
   m.register_module("attention", nn::WordAttention(nn::WordAttentionOptions(d)).module());
   m.register_module("dense", nn::script::linear(d, labels));
   m.register_attribute("scale", c10::FloatType::get(), std::sqrt(static_cast<double>(d)));

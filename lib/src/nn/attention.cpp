@@ -143,8 +143,7 @@ def forward(self, query: Tensor, keys: Tensor, mask: Optional[Tensor] = None) ->
     return context, alpha
 )";
 
-QueryKeyAttention::QueryKeyAttention(const QueryKeyAttentionOptions& o)
-    : ScriptModule(script::new_module(info(o.score()).class_name)) {
+QueryKeyAttention::QueryKeyAttention(const QueryKeyAttentionOptions& o) : ScriptModule(script::new_module(info(o.score()).class_name)) {
   require_config(o.query_dim() > 0 && o.key_dim() > 0, "QueryKeyAttention: dimensions must be positive");
   module_.register_attribute("score_name", c10::StringType::get(), std::string(info(o.score()).name));
   switch (o.score()) {
@@ -160,7 +159,9 @@ QueryKeyAttention::QueryKeyAttention(const QueryKeyAttentionOptions& o)
       break;
     case Score::kDot:
     case Score::kScaledDot:
-      require_config(o.query_dim() == o.key_dim(), c10::str("QueryKeyAttention(", info(o.score()).name, "): query_dim and key_dim must be equal, got ", o.query_dim(), " and ", o.key_dim()));
+      require_config(o.query_dim() == o.key_dim(),
+                     c10::str("QueryKeyAttention(", info(o.score()).name, "): query_dim and key_dim must be equal, got ", o.query_dim(),
+                              " and ", o.key_dim()));
       module_.register_attribute("sqrt_d", c10::FloatType::get(), std::sqrt(static_cast<double>(o.key_dim())));
       break;
     case Score::kCosine:
@@ -234,10 +235,11 @@ torch::jit::Module scaled_dot_product_attention(double dropout) {
 }
 
 torch::jit::Module multi_head_attention(const MultiHeadAttentionOptions& o) {
-  require_config(o.embed_dim() > 0 && o.num_heads() > 0 && o.embed_dim() % o.num_heads() == 0, c10::str("MultiHeadAttention: embed_dim (", o.embed_dim(), ") must be a positive multiple of num_heads (", o.num_heads(), ")"));
+  require_config(
+      o.embed_dim() > 0 && o.num_heads() > 0 && o.embed_dim() % o.num_heads() == 0,
+      c10::str("MultiHeadAttention: embed_dim (", o.embed_dim(), ") must be a positive multiple of num_heads (", o.num_heads(), ")"));
   auto m = new_module("MultiHeadAttention");
-  for (const char* name : {"q_proj", "k_proj", "v_proj", "out_proj"})
-    m.register_module(name, linear(o.embed_dim(), o.embed_dim()));
+  for (const char* name : {"q_proj", "k_proj", "v_proj", "out_proj"}) m.register_module(name, linear(o.embed_dim(), o.embed_dim()));
   m.register_module("attention", scaled_dot_product_attention(o.dropout()));
   m.register_attribute("num_heads", c10::IntType::get(), o.num_heads());
   m.register_attribute("head_dim", c10::IntType::get(), o.embed_dim() / o.num_heads());
@@ -247,10 +249,8 @@ torch::jit::Module multi_head_attention(const MultiHeadAttentionOptions& o) {
 
 }  // namespace script
 
-ScaledDotProductAttention::ScaledDotProductAttention(double dropout)
-    : ScriptModule(script::scaled_dot_product_attention(dropout)) {}
+ScaledDotProductAttention::ScaledDotProductAttention(double dropout) : ScriptModule(script::scaled_dot_product_attention(dropout)) {}
 
-MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionOptions& options)
-    : ScriptModule(script::multi_head_attention(options)) {}
+MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionOptions& options) : ScriptModule(script::multi_head_attention(options)) {}
 
 }  // namespace attn::nn

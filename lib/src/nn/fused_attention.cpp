@@ -74,8 +74,8 @@ void forward_row(float* __restrict u, const float* __restrict h, const std::uint
 /// shares of the parameters' gradients: db [D] = sum_t dz_t, dv [D] = sum_t ds_t u_t, *dc = sum_t ds_t.
 ATTN_VECTOR_CLONES
 void backward_row(float* __restrict uz, const float* __restrict h, const std::uint8_t* real, const float* __restrict v,
-                  const float* __restrict alpha, const float* __restrict gs, const float* ga, float* __restrict ds,
-                  float* __restrict dh, float* __restrict db, float* __restrict dv, float* dc, std::int64_t T, std::int64_t D) {
+                  const float* __restrict alpha, const float* __restrict gs, const float* ga, float* __restrict ds, float* __restrict dh,
+                  float* __restrict db, float* __restrict dv, float* dc, std::int64_t T, std::int64_t D) {
   float expected = 0.0f;  // sum_t alpha_t da_t
   for (std::int64_t t = 0; t < T; ++t) {
     ds[t] = real && !real[t] ? 0.0f : dot(gs, h + t * D, D) + (ga ? ga[t] : 0.0f);
@@ -125,13 +125,14 @@ using torch::autograd::tensor_list;
 
 class WordAttentionFunction : public torch::autograd::Function<WordAttentionFunction> {
  public:
-  static tensor_list forward(AutogradContext* ctx, const Tensor& h_in, const c10::optional<Tensor>& mask_in, const Tensor& weight, const Tensor& bias,
-                             const Tensor& context_weight, const Tensor& context_bias) {
+  static tensor_list forward(AutogradContext* ctx, const Tensor& h_in, const c10::optional<Tensor>& mask_in, const Tensor& weight,
+                             const Tensor& bias, const Tensor& context_weight, const Tensor& context_bias) {
     TORCH_CHECK(h_in.dim() == 3 && h_in.scalar_type() == torch::kFloat32 && h_in.device().is_cpu(),
                 "word_attention: h must be a float32 CPU tensor [B, T, D]");
     const std::int64_t B = h_in.size(0), T = h_in.size(1), D = h_in.size(2);
     const Tensor mask = mask_in ? *mask_in : Tensor();
-    TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == B && mask.size(1) == T), "word_attention: mask must be [B, T] like h");
+    TORCH_CHECK(!mask.defined() || (mask.dim() == 2 && mask.size(0) == B && mask.size(1) == T),
+                "word_attention: mask must be [B, T] like h");
     TORCH_CHECK(weight.dim() == 2 && weight.size(0) == D && weight.size(1) == D && bias.numel() == D && context_weight.numel() == D &&
                     context_bias.numel() == 1,
                 "word_attention: parameters of another size than h's D = ", D);
@@ -157,7 +158,8 @@ class WordAttentionFunction : public torch::autograd::Function<WordAttentionFunc
     ctx->save_for_backward({h, u, alpha, weight, v});
     ctx->saved_data["real"] = real;  // undefined: every step real
     ctx->saved_data["repeatable"] = RepeatableBackward::active();
-    ctx->saved_data["weight_edge"] = static_cast<std::int64_t>(real.defined() ? 2 : 1);  // autograd's inputs: h, the mask if given, weight, ...
+    ctx->saved_data["weight_edge"] =
+        static_cast<std::int64_t>(real.defined() ? 2 : 1);  // autograd's inputs: h, the mask if given, weight, ...
     return {s, alpha};
   }
 
@@ -212,13 +214,15 @@ std::tuple<Tensor, Tensor> word_attention_op(const Tensor& h, const c10::optiona
 
 std::tuple<Tensor, Tensor> word_attention(const Tensor& h, const Tensor& mask, const Tensor& weight, const Tensor& bias,
                                           const Tensor& context_weight, const Tensor& context_bias) {
-  const tensor_list out = WordAttentionFunction::apply(h, mask.defined() ? c10::optional<Tensor>(mask) : c10::nullopt, weight, bias, context_weight, context_bias);
+  const tensor_list out = WordAttentionFunction::apply(h, mask.defined() ? c10::optional<Tensor>(mask) : c10::nullopt, weight, bias,
+                                                       context_weight, context_bias);
   return {out[0], out[1]};
 }
 
 void register_fused_attention() {
   static const auto registered = torch::RegisterOperators().op(
-      "attn::word_attention(Tensor h, Tensor? mask, Tensor weight, Tensor bias, Tensor context_weight, Tensor context_bias) -> (Tensor, Tensor)",
+      "attn::word_attention(Tensor h, Tensor? mask, Tensor weight, Tensor bias, Tensor context_weight, Tensor context_bias) -> (Tensor, "
+      "Tensor)",
       &word_attention_op);
   (void)registered;
 }

@@ -107,18 +107,42 @@ void few_rows_step(float* __restrict g, const float* __restrict bias, const floa
       float* gj = g + j0 * G;
       const float* hj = h_prev + j0 * H;
       switch (std::min<std::int64_t>(12, rows - j0)) {
-        case 1: recurrent_rows<1>(gj, hj, w_hh_t, H); break;
-        case 2: recurrent_rows<2>(gj, hj, w_hh_t, H); break;
-        case 3: recurrent_rows<3>(gj, hj, w_hh_t, H); break;
-        case 4: recurrent_rows<4>(gj, hj, w_hh_t, H); break;
-        case 5: recurrent_rows<5>(gj, hj, w_hh_t, H); break;
-        case 6: recurrent_rows<6>(gj, hj, w_hh_t, H); break;
-        case 7: recurrent_rows<7>(gj, hj, w_hh_t, H); break;
-        case 8: recurrent_rows<8>(gj, hj, w_hh_t, H); break;
-        case 9: recurrent_rows<9>(gj, hj, w_hh_t, H); break;
-        case 10: recurrent_rows<10>(gj, hj, w_hh_t, H); break;
-        case 11: recurrent_rows<11>(gj, hj, w_hh_t, H); break;
-        default: recurrent_rows<12>(gj, hj, w_hh_t, H); break;
+        case 1:
+          recurrent_rows<1>(gj, hj, w_hh_t, H);
+          break;
+        case 2:
+          recurrent_rows<2>(gj, hj, w_hh_t, H);
+          break;
+        case 3:
+          recurrent_rows<3>(gj, hj, w_hh_t, H);
+          break;
+        case 4:
+          recurrent_rows<4>(gj, hj, w_hh_t, H);
+          break;
+        case 5:
+          recurrent_rows<5>(gj, hj, w_hh_t, H);
+          break;
+        case 6:
+          recurrent_rows<6>(gj, hj, w_hh_t, H);
+          break;
+        case 7:
+          recurrent_rows<7>(gj, hj, w_hh_t, H);
+          break;
+        case 8:
+          recurrent_rows<8>(gj, hj, w_hh_t, H);
+          break;
+        case 9:
+          recurrent_rows<9>(gj, hj, w_hh_t, H);
+          break;
+        case 10:
+          recurrent_rows<10>(gj, hj, w_hh_t, H);
+          break;
+        case 11:
+          recurrent_rows<11>(gj, hj, w_hh_t, H);
+          break;
+        default:
+          recurrent_rows<12>(gj, hj, w_hh_t, H);
+          break;
       }
     }
   // The activations in passes over whole rows (no short loops with scalar tails): i, f and o are
@@ -187,8 +211,8 @@ void gates_backward(float* __restrict g, const float* __restrict c, const float*
 
 constexpr std::int64_t kRowBlock = 8;
 
-void prefetch_rows(const float* base, const std::int64_t* source, std::int64_t from, std::int64_t to, std::int64_t width,
-                   std::int64_t col, std::int64_t H) {
+void prefetch_rows(const float* base, const std::int64_t* source, std::int64_t from, std::int64_t to, std::int64_t width, std::int64_t col,
+                   std::int64_t H) {
   for (std::int64_t j = from; j < to; ++j)
     for (std::int64_t k = 0; k < H; k += 16) __builtin_prefetch(base + source[j] * width + col + k);
 }
@@ -207,8 +231,8 @@ void scatter_rows(const float* block, std::int64_t ld, std::int64_t rows, std::i
 }
 
 /// block[k * ld + j] += dy[source[j], col + k] for j < rows, k < H.
-void gather_rows_add(const float* dy, std::int64_t width, std::int64_t col, const std::int64_t* source, std::int64_t rows,
-                     std::int64_t H, float* block, std::int64_t ld) {
+void gather_rows_add(const float* dy, std::int64_t width, std::int64_t col, const std::int64_t* source, std::int64_t rows, std::int64_t H,
+                     float* block, std::int64_t ld) {
   for (std::int64_t j0 = 0; j0 < rows; j0 += kRowBlock) {
     const std::int64_t n = std::min(kRowBlock, rows - j0);
     prefetch_rows(dy, source, j0 + kRowBlock, std::min(rows, j0 + 2 * kRowBlock), width, col, H);
@@ -274,8 +298,10 @@ Packing pack(const Tensor& mask, std::int64_t H) {
   std::vector<std::int64_t> padded;
   for (std::int64_t b = 0; b < B; ++b)
     for (std::int64_t t = 0; t < T; ++t) {
-      if (real[b * T + t]) positions[static_cast<std::size_t>(b)].push_back(t);
-      else padded.push_back(b * T + t);
+      if (real[b * T + t])
+        positions[static_cast<std::size_t>(b)].push_back(t);
+      else
+        padded.push_back(b * T + t);
     }
   std::vector<std::int64_t> order(static_cast<std::size_t>(B));
   std::iota(order.begin(), order.end(), 0);
@@ -289,7 +315,7 @@ Packing pack(const Tensor& mask, std::int64_t H) {
   p.offset.push_back(0);
   for (std::int64_t t = 0; t < p.steps; ++t) {
     std::int64_t n = 0;
-    while (n < B && static_cast<std::int64_t>(positions[static_cast<std::size_t>(order[static_cast<std::size_t>(n)])].size()) > t) ++n;
+    while (n<B&& static_cast<std::int64_t>(positions[static_cast<std::size_t>(order[static_cast<std::size_t>(n)])].size())> t) ++n;
     p.batch.push_back(n);
     p.offset.push_back(p.offset.back() + n);
   }
@@ -415,7 +441,7 @@ Grads backward_direction(const Packing& p, int d, const Pass& s, const float* dy
       gates_backward(dg + at, c + at, c + p.offset[static_cast<std::size_t>(t) - 1], N, dhp, dc.data_ptr<float>(), rows, H, N, widest);
       if (weights) add_row_sums(dg + at, N, rows, 4 * H, d_bias.data_ptr<float>());
       Tensor into = dh.narrow(1, 0, rows);
-      torch::mm_out(into, w_hh_t, dgates.narrow(1, at, rows));  // dh_{t-1} = W_hh^T dgates_t
+      torch::mm_out(into, w_hh_t, dgates.narrow(1, at, rows));                      // dh_{t-1} = W_hh^T dgates_t
       const std::int64_t ending = p.batch[static_cast<std::size_t>(t) - 1] - rows;  // rows whose last step is t - 1
       if (ending > 0) {
         dh.narrow(1, rows, ending).zero_();
@@ -444,7 +470,8 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
 void check_inputs(const Tensor& x, const Tensor& mask, const LstmWeights& w0, const LstmWeights& w1) {
-  TORCH_CHECK(x.dim() == 3 && x.scalar_type() == torch::kFloat32 && x.device().is_cpu(), "bilstm_masked: x must be a float32 CPU tensor [B, T, I]");
+  TORCH_CHECK(x.dim() == 3 && x.scalar_type() == torch::kFloat32 && x.device().is_cpu(),
+              "bilstm_masked: x must be a float32 CPU tensor [B, T, I]");
   TORCH_CHECK(mask.dim() == 2 && mask.size(0) == x.size(0) && mask.size(1) == x.size(1), "bilstm_masked: mask must be [B, T] like x");
   for (const LstmWeights* w : {&w0, &w1}) {
     const std::int64_t H4 = w->weight_hh.size(0);
@@ -487,7 +514,8 @@ void restore(AutogradContext* ctx, Packing& p, std::array<Pass, 2>& passes) {
   p.source[1] = d["source1"].toTensor();
   for (int k = 0; k < 2; ++k) {
     const std::string n = std::to_string(k);
-    passes[static_cast<std::size_t>(k)] = {d["x" + n].toTensor(), d["gates" + n].toTensor(), d["c" + n].toTensor(), d["h_prev" + n].toTensor()};
+    passes[static_cast<std::size_t>(k)] = {d["x" + n].toTensor(), d["gates" + n].toTensor(), d["c" + n].toTensor(),
+                                           d["h_prev" + n].toTensor()};
   }
 }
 
@@ -496,7 +524,8 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
   static Tensor forward(AutogradContext* ctx, Keep keep, const Tensor& x, const Tensor& mask, const Tensor& w_ih, const Tensor& w_hh,
                         const Tensor& b_ih, const Tensor& b_hh, const Tensor& w_ih_r, const Tensor& w_hh_r, const Tensor& b_ih_r,
                         const Tensor& b_hh_r) {
-    const LstmWeights w[2] = {{w_ih.contiguous(), w_hh.contiguous(), b_ih, b_hh}, {w_ih_r.contiguous(), w_hh_r.contiguous(), b_ih_r, b_hh_r}};
+    const LstmWeights w[2] = {{w_ih.contiguous(), w_hh.contiguous(), b_ih, b_hh},
+                              {w_ih_r.contiguous(), w_hh_r.contiguous(), b_ih_r, b_hh_r}};
     check_inputs(x, mask, w[0], w[1]);
     const std::int64_t B = x.size(0), T = x.size(1), I = x.size(2), H = w_hh.size(1);
     const Packing packing = pack(mask, H);
@@ -507,8 +536,8 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     zero_rows(out, 2 * H, packing.padded);
     const bool few = packing.steps > 0 && packing.batch[0] <= kFewRows;
     on_two_threads([&](int d) {
-      passes[static_cast<std::size_t>(d)] = few ? forward_direction_few(packing, d, x_rows, w[d], out, keep)
-                                                : forward_direction(packing, d, x_rows, w[d], out);
+      passes[static_cast<std::size_t>(d)] =
+          few ? forward_direction_few(packing, d, x_rows, w[d], out, keep) : forward_direction(packing, d, x_rows, w[d], out);
     });
     if (keep == Keep::kForBackward) {
       ctx->save_for_backward({w_ih, w_hh, w_ih_r, w_hh_r});
@@ -525,7 +554,8 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     // forward pass ran under RepeatableBackward.
     const bool repeatable = ctx->saved_data["repeatable"].toBool();
     if (!repeatable) use_saved_once(ctx, "bilstm_masked");
-    const LstmWeights w[2] = {{saved[0].contiguous(), saved[1].contiguous(), {}, {}}, {saved[2].contiguous(), saved[3].contiguous(), {}, {}}};
+    const LstmWeights w[2] = {{saved[0].contiguous(), saved[1].contiguous(), {}, {}},
+                              {saved[2].contiguous(), saved[3].contiguous(), {}, {}}};
     const auto shape = ctx->saved_data["shape"].toIntVector();
     const std::int64_t B = shape[0], T = shape[1], I = shape[2];
     Packing p;
@@ -547,8 +577,8 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
       at::parallel_for(0, g[d].x.size(0), 256,
                        [&](std::int64_t begin, std::int64_t end) { add_rows(from, source, begin, end, I, dxp, /*add=*/d == 1); });
     }
-    return {Tensor(), dx.view({B, T, I}), Tensor(), g[0].weight_ih, g[0].weight_hh, g[0].bias, g[0].bias,
-            g[1].weight_ih, g[1].weight_hh, g[1].bias, g[1].bias};
+    return {Tensor(),  dx.view({B, T, I}), Tensor(),       g[0].weight_ih, g[0].weight_hh, g[0].bias,
+            g[0].bias, g[1].weight_ih,     g[1].weight_hh, g[1].bias,      g[1].bias};
   }
 };
 
@@ -564,7 +594,8 @@ Tensor bilstm_masked(const Tensor& x, const Tensor& mask, const LstmWeights& f, 
   for (const Tensor* t : {&x, &f.weight_ih, &f.weight_hh, &f.bias_ih, &f.bias_hh, &b.weight_ih, &b.weight_hh, &b.bias_ih, &b.bias_hh})
     grad = grad || t->requires_grad();
   const Keep keep = grad && torch::GradMode::is_enabled() ? Keep::kForBackward : Keep::kNothing;
-  return BiLstmFunction::apply(keep, x, mask, f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh);
+  return BiLstmFunction::apply(keep, x, mask, f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih,
+                               b.bias_hh);
 }
 
 void register_fused_lstm() {

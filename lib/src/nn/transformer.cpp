@@ -71,8 +71,7 @@ torch::jit::Module positional_encoding(std::int64_t dim, std::int64_t max_length
   const torch::Tensor pos = torch::arange(max_length, torch::kFloat64).unsqueeze(1);
   const torch::Tensor i2 = torch::arange(0, dim, 2, torch::kFloat64);
   const torch::Tensor angle = pos / torch::pow(10000.0, i2 / static_cast<double>(dim));  // pos / 10000^(2i/D)
-  pe.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)},
-                torch::sin(angle).to(torch::kFloat32));
+  pe.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)}, torch::sin(angle).to(torch::kFloat32));
   pe.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, torch::indexing::None, 2)},
                 torch::cos(angle).slice(1, 0, dim / 2).to(torch::kFloat32));
   m.register_buffer("pe", pe);
@@ -121,8 +120,7 @@ TransformerEncoderLayer::TransformerEncoderLayer(const TransformerLayerOptions& 
 TransformerDecoderLayer::TransformerDecoderLayer(const TransformerLayerOptions& options)
     : ScriptModule(script::transformer_decoder_layer(options)) {}
 
-std::tuple<Tensor, Tensor, Tensor> TransformerDecoderLayer::forward(const Tensor& x, const Tensor& memory,
-                                                                    const OptionalTensor& x_mask,
+std::tuple<Tensor, Tensor, Tensor> TransformerDecoderLayer::forward(const Tensor& x, const Tensor& memory, const OptionalTensor& x_mask,
                                                                     const OptionalTensor& memory_mask) const {
   const auto t = call({x, memory, ivalue(x_mask), ivalue(memory_mask)}).toTuple();
   return {t->elements()[0].toTensor(), t->elements()[1].toTensor(), t->elements()[2].toTensor()};

@@ -91,8 +91,8 @@ std::string panel(double x0, double y0, const std::string& title, const std::vec
   for (const Series& line : series) {
     std::string points;
     for (const auto& [x, y] : line.points) points += fmt(X(x)) + "," + fmt(Y(y)) + " ";
-    s += "<polyline fill=\"none\" stroke=\"" + line.color + "\" stroke-width=\"2\"" + (line.rows == Rows::kValidation ? " stroke-dasharray=\"6,4\"" : "") +
-         " points=\"" + points + "\"/>\n";
+    s += "<polyline fill=\"none\" stroke=\"" + line.color + "\" stroke-width=\"2\"" +
+         (line.rows == Rows::kValidation ? " stroke-dasharray=\"6,4\"" : "") + " points=\"" + points + "\"/>\n";
     for (std::size_t i = 0; i < line.points.size(); ++i) {
       const auto& [x, y] = line.points[i];
       s += "<circle cx=\"" + fmt(X(x)) + "\" cy=\"" + fmt(Y(y)) + "\" r=\"" + (line.best[i] ? "5" : "2.5") + "\" fill=\"" +
@@ -144,10 +144,12 @@ std::string training_curves_svg(const std::vector<std::string>& run_dirs) {
   s += panel(410, 10, metric + (metric == "accuracy" ? " (training solid, validation dashed)" : ""), main, epochs);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const double y = 280 + 22.0 * static_cast<double>(i);
-    s += "<line x1=\"60\" y1=\"" + fmt(y) + "\" x2=\"90\" y2=\"" + fmt(y) + "\" stroke=\"" + kColors[i % (sizeof kColors / sizeof *kColors)] +
-         "\" stroke-width=\"3\"/><text x=\"98\" y=\"" + fmt(y + 4) + "\">" + xml_escape(runs[i].name) + "</text>\n";
+    s += "<line x1=\"60\" y1=\"" + fmt(y) + "\" x2=\"90\" y2=\"" + fmt(y) + "\" stroke=\"" +
+         kColors[i % (sizeof kColors / sizeof *kColors)] + "\" stroke-width=\"3\"/><text x=\"98\" y=\"" + fmt(y + 4) + "\">" +
+         xml_escape(runs[i].name) + "</text>\n";
   }
-  return s + "<text x=\"790\" y=\"" + fmt(height - 8) + "\" text-anchor=\"end\" font-size=\"10\" fill=\"#666\">ringed: the best epoch</text>\n</svg>\n";
+  return s + "<text x=\"790\" y=\"" + fmt(height - 8) +
+         "\" text-anchor=\"end\" font-size=\"10\" fill=\"#666\">ringed: the best epoch</text>\n</svg>\n";
 }
 
 }  // namespace attn::report

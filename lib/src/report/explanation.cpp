@@ -126,13 +126,27 @@ void put_string(std::string& out, const std::string& s) {
     out.append(s, run, i - run);
     run = i + 1;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default: {
         char u[8];
         std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(c));
@@ -315,8 +329,8 @@ std::string to_html(const std::vector<TextExplanation>& all) {
     h += "<div class=\"text\"><div>";
     for (const auto& w : e.words) {
       if (counts(w))
-        h += "<span class=\"w\" style=\"background:rgba(220,40,40," + format("%.3f", max_w > 0 ? w.weight / max_w : 0) +
-             ")\" title=\"" + std::to_string(w.weight) + "\">" + xml_escape(w.word) + "</span> ";
+        h += "<span class=\"w\" style=\"background:rgba(220,40,40," + format("%.3f", max_w > 0 ? w.weight / max_w : 0) + ")\" title=\"" +
+             std::to_string(w.weight) + "\">" + xml_escape(w.word) + "</span> ";
       else
         h += "<span class=\"w dropped\" title=\"" + xml_escape(w.reason) + "\">" + xml_escape(w.word) + "</span> ";
     }
@@ -394,8 +408,11 @@ std::string to_html(const std::vector<FeatureExplanation>& all) {
 // ---- Alignments ------------------------------------------------------------------------------
 
 nlohmann::ordered_json to_json(const AlignmentExplanation& e) {
-  nlohmann::ordered_json out = {{"source", e.source}, {"output", e.output}, {"source_tokens", e.source_tokens},
-                                {"output_tokens", e.output_tokens}, {"attention", e.attention}};
+  nlohmann::ordered_json out = {{"source", e.source},
+                                {"output", e.output},
+                                {"source_tokens", e.source_tokens},
+                                {"output_tokens", e.output_tokens},
+                                {"attention", e.attention}};
   if (!e.importance.empty()) {
     nlohmann::ordered_json methods = nlohmann::ordered_json::object();
     for (const Importance& m : e.importance) {  // [output x source] row-major, as "attention"
@@ -424,7 +441,8 @@ std::string to_text(const AlignmentExplanation& e) {
   if (e.integrated.steps > 0) {
     float worst = 0;
     for (float g : e.integrated.completeness_gap) worst = std::max(worst, std::abs(g));
-    s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, largest completeness gap " + format("%.2e", worst) + "\n";
+    s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, largest completeness gap " + format("%.2e", worst) +
+         "\n";
   }
   return s + "\n";
 }

@@ -10,11 +10,20 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -54,14 +63,13 @@ std::string svg_bar_chart(const std::string& title, const std::vector<std::strin
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", width) + "\" height=\"" +
                   fmt("%.0f", top + height + bottom) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "<text x=\"" + fmt("%.0f", width / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" + xml_escape(title) + "</text>\n";
-  s += "<line x1=\"" + fmt("%.0f", left) + "\" y1=\"" + fmt("%.0f", top + height) + "\" x2=\"" + fmt("%.0f", width) +
-       "\" y2=\"" + fmt("%.0f", top + height) + "\" stroke=\"#333\"/>\n";
+  s += "<line x1=\"" + fmt("%.0f", left) + "\" y1=\"" + fmt("%.0f", top + height) + "\" x2=\"" + fmt("%.0f", width) + "\" y2=\"" +
+       fmt("%.0f", top + height) + "\" stroke=\"#333\"/>\n";
   for (std::size_t i = 0; i < names.size(); ++i) {
     const double v = i < values.size() ? values[i] : 0, h = height * v / top_value;
     const double x = left + gap + static_cast<double>(i) * (bar + gap);
-    s += "<rect x=\"" + fmt("%.1f", x) + "\" y=\"" + fmt("%.1f", top + height - h) + "\" width=\"" + fmt("%.0f", bar) +
-         "\" height=\"" + fmt("%.1f", h) + "\" fill=\"#c0392b\"><title>" + xml_escape(names[i]) + ": " + fmt("%.4f", v) +
-         "</title></rect>\n";
+    s += "<rect x=\"" + fmt("%.1f", x) + "\" y=\"" + fmt("%.1f", top + height - h) + "\" width=\"" + fmt("%.0f", bar) + "\" height=\"" +
+         fmt("%.1f", h) + "\" fill=\"#c0392b\"><title>" + xml_escape(names[i]) + ": " + fmt("%.4f", v) + "</title></rect>\n";
     s += "<text x=\"" + fmt("%.1f", x + bar / 2) + "\" y=\"" + fmt("%.1f", top + height - h - 4) +
          "\" text-anchor=\"middle\" font-size=\"10\">" + fmt("%.3f", v) + "</text>\n";
     s += "<text transform=\"translate(" + fmt("%.1f", x + bar / 2) + "," + fmt("%.0f", top + height + 14) +
@@ -70,13 +78,13 @@ std::string svg_bar_chart(const std::string& title, const std::vector<std::strin
   return s + "</svg>\n";
 }
 
-std::string svg_heatmap(const std::string& title, const std::vector<std::string>& rows,
-                        const std::vector<std::string>& columns, const std::vector<float>& values) {
+std::string svg_heatmap(const std::string& title, const std::vector<std::string>& rows, const std::vector<std::string>& columns,
+                        const std::vector<float>& values) {
   const double cell = 22, left = 40, top = 60;
   const double width = left + static_cast<double>(columns.size()) * cell + 10;
   const double height = top + static_cast<double>(rows.size()) * cell + 10;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", std::max(width, 200.0)) +
-                  "\" height=\"" + fmt("%.0f", height) + "\" font-family=\"monospace\" font-size=\"13\">\n";
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", std::max(width, 200.0)) + "\" height=\"" +
+                  fmt("%.0f", height) + "\" font-family=\"monospace\" font-size=\"13\">\n";
   s += "<text x=\"4\" y=\"18\" font-family=\"sans-serif\" font-size=\"14\">" + xml_escape(title) + "</text>\n";
   for (std::size_t c = 0; c < columns.size(); ++c)
     s += "<text x=\"" + fmt("%.1f", left + (static_cast<double>(c) + 0.5) * cell) + "\" y=\"" + fmt("%.0f", top - 8) +
@@ -95,8 +103,7 @@ std::string svg_heatmap(const std::string& title, const std::vector<std::string>
   return s + "</svg>\n";
 }
 
-std::string text_heatmap(const std::vector<std::string>& rows, const std::vector<std::string>& columns,
-                         const std::vector<float>& values) {
+std::string text_heatmap(const std::vector<std::string>& rows, const std::vector<std::string>& columns, const std::vector<float>& values) {
   static const char kShades[] = " .:-=+*#%@";
   std::string s = "    ";
   for (const auto& c : columns) s += visible(c);
@@ -114,8 +121,8 @@ std::string text_heatmap(const std::vector<std::string>& rows, const std::vector
 
 std::string html_page(const std::string& title, const std::string& body) {
   return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + xml_escape(title) +
-         "</title><style>body{font-family:sans-serif;margin:2em}</style></head><body>\n<h1>" + xml_escape(title) + "</h1>\n" +
-         body + "</body></html>\n";
+         "</title><style>body{font-family:sans-serif;margin:2em}</style></head><body>\n<h1>" + xml_escape(title) + "</h1>\n" + body +
+         "</body></html>\n";
 }
 
 }  // namespace attn::report

@@ -16,8 +16,9 @@ std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64
   std::mt19937_64 rng(plan.shuffle_seed.value_or(0));
   if (plan.shuffle_seed) std::shuffle(order.begin(), order.end(), rng);
   if (bucket)
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::int64_t a, std::int64_t b) { return lengths[static_cast<std::size_t>(a)] < lengths[static_cast<std::size_t>(b)]; });
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+      return lengths[static_cast<std::size_t>(a)] < lengths[static_cast<std::size_t>(b)];
+    });
   std::vector<std::vector<std::int64_t>> batches;
   const auto size = static_cast<std::size_t>(plan.batch_size);
   for (std::size_t i = 0; i < order.size(); i += size)

@@ -33,7 +33,8 @@ torch::Tensor positive_weights_of(const std::string& spec, const std::vector<flo
     for (const std::string& v : data::split_list(spec)) {
       char* end = nullptr;
       const double x = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(x > 0) || !std::isfinite(x)) throw std::invalid_argument("--pos-weight: '" + v + "' is not a positive number");
+      if (v.empty() || *end != '\0' || !(x > 0) || !std::isfinite(x))
+        throw std::invalid_argument("--pos-weight: '" + v + "' is not a positive number");
       w.push_back(static_cast<float>(x));
     }
     if (w.size() != n_labels)
@@ -43,8 +44,10 @@ torch::Tensor positive_weights_of(const std::string& spec, const std::vector<flo
 }
 
 data::InputSpec thresholds_input() {
-  return {"thresholds", "Classifiers: decision thresholds for precision, recall and F1 per label: 0.5 (default), auto (each "
-                        "label's best F1 on these rows) or t1,t2,...", ""};
+  return {"thresholds",
+          "Classifiers: decision thresholds for precision, recall and F1 per label: 0.5 (default), auto (each "
+          "label's best F1 on these rows) or t1,t2,...",
+          ""};
 }
 
 Thresholds::Thresholds(const data::Inputs& options, std::size_t labels) {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/types.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
 #include "attn/tasks/task.h"

@@ -34,8 +34,8 @@ std::string format_layer_table(const models::ModelEntry& entry, const models::La
   std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", "Layer", "Type", "Output shape", "Param #");
   out += line + std::string(87, '=') + "\n";
   for (const models::LayerCount& r : table.rows) {
-    std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", r.row.name.c_str(), r.row.type.c_str(),
-                  r.row.output_shape.c_str(), with_commas(r.count).c_str());
+    std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", r.row.name.c_str(), r.row.type.c_str(), r.row.output_shape.c_str(),
+                  with_commas(r.count).c_str());
     out += line;
   }
   out += std::string(87, '=') + "\nTotal params: " + with_commas(table.total) + "\nTrainable params: " + with_commas(table.total) + "\n";
@@ -43,9 +43,7 @@ std::string format_layer_table(const models::ModelEntry& entry, const models::La
 }
 
 /// "bilstm-attention (a text-classification model)", for errors.
-std::string describe(const models::SavedModel& m) {
-  return m.entry->name + " (a " + task_for(m.entry->kind).name() + " model)";
-}
+std::string describe(const models::SavedModel& m) { return m.entry->name + " (a " + task_for(m.entry->kind).name() + " model)"; }
 
 }  // namespace
 
@@ -146,7 +144,6 @@ std::string export_model(const std::string& from, const std::string& to) {
   models::save_model(to, saved.portable, saved.config, saved.files);
   return "wrote " + to + " (" + saved.entry->name + ")\n";
 }
-
 
 std::string summarize(const std::string& what, const nlohmann::json& overrides) {
   nlohmann::json config;

@@ -95,7 +95,8 @@ nlohmann::ordered_json measure_faithfulness(Erasures& rows, const FaithfulnessOp
   for (std::int64_t first = 0; first < total; first += o.chunk) {
     const std::int64_t count = std::min(o.chunk, total - first);
     const std::vector<AttributedRow> got = rows.attribute(first, count, computed, o.steps);
-    if (static_cast<std::int64_t>(got.size()) != count) throw std::logic_error("faithfulness: the task attributed the wrong number of rows");
+    if (static_cast<std::int64_t>(got.size()) != count)
+      throw std::logic_error("faithfulness: the task attributed the wrong number of rows");
     // Each row's scores by each measured method, per label: [row][method][label] -> scores.
     std::vector<std::vector<std::vector<const std::vector<float>*>>> scores(got.size());
     std::vector<std::vector<float>> randoms(got.size());
@@ -195,7 +196,8 @@ nlohmann::ordered_json measure_faithfulness(Erasures& rows, const FaithfulnessOp
   for (std::size_t a = 0; a < M; ++a) {
     nlohmann::ordered_json row = nlohmann::ordered_json::object();
     for (std::size_t b = 0; b < M; ++b) {
-      if (a == b) row[models::method_name(measured[b])] = 1.0;
+      if (a == b)
+        row[models::method_name(measured[b])] = 1.0;
       else {
         const std::size_t i = std::min(a, b), j = std::max(a, b);
         row[models::method_name(measured[b])] = number_or_null(agree[i][j], agree_rows[i][j]);
@@ -223,8 +225,9 @@ std::string cell(const std::string& s, std::size_t width, bool left = false) {
 }  // namespace
 
 std::string format_faithfulness(const nlohmann::ordered_json& r) {
-  std::string out = "faithfulness of " + std::to_string(r.at("rows").get<std::int64_t>()) + " rows (integrated gradients: " +
-                    std::to_string(r.at("steps").get<int>()) + " steps; random: seed " + std::to_string(r.at("seed").get<std::uint64_t>()) +
+  std::string out = "faithfulness of " + std::to_string(r.at("rows").get<std::int64_t>()) +
+                    " rows (integrated gradients: " + std::to_string(r.at("steps").get<int>()) + " steps; random: seed " +
+                    std::to_string(r.at("seed").get<std::uint64_t>()) +
                     ")\ncomprehensiveness: higher is better; sufficiency: lower is better (AOPC over the top 1, 5, 10, 20, 50% of "
                     "each row's tokens);\ntau_loo: Kendall tau-b with leave-one-out. Read each method against random.\n";
   const auto& methods = r.at("methods");
@@ -232,7 +235,8 @@ std::string format_faithfulness(const nlohmann::ordered_json& r) {
   if (!methods.empty())
     for (const auto& [label, _] : methods.begin().value().items()) labels.push_back(label);
   for (const std::string& label : labels) {
-    out += "\n" + label + "\n  " + cell("method", 22, true) + cell("comprehensiveness", 18) + cell("sufficiency", 13) + cell("tau_loo", 9) + "\n";
+    out += "\n" + label + "\n  " + cell("method", 22, true) + cell("comprehensiveness", 18) + cell("sufficiency", 13) + cell("tau_loo", 9) +
+           "\n";
     for (const auto& [method, per_label] : methods.items()) {
       const auto& m = per_label.at(label);
       out += "  " + cell(method, 22, true) + cell(fixed(m.at("aopc_comprehensiveness"), "%+.4f"), 18) +

@@ -45,8 +45,7 @@ std::vector<float> score_versions(torch::jit::Module& module, const std::vector<
   std::vector<float> changed;
   changed.reserve(versions.size() * d);
   for (const models::Version& v : versions)
-    for (std::size_t f = 0; f < d; ++f)
-      changed.push_back(v.keep.at(f) ? values.at(static_cast<std::size_t>(v.row) * d + f) : baseline[f]);
+    for (std::size_t f = 0; f < d; ++f) changed.push_back(v.keep.at(f) ? values.at(static_cast<std::size_t>(v.row) * d + f) : baseline[f]);
   return predict(module, changed, static_cast<std::int64_t>(d), batch_size).first;
 }
 
@@ -88,12 +87,23 @@ std::vector<std::vector<report::Importance>> feature_importance(torch::jit::Modu
     for (Method m : methods) {
       report::Importance imp{models::method_name(m), {}};
       switch (m) {
-        case Method::kAttention: imp.scores = {std::vector<float>(attention.begin() + r * d, attention.begin() + (r + 1) * d)}; break;
-        case Method::kGradient: imp.scores = {row_of(g.gradient, r)}; break;
-        case Method::kGradInput: imp.scores = {row_of(g.grad_input, r)}; break;
-        case Method::kIntegratedGradients: imp.scores = {row_of(g.integrated, r)}; break;
-        case Method::kLeaveOneOut: imp.scores = {loo[static_cast<std::size_t>(r)]}; break;
-        default: throw std::invalid_argument(std::string("feature models cannot give ") + models::method_name(m));
+        case Method::kAttention:
+          imp.scores = {std::vector<float>(attention.begin() + r * d, attention.begin() + (r + 1) * d)};
+          break;
+        case Method::kGradient:
+          imp.scores = {row_of(g.gradient, r)};
+          break;
+        case Method::kGradInput:
+          imp.scores = {row_of(g.grad_input, r)};
+          break;
+        case Method::kIntegratedGradients:
+          imp.scores = {row_of(g.integrated, r)};
+          break;
+        case Method::kLeaveOneOut:
+          imp.scores = {loo[static_cast<std::size_t>(r)]};
+          break;
+        default:
+          throw std::invalid_argument(std::string("feature models cannot give ") + models::method_name(m));
       }
       out[static_cast<std::size_t>(r)].push_back(std::move(imp));
     }
@@ -305,7 +315,8 @@ class FeatureModel : public TrainedModel {
       e.label_name = config_.label;
       e.values = inputs[r].values;
       e.probability = probs[r];
-      e.attention.assign(attention.begin() + static_cast<std::ptrdiff_t>(r) * d, attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d);
+      e.attention.assign(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
+                         attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d);
       e.importance = importance[r];
       if (!e.importance.empty()) {
         e.baseline = baseline();
@@ -385,11 +396,16 @@ class FeatureClassification : public Task {
 
   std::string about(Command command) const override {
     switch (command) {
-      case Command::kTrain: return "a CSV's numeric feature columns (--feature-columns) and one 0/1 label column (--label-column)";
-      case Command::kExplain: return "the probability and every feature's weight; rows as VALUE,VALUE,... or --csv with --rows";
-      case Command::kEvaluate: return "a probability per row; with labels ROC AUC, loss, accuracy and the mean attention per feature (--svg)";
-      case Command::kFaithfulness: return "each method's top features set to their training mean, or only they kept";
-      case Command::kExport: return "forward(x) -> (probability, attention)";
+      case Command::kTrain:
+        return "a CSV's numeric feature columns (--feature-columns) and one 0/1 label column (--label-column)";
+      case Command::kExplain:
+        return "the probability and every feature's weight; rows as VALUE,VALUE,... or --csv with --rows";
+      case Command::kEvaluate:
+        return "a probability per row; with labels ROC AUC, loss, accuracy and the mean attention per feature (--svg)";
+      case Command::kFaithfulness:
+        return "each method's top features set to their training mean, or only they kept";
+      case Command::kExport:
+        return "forward(x) -> (probability, attention)";
     }
     return "";
   }
@@ -397,13 +413,15 @@ class FeatureClassification : public Task {
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return {csv_input("CSV with a header row"), val_csv_input(),
+        return {csv_input("CSV with a header row"),
+                val_csv_input(),
                 {"feature-columns", "Feature models: feature columns (default: every column but the label and id)", ""},
                 {"label-column", "Feature models: the 0/1 label column", "label"}};
       case Command::kExplain:
         return {explain_csv_input(), explain_rows_input(), svg_input()};
       case Command::kEvaluate:
-        return {csv_input("CSV to score"), thresholds_input(),
+        return {csv_input("CSV to score"),
+                thresholds_input(),
                 {"svg", "Feature models: draw the mean attention per feature (seed 001's chart) here", "", data::InputSpec::Kind::kValue,
                  "Output"}};
       case Command::kFaithfulness:
@@ -415,8 +433,8 @@ class FeatureClassification : public Task {
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const std::string& run_dir, int) const override {
     const std::string csv = in.text("csv");
-    data::FeatureTable t = data::read_feature_csv(csv, in.given("feature-columns") ? in.list("feature-columns") : std::vector<std::string>{},
-                                                  in.text("label-column"));
+    data::FeatureTable t = data::read_feature_csv(
+        csv, in.given("feature-columns") ? in.list("feature-columns") : std::vector<std::string>{}, in.text("label-column"));
     if (t.rows == 0) throw std::runtime_error(csv + ": no data rows");
     if (t.labels.empty()) throw std::runtime_error(csv + ": no label column");
     FeatureDataConfig config;
@@ -452,9 +470,7 @@ class FeatureClassification : public Task {
     return std::make_unique<FeatureDataset>(std::move(t), config);
   }
 
-  std::unique_ptr<TrainedModel> use(models::SavedModel model) const override {
-    return std::make_unique<FeatureModel>(std::move(model));
-  }
+  std::unique_ptr<TrainedModel> use(models::SavedModel model) const override { return std::make_unique<FeatureModel>(std::move(model)); }
 };
 
 }  // namespace

@@ -96,7 +96,8 @@ std::vector<double> parse_thresholds(const std::string& spec, std::size_t n_labe
   for (const std::string& v : data::split_list(spec)) {
     char* end = nullptr;
     const double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(x >= 0 && x <= 1)) throw std::invalid_argument("--thresholds: '" + v + "' is not a number in [0, 1]");
+    if (v.empty() || *end != '\0' || !(x >= 0 && x <= 1))
+      throw std::invalid_argument("--thresholds: '" + v + "' is not a number in [0, 1]");
     t.push_back(x);
   }
   if (t.size() == 1) t.assign(n_labels, t.front());

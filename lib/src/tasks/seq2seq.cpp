@@ -117,7 +117,7 @@ class Seq2SeqDataset : public Dataset {
     b.tokens = src.numel();
     if (pairs_.targets.empty()) return b;
     const torch::Tensor out = batch_ids(enc_.target, rows, width, text::Side::kPost);  // y_1 .. y_n, end
-    torch::Tensor in = torch::full_like(out, enc_.start_id);                             // start, y_1 .. y_n
+    torch::Tensor in = torch::full_like(out, enc_.start_id);                           // start, y_1 .. y_n
     if (out.size(1) > 1) in.slice(1, 1).copy_(out.slice(1, 0, out.size(1) - 1));
     b.inputs.push_back(in);
     b.targets = out;
@@ -163,7 +163,8 @@ class Seq2SeqDataset : public Dataset {
       out.metrics["rows"] = static_cast<std::int64_t>(rows.size());
       out.metrics["rows_skipped"] = 0;
     } else if (full) {
-      for (const Translation& t : translate(module, enc_.source, rows, options.batch_size, beam_)) predicted.push_back(decode(target_, t.ids));
+      for (const Translation& t : translate(module, enc_.source, rows, options.batch_size, beam_))
+        predicted.push_back(decode(target_, t.ids));
     }
     if (full) {
       std::string& csv = out.predictions_csv;
@@ -188,26 +189,29 @@ class Seq2SeqDataset : public Dataset {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       std::string output = decode(target_, translated[i].ids);
       const StringTally s = string_tally(output, pairs_.targets[static_cast<std::size_t>(rows[i])]);
-      t[i * kTally + 3] = static_cast<float>(s.exact), t[i * kTally + 4] = static_cast<float>(s.right), t[i * kTally + 5] = static_cast<float>(s.total);
+      t[i * kTally + 3] = static_cast<float>(s.exact), t[i * kTally + 4] = static_cast<float>(s.right),
+                     t[i * kTally + 5] = static_cast<float>(s.total);
       if (predicted) predicted->push_back(std::move(output));
     }
     nn::EvalModeGuard eval(module);
     torch::NoGradGuard no_grad;
     models::Seq2SeqModel model(module);
-    for_each_bucket(rows, enc_.source.lengths, batch_size, [&](const std::vector<std::int64_t>& rows_b, const std::vector<std::size_t>& at) {
-      const Batch b = batch(rows_b, Width::kLongestRow);
-      const torch::Tensor logits = model.logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
-      const auto n = static_cast<std::int64_t>(rows_b.size());
-      const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
-      const torch::Tensor real = y != 0;
-      const torch::Tensor loss = F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kNone)).reshape({n, -1}).sum(1);
-      const torch::Tensor correct = (flat.argmax(-1).eq(y) & real).reshape({n, -1}).sum(1).to(torch::kFloat32);
-      const torch::Tensor chars = real.reshape({n, -1}).sum(1).to(torch::kFloat32);
-      for (std::int64_t j = 0; j < n; ++j) {
-        float* row = t.data() + at[static_cast<std::size_t>(j)] * kTally;
-        row[0] = loss[j].item<float>(), row[1] = correct[j].item<float>(), row[2] = chars[j].item<float>();
-      }
-    });
+    for_each_bucket(
+        rows, enc_.source.lengths, batch_size, [&](const std::vector<std::int64_t>& rows_b, const std::vector<std::size_t>& at) {
+          const Batch b = batch(rows_b, Width::kLongestRow);
+          const torch::Tensor logits = model.logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
+          const auto n = static_cast<std::int64_t>(rows_b.size());
+          const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
+          const torch::Tensor real = y != 0;
+          const torch::Tensor loss =
+              F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kNone)).reshape({n, -1}).sum(1);
+          const torch::Tensor correct = (flat.argmax(-1).eq(y) & real).reshape({n, -1}).sum(1).to(torch::kFloat32);
+          const torch::Tensor chars = real.reshape({n, -1}).sum(1).to(torch::kFloat32);
+          for (std::int64_t j = 0; j < n; ++j) {
+            float* row = t.data() + at[static_cast<std::size_t>(j)] * kTally;
+            row[0] = loss[j].item<float>(), row[1] = correct[j].item<float>(), row[2] = chars[j].item<float>();
+          }
+        });
     return t;
   }
 
@@ -343,7 +347,8 @@ class Seq2SeqTrainedModel : public TrainedModel {
     std::vector<std::int64_t> in = {start_id}, out_ids;
     for (std::int32_t id : produced.ids) out_ids.push_back(id);
     in.insert(in.end(), out_ids.begin(), out_ids.end() - 1);
-    const torch::Tensor target_in = torch::tensor(in, torch::kInt64).view({1, K}), target = torch::tensor(out_ids, torch::kInt64).view({1, K, 1});
+    const torch::Tensor target_in = torch::tensor(in, torch::kInt64).view({1, K}),
+                        target = torch::tensor(out_ids, torch::kInt64).view({1, K, 1});
     // log p(y_j) of each produced character, for sources x [N, S', E] of `sources` [N, S'].
     const auto log_p = [&](const torch::Tensor& x, const torch::Tensor& sources) {
       const torch::Tensor logits = model.logits_embedded(x, sources, target_in.expand({x.size(0), K})).scores;  // [N, K, V]
@@ -356,8 +361,11 @@ class Seq2SeqTrainedModel : public TrainedModel {
     if (go.gradient || go.steps > 0) {
       const models::FrozenParameters frozen(module());
       const torch::Tensor x = model.source_embeddings(src);
-      g = models::gradient_scores([&](const torch::Tensor& points, const torch::Tensor&) { return log_p(points, src.expand({points.size(0), S})); },
-                                  x, torch::zeros_like(x), K, go);
+      g = models::gradient_scores(
+          [&](const torch::Tensor& points, const torch::Tensor&) {
+            return log_p(points, src.expand({points.size(0), S}));
+          },
+          x, torch::zeros_like(x), K, go);
     }
     std::vector<std::vector<float>> loo;
     if (asked(Method::kLeaveOneOut)) {
@@ -365,7 +373,8 @@ class Seq2SeqTrainedModel : public TrainedModel {
         std::vector<text::Sequence> kept(versions.size());
         for (std::size_t v = 0; v < versions.size(); ++v)
           for (std::int64_t t = 0; t < S; ++t)
-            if (versions[v].keep[static_cast<std::size_t>(t)]) kept[v].push_back(static_cast<std::int32_t>(source[static_cast<std::size_t>(t)]));
+            if (versions[v].keep[static_cast<std::size_t>(t)])
+              kept[v].push_back(static_cast<std::int32_t>(source[static_cast<std::size_t>(t)]));
         text::PadOptions pad;
         pad.padding = pad.truncating = text::Side::kPost;
         const text::PaddedSequences x = text::pad_sequences(kept, pad);
@@ -387,13 +396,20 @@ class Seq2SeqTrainedModel : public TrainedModel {
         case Method::kAttention:
           for (std::int64_t k = 0; k < K; ++k) imp.scores.emplace_back(e.attention.begin() + k * S, e.attention.begin() + (k + 1) * S);
           break;
-        case Method::kGradient: imp.scores = rows_of(g.gradient); break;
-        case Method::kGradInput: imp.scores = rows_of(g.grad_input); break;
-        case Method::kIntegratedGradients: imp.scores = rows_of(g.integrated); break;
+        case Method::kGradient:
+          imp.scores = rows_of(g.gradient);
+          break;
+        case Method::kGradInput:
+          imp.scores = rows_of(g.grad_input);
+          break;
+        case Method::kIntegratedGradients:
+          imp.scores = rows_of(g.integrated);
+          break;
         case Method::kLeaveOneOut:
           for (std::int64_t k = 0; k < K; ++k) imp.scores.emplace_back(loo[0].begin() + k * S, loo[0].begin() + (k + 1) * S);
           break;
-        default: throw std::invalid_argument(std::string("seq2seq models cannot give ") + models::method_name(m));
+        default:
+          throw std::invalid_argument(std::string("seq2seq models cannot give ") + models::method_name(m));
       }
       e.importance.push_back(std::move(imp));
     }
@@ -414,8 +430,10 @@ class Seq2SeqTrainedModel : public TrainedModel {
 };
 
 data::InputSpec beam_input() {
-  return {"beam", "Seq2seq models: beam search with this many hypotheses, the best by mean log-probability per character "
-                  "(default 1: greedy)", ""};
+  return {"beam",
+          "Seq2seq models: beam search with this many hypotheses, the best by mean log-probability per character "
+          "(default 1: greedy)",
+          ""};
 }
 
 class Seq2Seq : public Task {
@@ -424,11 +442,16 @@ class Seq2Seq : public Task {
 
   std::string about(Command command) const override {
     switch (command) {
-      case Command::kTrain: return "a CSV's source and target columns (--source-column, --target-column), character by character";
-      case Command::kExplain: return "the output and its attention matrix (output x input characters); --beam K decodes by beam search";
-      case Command::kEvaluate: return "the outputs; with targets exact match and character accuracy";
-      case Command::kFaithfulness: return "not measured (its outputs are not class probabilities to erase from)";
-      case Command::kExport: return "translate(src, max_length) and beam_search(src, beam, max_length) -> (ids, attention)";
+      case Command::kTrain:
+        return "a CSV's source and target columns (--source-column, --target-column), character by character";
+      case Command::kExplain:
+        return "the output and its attention matrix (output x input characters); --beam K decodes by beam search";
+      case Command::kEvaluate:
+        return "the outputs; with targets exact match and character accuracy";
+      case Command::kFaithfulness:
+        return "not measured (its outputs are not class probabilities to erase from)";
+      case Command::kExport:
+        return "translate(src, max_length) and beam_search(src, beam, max_length) -> (ids, attention)";
     }
     return "";
   }
@@ -436,13 +459,15 @@ class Seq2Seq : public Task {
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return {csv_input("CSV with a header row"), val_csv_input(),
+        return {csv_input("CSV with a header row"),
+                val_csv_input(),
                 {"source-column", "Seq2seq models: the input strings", "source"},
                 {"target-column", "Seq2seq models: the output strings", "target"}};
       case Command::kExplain:
         return {svg_input(), beam_input()};
       case Command::kEvaluate:
-        return {csv_input("CSV to score"), beam_input(),
+        return {csv_input("CSV to score"),
+                beam_input(),
                 {"source-column", "Seq2seq models: the input column (default: the training run's)", ""},
                 {"target-column", "Seq2seq models: the expected-output column (default: the training run's)", ""}};
       case Command::kFaithfulness:

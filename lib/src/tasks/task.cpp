@@ -80,7 +80,6 @@ torch::Tensor Dataset::positive_weights(const std::string& spec, const std::vect
   return {};
 }
 
-
 data::InputSpec explain_csv_input() {
   return {"csv", "Read the inputs from this CSV: text models its text column (--text-column), feature models its rows", ""};
 }
@@ -111,7 +110,6 @@ std::unique_ptr<Erasures> TrainedModel::erasures(const std::string&, const data:
                               " model's outputs are not class probabilities to erase tokens from");
 }
 
-
 data::InputSpec svg_input() {
   return {"svg",
           "Also draw the attention as SVG: feature models a bar chart (the mean over several rows), seq2seq models one "
@@ -132,7 +130,8 @@ std::vector<Input> text_inputs(const std::vector<std::string>& arguments, const 
 
 void check_texts(const std::vector<Input>& inputs) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].values.empty()) throw std::invalid_argument("input " + std::to_string(i + 1) + ": this model reads texts, not rows of numbers");
+    if (!inputs[i].values.empty())
+      throw std::invalid_argument("input " + std::to_string(i + 1) + ": this model reads texts, not rows of numbers");
     if (text::find_invalid_utf8(inputs[i].text) != std::string::npos)
       throw std::invalid_argument("input " + std::to_string(i + 1) + ": invalid UTF-8");
   }

@@ -15,8 +15,8 @@
 #include "attn/tasks/faithfulness.h"
 #include "attn/tasks/metrics.h"
 #include "attn/text/csv.h"
-#include "attn/text/padding.h"
 #include "attn/text/dataset.h"
+#include "attn/text/padding.h"
 #include "classifier.h"
 #include "task_support.h"
 
@@ -62,8 +62,8 @@ std::vector<float> predict(torch::jit::Module& module, const text::PaddedSequenc
 
 /// p_l of versions of texts with tokens removed: version v keeps the tokens of rows[v.row] (real
 /// ids, in order) that v.keep marks, padded as the training data was; [versions x labels].
-std::vector<float> score_versions(torch::jit::Module& module, const TextDataConfig& config,
-                                  const std::vector<const text::Sequence*>& rows, const std::vector<models::Version>& versions) {
+std::vector<float> score_versions(torch::jit::Module& module, const TextDataConfig& config, const std::vector<const text::Sequence*>& rows,
+                                  const std::vector<models::Version>& versions) {
   std::vector<text::Sequence> kept(versions.size());
   for (std::size_t v = 0; v < versions.size(); ++v) {
     const text::Sequence& ids = *rows.at(static_cast<std::size_t>(versions[v].row));
@@ -103,8 +103,7 @@ class TextDataset : public Dataset {
     if (config_.examples.empty()) config_.examples = example_texts(data_, tokenizer_);
     if (!data_.label_names.empty()) {
       config_.labels = data_.label_names;
-      labels_ = torch::from_blob(data_.labels.data(), {data_.x.rows, static_cast<std::int64_t>(data_.label_names.size())},
-                                 torch::kFloat32);
+      labels_ = torch::from_blob(data_.labels.data(), {data_.x.rows, static_cast<std::int64_t>(data_.label_names.size())}, torch::kFloat32);
     }
   }
 
@@ -136,7 +135,8 @@ class TextDataset : public Dataset {
       std::vector<bool> keep;
       y.reserve(rows.size() * L);
       for (std::int64_t r : rows) {
-        y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L), data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
+        y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L),
+                 data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
         if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
       }
       out.metrics = classifier_metrics(probs, y, keep, config_.labels, options.detail, thresholds_);
@@ -238,7 +238,8 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
     }
   }
   for (std::int64_t r : only)
-    if (r > row) throw std::invalid_argument("--rows: row " + std::to_string(r) + " is not in 1.." + std::to_string(row) + " (" + csv + ")");
+    if (r > row)
+      throw std::invalid_argument("--rows: row " + std::to_string(r) + " is not in 1.." + std::to_string(row) + " (" + csv + ")");
   return only.empty() ? all : picked;
 }
 
@@ -356,7 +357,8 @@ class TextModel : public TrainedModel {
     models::TextClassifier model(module());
     std::vector<std::string> texts;
     for (const Input& in : inputs) texts.push_back(in.text);
-    return std::make_unique<ExplanationList<report::TextExplanation>>(explain_texts(model, tokenizer_, config_, texts, batch_size, options));
+    return std::make_unique<ExplanationList<report::TextExplanation>>(
+        explain_texts(model, tokenizer_, config_, texts, batch_size, options));
   }
 
   std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs& options, std::int64_t rows, int) override {
@@ -436,7 +438,8 @@ class TextModel : public TrainedModel {
     for (std::size_t i = 0; i < data.ids.size(); ++i) {
       const auto it = row_of.find(data.ids[i]);
       if (it == row_of.end()) throw std::runtime_error(labels_csv + ": no labels for id '" + data.ids[i] + "' of " + csv);
-      std::copy(t.labels.begin() + static_cast<std::ptrdiff_t>(it->second * L), t.labels.begin() + static_cast<std::ptrdiff_t>((it->second + 1) * L),
+      std::copy(t.labels.begin() + static_cast<std::ptrdiff_t>(it->second * L),
+                t.labels.begin() + static_cast<std::ptrdiff_t>((it->second + 1) * L),
                 data.labels.begin() + static_cast<std::ptrdiff_t>(i * L));
       scored[i] = t.scored[it->second];
     }
@@ -453,11 +456,14 @@ class TextClassification : public Task {
 
   std::string about(Command command) const override {
     switch (command) {
-      case Command::kTrain: return "a CSV's text column (--text-column) tokenised as Keras does, 0/1 label columns (--labels)";
-      case Command::kExplain: return "the label probabilities and every word's weight; texts as arguments, stdin lines or --csv";
+      case Command::kTrain:
+        return "a CSV's text column (--text-column) tokenised as Keras does, 0/1 label columns (--labels)";
+      case Command::kExplain:
+        return "the label probabilities and every word's weight; texts as arguments, stdin lines or --csv";
       case Command::kEvaluate:
         return "predictions in Kaggle's sample_submission layout; with labels (or --labels-csv) ROC AUC per label, loss, accuracy";
-      case Command::kFaithfulness: return "each method's top tokens removed, or kept alone (rows keeping at least 2 tokens)";
+      case Command::kFaithfulness:
+        return "each method's top tokens removed, or kept alone (rows keeping at least 2 tokens)";
       case Command::kExport:
         return "forward(ids) -> (probabilities, attention); embeddings(ids), logits_embedded(x, ids) for gradients";
     }
@@ -473,7 +479,8 @@ class TextClassification : public Task {
         return specs;
       }
       case Command::kExplain:
-        return {explain_csv_input(), {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
+        return {explain_csv_input(),
+                {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
                 explain_rows_input()};
       case Command::kFaithfulness:
         return {{"text-column", "Text models: the column holding the text (default: the training run's)", ""},
@@ -496,8 +503,7 @@ class TextClassification : public Task {
     if (in.given("data")) {
       if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
       for (const data::InputSpec& s : data::prepare_inputs())
-        if (in.given(s.name))
-          throw std::invalid_argument("--" + s.name + " prepares a --csv; the data in --data was prepared already");
+        if (in.given(s.name)) throw std::invalid_argument("--" + s.name + " prepares a --csv; the data in --data was prepared already");
       config.dir = fs::absolute(in.text("data")).string();
       read_prepare_report(config);
       dataset = std::make_unique<TextDataset>(io::read_prepared(file_in(config.dir, "data.pt")),
@@ -626,23 +632,32 @@ void add_importance(torch::jit::Module& module, const TextDataConfig& config, co
     for (Method m : options.methods) {
       report::Importance imp{models::method_name(m), {}};
       switch (m) {
-        case Method::kAttention: imp.scores.assign(static_cast<std::size_t>(K), e.attention); break;
-        case Method::kGradient: imp.scores = per_label(g.gradient, i); break;
-        case Method::kGradInput: imp.scores = per_label(g.grad_input, i); break;
-        case Method::kIntegratedGradients: imp.scores = per_label(g.integrated, i); break;
+        case Method::kAttention:
+          imp.scores.assign(static_cast<std::size_t>(K), e.attention);
+          break;
+        case Method::kGradient:
+          imp.scores = per_label(g.gradient, i);
+          break;
+        case Method::kGradInput:
+          imp.scores = per_label(g.grad_input, i);
+          break;
+        case Method::kIntegratedGradients:
+          imp.scores = per_label(g.integrated, i);
+          break;
         case Method::kLeaveOneOut:
-          for (std::int64_t k = 0; k < K; ++k)
-            imp.scores.emplace_back(loo[i].begin() + k * n[i], loo[i].begin() + (k + 1) * n[i]);
+          for (std::int64_t k = 0; k < K; ++k) imp.scores.emplace_back(loo[i].begin() + k * n[i], loo[i].begin() + (k + 1) * n[i]);
           break;
         case Method::kAttentionRollout: {
           std::vector<torch::Tensor> mine;
           const auto b = static_cast<std::int64_t>(i);
-          for (const torch::Tensor& l : layers) mine.push_back(l[b].slice(1, first[i], first[i] + n[i]).slice(2, first[i], first[i] + n[i]));
+          for (const torch::Tensor& l : layers)
+            mine.push_back(l[b].slice(1, first[i], first[i] + n[i]).slice(2, first[i], first[i] + n[i]));
           const std::vector<float> r = n[i] > 0 ? models::attention_rollout(mine, torch::tensor(e.attention)) : std::vector<float>();
           imp.scores.assign(static_cast<std::size_t>(K), r);
           break;
         }
-        case Method::kRandom: throw std::invalid_argument("random is faithfulness's floor, not an explanation");
+        case Method::kRandom:
+          throw std::invalid_argument("random is faithfulness's floor, not an explanation");
       }
       e.importance.push_back(std::move(imp));
     }
@@ -710,9 +725,9 @@ std::size_t shown_label(const report::TextExplanation& e, const TextDataConfig& 
 
 }  // namespace
 
-std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tok,
-                                                  const TextDataConfig& config, const std::vector<std::string>& texts,
-                                                  std::int64_t batch_size, const ExplainOptions& options) {
+std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
+                                                   const std::vector<std::string>& texts, std::int64_t batch_size,
+                                                   const ExplainOptions& options) {
   // The texts' ids, cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long
   // text's end), run in length-bucketed batches; each row's outputs are read at its real positions.
   const std::vector<text::Sequence> seqs = tok.texts_to_sequences(texts);

@@ -141,8 +141,7 @@ bool CsvReader::next(CsvRecord& rec) {
     if (rec.fields.size() == 1 && rec.fields[0].empty() && consumed <= 2) continue;
     if (!header_.empty() && rec.fields.size() != header_.size())
       fail(rec.line, std::string::npos,
-           "expected " + std::to_string(header_.size()) + " fields (as in the header), found " +
-               std::to_string(rec.fields.size()));
+           "expected " + std::to_string(header_.size()) + " fields (as in the header), found " + std::to_string(rec.fields.size()));
     check_utf8(rec);
     return true;
   }

@@ -63,8 +63,7 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
   return columns;
 }
 
-LabelTable read_label_csv(const std::string& path, const std::vector<std::string>& label_columns,
-                          const std::string& id_column) {
+LabelTable read_label_csv(const std::string& path, const std::vector<std::string>& label_columns, const std::string& id_column) {
   CsvReader csv(path);
   const std::size_t id_col = csv.column(id_column);
   std::vector<std::size_t> cols;
@@ -82,8 +81,8 @@ LabelTable read_label_csv(const std::string& path, const std::vector<std::string
         t.labels.push_back(0.0f);
         scored = false;
       } else {
-        throw CsvError(path + ":" + std::to_string(rec.line) + ": column " + std::to_string(cols[k] + 1) + " (" +
-                       label_columns[k] + "): label must be 0, 1 or -1 (not scored), got '" + v + "'");
+        throw CsvError(path + ":" + std::to_string(rec.line) + ": column " + std::to_string(cols[k] + 1) + " (" + label_columns[k] +
+                       "): label must be 0, 1 or -1 (not scored), got '" + v + "'");
       }
     }
     t.scored.push_back(scored);

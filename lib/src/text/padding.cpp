@@ -80,8 +80,8 @@ PaddedSequences pad_sequences(const std::vector<Sequence>& sequences, const PadO
 
 PaddedSequences pad_sequences(const SequenceBatch& sequences, const PadOptions& options, int threads) {
   return pad_rows(
-      sequences.size(), [&](std::size_t r) { return sequences.length(r); }, [&](std::size_t r) { return sequences.row(r); },
-      options, threads);
+      sequences.size(), [&](std::size_t r) { return sequences.length(r); }, [&](std::size_t r) { return sequences.row(r); }, options,
+      threads);
 }
 
 PaddedSequences pad_shape(const SequenceBatch& sequences, const PadOptions& options) {
@@ -103,7 +103,8 @@ PaddedSequences pad_shape(const SequenceBatch& sequences, const PadOptions& opti
 void pad_rows_into(const SequenceBatch& sequences, const PadOptions& options, std::int64_t cols, std::int64_t first, std::int64_t count,
                    std::int32_t* out) {
   for (std::int64_t r = first; r < first + count; ++r)
-    pad_row(sequences.row(static_cast<std::size_t>(r)), sequences.length(static_cast<std::size_t>(r)), cols, options, out + (r - first) * cols);
+    pad_row(sequences.row(static_cast<std::size_t>(r)), sequences.length(static_cast<std::size_t>(r)), cols, options,
+            out + (r - first) * cols);
 }
 
 }  // namespace attn::text

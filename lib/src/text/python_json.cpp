@@ -37,13 +37,27 @@ void append_escaped(std::string& out, std::string_view s) {
     const unsigned char c = p[i];
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
         default:
           if (c < 0x20 || c == 0x7F)
             append_u_escape(out, c);
@@ -87,7 +101,7 @@ void NestedDictWriter::string_value(std::string_view s) {
     out_ += s;
   } else {
     scratch_.clear();
-    append_escaped(scratch_, s);   // the inner JSON string's body ...
+    append_escaped(scratch_, s);     // the inner JSON string's body ...
     append_escaped(out_, scratch_);  // ... inside the outer one
   }
   out_ += "\\\"";

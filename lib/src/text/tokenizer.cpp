@@ -32,6 +32,100 @@ SplitOptions split_options(const TokenizerOptions& o) {
   s.char_level = o.char_level;
   return s;
 }
+
+// ---- to_json's parts: Keras' layout, the tables each a dict already dumped to a JSON string ----
+
+/// The config's settings, num_words to document_count.
+void write_settings(std::string& out, pyjson::DictWriter& cfg, const TokenizerOptions& o, std::int64_t document_count) {
+  cfg.key("num_words");
+  out += o.num_words ? std::to_string(*o.num_words) : "null";
+  cfg.key("filters");
+  pyjson::append_string(out, o.filters);
+  cfg.key("lower");
+  out += o.lower ? "true" : "false";
+  cfg.key("split");
+  pyjson::append_string(out, o.split);
+  cfg.key("char_level");
+  out += o.char_level ? "true" : "false";
+  cfg.key("oov_token");
+  if (o.oov_token)
+    pyjson::append_string(out, *o.oov_token);
+  else
+    out += "null";
+  cfg.key("document_count");
+  out += std::to_string(document_count);
+}
+
+/// word_counts; word_docs (only the words that occurred in a document); index_docs (in the same
+/// order, by index).
+void write_count_tables(std::string& out, pyjson::DictWriter& cfg, const StringTable& vocab, const std::vector<std::int64_t>& counts,
+                        const std::vector<std::int64_t>& docs, const std::vector<std::int32_t>& index_of) {
+  const std::int32_t n = vocab.size();
+  cfg.key("word_counts");
+  {
+    pyjson::NestedDictWriter d(out);
+    for (std::int32_t i = 0; i < n; ++i) {
+      d.key(vocab.key(i));
+      d.number(counts[static_cast<std::size_t>(i)]);
+    }
+    d.close();
+  }
+  cfg.key("word_docs");
+  {
+    pyjson::NestedDictWriter d(out);
+    for (std::int32_t i = 0; i < n; ++i) {
+      if (docs[static_cast<std::size_t>(i)] == 0) continue;
+      d.key(vocab.key(i));
+      d.number(docs[static_cast<std::size_t>(i)]);
+    }
+    d.close();
+  }
+  cfg.key("index_docs");
+  {
+    pyjson::NestedDictWriter d(out);
+    for (std::int32_t i = 0; i < n; ++i) {
+      const std::int32_t index = index_of[static_cast<std::size_t>(i)];
+      if (docs[static_cast<std::size_t>(i)] == 0 || index == 0) continue;
+      d.key(index);
+      d.number(docs[static_cast<std::size_t>(i)]);
+    }
+    d.close();
+  }
+}
+
+/// index_word, then word_index (the OOV token first, then by index; a word equal to the token only
+/// there), from `word_at(index)`: the index's word, or none.
+template <class WordAt>
+void write_index_tables(std::string& out, pyjson::DictWriter& cfg, std::int32_t indices, const WordAt& word_at,
+                        const std::optional<std::string>& oov_token, std::int32_t oov_index) {
+  cfg.key("index_word");
+  {
+    pyjson::NestedDictWriter d(out);
+    for (std::int32_t index = 1; index < indices; ++index) {
+      if (const auto w = word_at(index)) {
+        d.key(index);
+        d.string_value(*w);
+      }
+    }
+    d.close();
+  }
+  cfg.key("word_index");
+  {
+    pyjson::NestedDictWriter d(out);
+    if (oov_token && oov_index != 0) {
+      d.key(*oov_token);
+      d.number(oov_index);
+    }
+    for (std::int32_t index = 1; index < indices; ++index) {
+      const auto w = word_at(index);
+      if (!w || (oov_token && *w == *oov_token)) continue;
+      d.key(*w);
+      d.number(index);
+    }
+    d.close();
+  }
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer(TokenizerOptions options)
@@ -121,7 +215,8 @@ std::vector<std::string> Tokenizer::sequences_to_texts(const std::vector<Sequenc
 
 void Tokenizer::require_all_tables(const char* what) const {
   if (tables_ != TokenizerTables::kAll)
-    throw std::logic_error(std::string(what) + " needs the tokenizer's word counts, which were not loaded (TokenizerTables::kForTransform)");
+    throw std::logic_error(std::string(what) +
+                           " needs the tokenizer's word counts, which were not loaded (TokenizerTables::kForTransform)");
 }
 
 std::int64_t Tokenizer::word_count(std::string_view word) const {
@@ -138,8 +233,7 @@ std::int64_t Tokenizer::word_docs(std::string_view word) const {
 
 std::optional<std::int32_t> Tokenizer::word_index(std::string_view word) const {
   const std::int32_t id = vocab_.find(word);
-  if (id != StringTable::kMissing && index_of_[static_cast<std::size_t>(id)] != 0)
-    return index_of_[static_cast<std::size_t>(id)];
+  if (id != StringTable::kMissing && index_of_[static_cast<std::size_t>(id)] != 0) return index_of_[static_cast<std::size_t>(id)];
   if (options_.oov_token && word == *options_.oov_token && oov_index_ != 0) return oov_index_;
   return std::nullopt;
 }
@@ -157,67 +251,19 @@ std::optional<std::string> Tokenizer::index_word(std::int32_t index) const {
 
 std::string Tokenizer::to_json() const {
   require_all_tables("to_json");
-  namespace pj = pyjson;
   const std::int32_t n = vocab_.size();
   // Room for it all up front (a 220k-word vocabulary makes 25 MB of JSON): no regrowing.
   std::size_t key_bytes = 0;
   for (std::int32_t i = 0; i < n; ++i) key_bytes += vocab_.key(i).size();
   std::string out;
   out.reserve(5 * (key_bytes + static_cast<std::size_t>(n) * 20) + 4096);
-  pj::DictWriter top(out);
+  pyjson::DictWriter top(out);
   top.key("class_name");
-  pj::append_string(out, "Tokenizer");
+  pyjson::append_string(out, "Tokenizer");
   top.key("config");
-  pj::DictWriter cfg(out);
-  cfg.key("num_words");
-  out += options_.num_words ? std::to_string(*options_.num_words) : "null";
-  cfg.key("filters");
-  pj::append_string(out, options_.filters);
-  cfg.key("lower");
-  out += options_.lower ? "true" : "false";
-  cfg.key("split");
-  pj::append_string(out, options_.split);
-  cfg.key("char_level");
-  out += options_.char_level ? "true" : "false";
-  cfg.key("oov_token");
-  if (options_.oov_token)
-    pj::append_string(out, *options_.oov_token);
-  else
-    out += "null";
-  cfg.key("document_count");
-  out += std::to_string(document_count_);
-  // The five tables, each a dict already dumped to a JSON string (Keras' format), written straight
-  // into `out` in that form.
-  cfg.key("word_counts");
-  {
-    pj::NestedDictWriter d(out);
-    for (std::int32_t i = 0; i < n; ++i) {
-      d.key(vocab_.key(i));
-      d.number(counts_[static_cast<std::size_t>(i)]);
-    }
-    d.close();
-  }
-  cfg.key("word_docs");  // only the words that occurred in a document
-  {
-    pj::NestedDictWriter d(out);
-    for (std::int32_t i = 0; i < n; ++i) {
-      if (docs_[static_cast<std::size_t>(i)] == 0) continue;
-      d.key(vocab_.key(i));
-      d.number(docs_[static_cast<std::size_t>(i)]);
-    }
-    d.close();
-  }
-  cfg.key("index_docs");  // in the same order, by index
-  {
-    pj::NestedDictWriter d(out);
-    for (std::int32_t i = 0; i < n; ++i) {
-      const std::int32_t index = index_of_[static_cast<std::size_t>(i)];
-      if (docs_[static_cast<std::size_t>(i)] == 0 || index == 0) continue;
-      d.key(index);
-      d.number(docs_[static_cast<std::size_t>(i)]);
-    }
-    d.close();
-  }
+  pyjson::DictWriter cfg(out);
+  write_settings(out, cfg, options_, document_count_);
+  write_count_tables(out, cfg, vocab_, counts_, docs_, index_of_);
   // index -> its word: a vocabulary word, the OOV token, or none.
   const auto word_at = [&](std::int32_t index) -> std::optional<std::string_view> {
     const std::int32_t entry = index_word_[static_cast<std::size_t>(index)];
@@ -225,33 +271,7 @@ std::string Tokenizer::to_json() const {
     if (entry == kNoWord) return std::nullopt;
     return vocab_.key(entry);
   };
-  const std::int32_t indices = static_cast<std::int32_t>(index_word_.size());
-  cfg.key("index_word");
-  {
-    pj::NestedDictWriter d(out);
-    for (std::int32_t index = 1; index < indices; ++index) {
-      if (const auto w = word_at(index)) {
-        d.key(index);
-        d.string_value(*w);
-      }
-    }
-    d.close();
-  }
-  cfg.key("word_index");  // the OOV token first, then by index (a word equal to it only there)
-  {
-    pj::NestedDictWriter d(out);
-    if (options_.oov_token && oov_index_ != 0) {
-      d.key(*options_.oov_token);
-      d.number(oov_index_);
-    }
-    for (std::int32_t index = 1; index < indices; ++index) {
-      const auto w = word_at(index);
-      if (!w || (options_.oov_token && *w == *options_.oov_token)) continue;
-      d.key(*w);
-      d.number(index);
-    }
-    d.close();
-  }
+  write_index_tables(out, cfg, static_cast<std::int32_t>(index_word_.size()), word_at, options_.oov_token, oov_index_);
   cfg.close();
   top.close();
   return out;

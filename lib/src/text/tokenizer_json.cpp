@@ -147,10 +147,14 @@ class Scanner {
     for (int k = 0; k < 4; ++k) {
       const char h = s_[i_++];
       v <<= 4;
-      if (h >= '0' && h <= '9') v |= static_cast<unsigned>(h - '0');
-      else if (h >= 'a' && h <= 'f') v |= static_cast<unsigned>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') v |= static_cast<unsigned>(h - 'A' + 10);
-      else fail_at(i_ - 1, "bad hex digit in a \\u escape");
+      if (h >= '0' && h <= '9')
+        v |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        v |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        v |= static_cast<unsigned>(h - 'A' + 10);
+      else
+        fail_at(i_ - 1, "bad hex digit in a \\u escape");
     }
     return v;
   }
@@ -159,16 +163,34 @@ class Scanner {
     if (i_ >= s_.size()) fail("unterminated string");
     const char e = s_[i_++];
     switch (e) {
-      case '"': out += '"'; return;
-      case '\\': out += '\\'; return;
-      case '/': out += '/'; return;
-      case 'b': out += '\b'; return;
-      case 'f': out += '\f'; return;
-      case 'n': out += '\n'; return;
-      case 'r': out += '\r'; return;
-      case 't': out += '\t'; return;
-      case 'u': break;
-      default: fail_at(i_ - 1, "bad escape");
+      case '"':
+        out += '"';
+        return;
+      case '\\':
+        out += '\\';
+        return;
+      case '/':
+        out += '/';
+        return;
+      case 'b':
+        out += '\b';
+        return;
+      case 'f':
+        out += '\f';
+        return;
+      case 'n':
+        out += '\n';
+        return;
+      case 'r':
+        out += '\r';
+        return;
+      case 't':
+        out += '\t';
+        return;
+      case 'u':
+        break;
+      default:
+        fail_at(i_ - 1, "bad escape");
     }
     unsigned cp = hex4();
     if (cp >= 0xDC00 && cp <= 0xDFFF) fail("lone low surrogate in a \\u escape");
@@ -345,22 +367,23 @@ OuterLevels read_outer_levels(std::string_view json, const std::string& source, 
     if (sc.peek() != '{') {
       levels.top_is_object = false;
       sc.value();
-    } else sc.object(key, [&](const std::string& k) {
-      if (k == "config") {
-        levels.has_config = true;
-        levels.config_is_object = sc.peek() == '{';
-        levels.settings.clear();
-        if (!levels.config_is_object) {
-          sc.value();
-          return;
+    } else
+      sc.object(key, [&](const std::string& k) {
+        if (k == "config") {
+          levels.has_config = true;
+          levels.config_is_object = sc.peek() == '{';
+          levels.settings.clear();
+          if (!levels.config_is_object) {
+            sc.value();
+            return;
+          }
+          read_config(sc, config_key, tables, levels);
+        } else if (k == "class_name") {
+          levels.class_name = sc.value();
+        } else {
+          sc.value(Scanner::Strings::kSkip);
         }
-        read_config(sc, config_key, tables, levels);
-      } else if (k == "class_name") {
-        levels.class_name = sc.value();
-      } else {
-        sc.value(Scanner::Strings::kSkip);
-      }
-    });
+      });
     if (!sc.at_end()) sc.fail("trailing characters after the object");
   } catch (const SyntaxError& e) {
     throw std::runtime_error(source + ": not valid JSON: " + e.what + " at byte " + std::to_string(e.offset));

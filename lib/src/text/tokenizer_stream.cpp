@@ -46,7 +46,7 @@ struct FirstSeen {
 }  // namespace
 
 struct Tokenizer::Stream::Impl {
-  Tokenizer* fitting = nullptr;        // set for fit streams
+  Tokenizer* fitting = nullptr;  // set for fit streams
   const Tokenizer* tokenizer = nullptr;
   std::size_t threads = 1;
 
@@ -56,7 +56,7 @@ struct Tokenizer::Stream::Impl {
     PackedTexts packed;                  // the texts are here
     std::string_view text(std::size_t k) const { return texts ? std::string_view(texts[k]) : packed[k]; }
     std::size_t count = 0;
-    std::int64_t first_text = 0;         // number of texts[0] in the stream
+    std::int64_t first_text = 0;  // number of texts[0] in the stream
     std::size_t worker = 0;
     std::vector<std::int32_t> tokens;   // worker-local word ids (fit) or emitted indices (transform)
     std::vector<std::int64_t> lengths;  // tokens per text
@@ -323,9 +323,7 @@ void Tokenizer::Stream::add_borrowed(const std::string* texts, std::size_t count
   impl_->add(std::move(b));
 }
 
-SequenceBatch Tokenizer::Stream::finish(TransformStats* stats, const std::function<void()>& fitted) {
-  return impl_->finish(stats, fitted);
-}
+SequenceBatch Tokenizer::Stream::finish(TransformStats* stats, const std::function<void()>& fitted) { return impl_->finish(stats, fitted); }
 
 Tokenizer::Stream Tokenizer::fit_stream(int threads) {
   require_all_tables("fitting");
@@ -356,16 +354,13 @@ SequenceBatch run_blocks(Tokenizer::Stream stream, const std::vector<std::string
 
 }  // namespace
 
-void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) {
-  run_blocks(fit_stream(threads), texts, nullptr);
-}
+void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) { run_blocks(fit_stream(threads), texts, nullptr); }
 
 SequenceBatch Tokenizer::fit_transform(const std::vector<std::string>& texts, int threads, TransformStats* stats) {
   return run_blocks(fit_stream(threads), texts, stats);
 }
 
-std::vector<Sequence> Tokenizer::texts_to_sequences(const std::vector<std::string>& texts, int threads,
-                                                    TransformStats* stats) const {
+std::vector<Sequence> Tokenizer::texts_to_sequences(const std::vector<std::string>& texts, int threads, TransformStats* stats) const {
   return run_blocks(transform_stream(threads), texts, stats).to_sequences();
 }
 

@@ -23,18 +23,15 @@ std::uint32_t decode_at(std::string_view s, std::size_t i, std::size_t& len) {
 
 WordSplitter::WordSplitter(SplitOptions options) : options_(std::move(options)) {
   if (options_.split.empty()) throw std::invalid_argument("split must not be empty");
-  if (find_invalid_utf8(options_.filters) != std::string_view::npos)
-    throw std::invalid_argument("filters are not valid UTF-8");
-  if (find_invalid_utf8(options_.split) != std::string_view::npos)
-    throw std::invalid_argument("split is not valid UTF-8");
+  if (find_invalid_utf8(options_.filters) != std::string_view::npos) throw std::invalid_argument("filters are not valid UTF-8");
+  if (find_invalid_utf8(options_.split) != std::string_view::npos) throw std::invalid_argument("split is not valid UTF-8");
   for (std::size_t i = 0; i < options_.filters.size();) {
     std::size_t len;
     filter_code_points_.push_back(decode_at(options_.filters, i, len));
     i += len;
   }
   std::sort(filter_code_points_.begin(), filter_code_points_.end());
-  byte_delimiters_ = is_ascii(options_.filters) && options_.split.size() == 1 &&
-                     static_cast<unsigned char>(options_.split[0]) < 0x80;
+  byte_delimiters_ = is_ascii(options_.filters) && options_.split.size() == 1 && static_cast<unsigned char>(options_.split[0]) < 0x80;
   if (byte_delimiters_) {
     for (std::uint32_t cp : filter_code_points_) is_delimiter_[cp] = true;
     is_delimiter_[static_cast<unsigned char>(options_.split[0])] = true;

@@ -54,7 +54,9 @@ typename Map::key_type state_key(const Map&, const torch::Tensor& p) {
   }
 }
 
-bool fusable(const torch::Tensor& t) { return !t.is_sparse() && t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.is_contiguous(); }
+bool fusable(const torch::Tensor& t) {
+  return !t.is_sparse() && t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.is_contiguous();
+}
 
 }  // namespace
 

@@ -44,7 +44,8 @@ int environment_int(const char* name, int fallback, int lowest) {
     used = 0;
   }
   if (used != text.size() || value < lowest || value > 1 << 30)
-    throw std::invalid_argument("environment variable " + std::string(name) + "=" + text + ": not a whole number >= " + std::to_string(lowest));
+    throw std::invalid_argument("environment variable " + std::string(name) + "=" + text +
+                                ": not a whole number >= " + std::to_string(lowest));
   return static_cast<int>(value);
 }
 
@@ -57,12 +58,14 @@ WorkerPlace worker_place_from_environment() {
   p.world_size = environment_int("WORLD_SIZE", 1, 1);
   p.rank = environment_int("RANK", 0, 0);
   if (p.rank >= p.world_size)
-    throw std::invalid_argument("environment variable RANK=" + std::to_string(p.rank) + ": not below WORLD_SIZE=" + std::to_string(p.world_size));
+    throw std::invalid_argument("environment variable RANK=" + std::to_string(p.rank) +
+                                ": not below WORLD_SIZE=" + std::to_string(p.world_size));
   p.local_rank = environment_int("LOCAL_RANK", p.rank, 0);
   p.restart_count = environment_int("TORCHELASTIC_RESTART_COUNT", 0, 0);
   p.master_addr = environment("MASTER_ADDR", p.master_addr);
   p.master_port = environment_int("MASTER_PORT", p.master_port, 1);
-  if (p.master_port > 65535) throw std::invalid_argument("environment variable MASTER_PORT=" + std::to_string(p.master_port) + ": not a port");
+  if (p.master_port > 65535)
+    throw std::invalid_argument("environment variable MASTER_PORT=" + std::to_string(p.master_port) + ": not a port");
   p.interface = environment("GLOO_SOCKET_IFNAME");
   return p;
 }
@@ -146,7 +149,8 @@ int free_port() {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  const bool ok =
+      ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
   ::close(fd);
   if (!ok) throw std::runtime_error(std::string("cannot find a free port: ") + std::strerror(errno));
   return ntohs(a.sin_port);
@@ -188,7 +192,7 @@ struct SavedHandlers {
 
 /// Points SIGINT and SIGTERM at remember_signal (forgetting any signal remembered before); returns their old handlers.
 SavedHandlers remember_stop_signals() {
-  struct sigaction on{};
+  struct sigaction on {};
   SavedHandlers saved{};
   on.sa_handler = remember_signal;
   sigemptyset(&on.sa_mask);

@@ -38,7 +38,8 @@ std::int64_t parse_text<std::int64_t>(const std::string& text, const std::string
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE) throw std::invalid_argument("--" + flag + " must be a whole number, got '" + text + "'");
+  if (text.empty() || *end != '\0' || errno == ERANGE)
+    throw std::invalid_argument("--" + flag + " must be a whole number, got '" + text + "'");
   return v;
 }
 template <>
@@ -151,7 +152,8 @@ const std::vector<TrainOption>& train_options() {
         value("epochs", &T::epochs, "Epochs", true, at_least(1)),
         value("batch-size", &T::batch_size, "Rows per batch", true, at_least<std::int64_t>(1)),
         value("lr", &T::lr, "Adam learning rate; the peak of a schedule", true,
-              std::function<std::string(const double&)>([](const double& v) { return v > 0 ? "" : "must be > 0, got " + std::to_string(v); })),
+              std::function<std::string(const double&)>(
+                  [](const double& v) { return v > 0 ? "" : "must be > 0, got " + std::to_string(v); })),
         value("val-split", &T::val_split, "Last fraction of the rows held out for validation", true,
               std::function<std::string(const double&)>(
                   [](const double& v) { return v >= 0 && v < 1 ? "" : "must be in [0, 1), got " + std::to_string(v); })),
@@ -175,8 +177,9 @@ const std::vector<TrainOption>& train_options() {
               std::function<std::string(const double&)>([](const double& v) { return v >= 0 ? "" : "must be >= 0"; })),
         value("pos-weight", &T::pos_weight,
               "Classifiers: the positive class's loss weight per label, auto (negatives / positives over the training rows) or w1,w2,..."),
-        value("embeddings", &T::embeddings, "Text models: start the word embedding from these vectors (word2vec / GloVe / fastText "
-                                            "text format, .gz too)"),
+        value("embeddings", &T::embeddings,
+              "Text models: start the word embedding from these vectors (word2vec / GloVe / fastText "
+              "text format, .gz too)"),
         flag("freeze-embeddings", "freeze_embeddings", &T::freeze_embeddings, true, "Keep the --embeddings vectors fixed"),
     };
     TrainOption threads = value("threads", &T::threads, "LibTorch's threads", false, at_least(1));

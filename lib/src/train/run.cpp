@@ -1,11 +1,11 @@
 #include "attn/train/run.h"
 
+#include <stdlib.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
-#include <stdlib.h>
 #include <unordered_set>
 
 #include <torch/torch.h>
@@ -56,9 +56,7 @@ nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelE
           {"tokens_found", tokens_found}};
 }
 
-std::string describe_model(const models::ModelEntry& entry) {
-  return entry.name + " (a " + tasks::task_for(entry.kind).name() + " model)";
-}
+std::string describe_model(const models::ModelEntry& entry) { return entry.name + " (a " + tasks::task_for(entry.kind).name() + " model)"; }
 
 }  // namespace
 
@@ -131,7 +129,8 @@ struct TrainingRun::Impl {
     writes = !w || w->rank() == 0;
     if (writes) return;
     std::string pattern = (fs::temp_directory_path() / "attn-worker-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error(pattern + ": cannot create a directory for worker " + std::to_string(w->rank()));
+    if (!::mkdtemp(pattern.data()))
+      throw std::runtime_error(pattern + ": cannot create a directory for worker " + std::to_string(w->rank()));
     scratch = pattern;
   }
   /// Where reading the data may write (RUN_DIR, or a worker's scratch directory).
@@ -147,7 +146,7 @@ struct TrainingRun::Impl {
   enum class Start { kNewRun, kResumed };
   void open_trainer(Start start) {
     const models::ModelEntry& entry = models::find_model(config.model);
-    config.model_revision = entry.revision;  // the registry's model is what trains, also on --resume
+    config.model_revision = entry.revision;    // the registry's model is what trains, also on --resume
     torch::manual_seed(config.training.seed);  // the initial weights
     const nlohmann::json model_config = models::resolve_config(entry, config.model_config);
     torch::jit::Module model = entry.build(model_config, nn::Runtime::kNative);
@@ -255,9 +254,14 @@ std::string TrainingRun::describe() const {
   char line[512];
   std::snprintf(line, sizeof line, "training %s on %lld rows, %d epochs, batch %lld, %s batches, lr %g, %d threads -> %s\n",
                 s.config.model.c_str(), static_cast<long long>(s.data->rows()), t.epochs, static_cast<long long>(t.batch_size),
-                fixed ? "shuffled" : t.bucket ? "length-bucketed" : "maxlen-padded", t.lr, t.threads, s.dir.c_str());
+                fixed      ? "shuffled"
+                : t.bucket ? "length-bucketed"
+                           : "maxlen-padded",
+                t.lr, t.threads, s.dir.c_str());
   std::string out = line;
-  if (s.validation) out += "validating on " + std::to_string(s.validation->rows()) + " rows of " + s.config.validation.value("csv", s.config.validation.value("dir", std::string())) + "\n";
+  if (s.validation)
+    out += "validating on " + std::to_string(s.validation->rows()) + " rows of " +
+           s.config.validation.value("csv", s.config.validation.value("dir", std::string())) + "\n";
   if (!s.config.embeddings.is_null()) {
     const auto& e = s.config.embeddings;
     std::snprintf(line, sizeof line, "embeddings: %lld of %lld words (%.1f%% of the training tokens) from %s%s\n",

@@ -52,8 +52,8 @@ struct CheckpointState {
   int best_epoch = 0, since_best = 0, since_reduced = 0;
   double plateau_lr = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckpointState, format, parameters, epoch, next_batch, rows_done, tokens_done,
-                                                loss_sum, acc_sum, seconds, best, best_epoch, since_best, since_reduced, plateau_lr)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckpointState, format, parameters, epoch, next_batch, rows_done, tokens_done, loss_sum,
+                                                acc_sum, seconds, best, best_epoch, since_best, since_reduced, plateau_lr)
 
 }  // namespace
 
@@ -93,15 +93,20 @@ struct Trainer::Impl {
   std::vector<std::int64_t> train_rows, val_rows;
   torch::Tensor pos_weight;
   std::int64_t steps_per_epoch = 0;
-  CheckpointState state;  // the position: the next batch of epoch state.epoch (0-based), with the running sums
+  CheckpointState state;       // the position: the next batch of epoch state.epoch (0-based), with the running sums
   Workers* workers = nullptr;  // data-parallel workers (distributed.h), or none
   int rank = 0, world = 1;
   std::unique_ptr<WorkerSharing> sharing;  // their validation
   bool joined = false;                     // the workers agree on the data, the position and the weights
 
   Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, Workers* w)
-      : model(std::move(m)), data(d), validation_data(v ? *v : d), options(o), workers(w),
-        rank(w ? w->rank() : 0), world(w ? w->size() : 1) {
+      : model(std::move(m)),
+        data(d),
+        validation_data(v ? *v : d),
+        options(o),
+        workers(w),
+        rank(w ? w->rank() : 0),
+        world(w ? w->size() : 1) {
     train::validate(o);
     for (const auto& p : model.named_parameters(true)) {
       params.push_back(p.value);
@@ -151,8 +156,9 @@ struct Trainer::Impl {
     torch::Tensor first = facts();
     workers->broadcast(first);
     const auto said = [](const torch::Tensor& f) {
-      return std::to_string(f[0].item<std::int64_t>()) + " rows, " + std::to_string(f[2].item<std::int64_t>()) + " batches an epoch, at epoch " +
-             std::to_string(f[4].item<std::int64_t>() + 1) + " batch " + std::to_string(f[5].item<std::int64_t>() + 1);
+      return std::to_string(f[0].item<std::int64_t>()) + " rows, " + std::to_string(f[2].item<std::int64_t>()) +
+             " batches an epoch, at epoch " + std::to_string(f[4].item<std::int64_t>() + 1) + " batch " +
+             std::to_string(f[5].item<std::int64_t>() + 1);
     };
     if (!first.equal(facts()))
       throw std::runtime_error("worker " + std::to_string(rank) + ": its data and position (" + said(facts()) + ") differ from rank 0's (" +
@@ -179,7 +185,8 @@ struct Trainer::Impl {
     for (torch::Tensor& p : trained) p.mutable_grad() = torch::Tensor();
     const auto [begin, end] = tasks::share_of(rows.size(), rank, world);  // a batch smaller than the world leaves some none
     if (end > begin) {
-      const std::vector<std::int64_t> mine(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end));
+      const std::vector<std::int64_t> mine(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                                           rows.begin() + static_cast<std::ptrdiff_t>(end));
       const tasks::Batch batch = data.batch(mine, width);
       const tasks::Loss loss = data.loss(model, batch, pos_weight);
       // This share's part of the batch's loss, counted in rows (the epoch's sums are per row).
@@ -228,13 +235,15 @@ struct Trainer::Impl {
   }
 
   std::vector<std::vector<std::int64_t>> epoch_batches(int e) const {
-    const tasks::BatchPlan plan{options.batch_size, options.bucket ? tasks::BatchPlan::Grouping::kByLength : tasks::BatchPlan::Grouping::kAsGiven,
+    const tasks::BatchPlan plan{options.batch_size,
+                                options.bucket ? tasks::BatchPlan::Grouping::kByLength : tasks::BatchPlan::Grouping::kAsGiven,
                                 options.seed * 1000003ULL + static_cast<std::uint64_t>(e)};
     return tasks::make_batches(train_rows, data.lengths(), plan);
   }
 
   nlohmann::ordered_json validate() {
-    return validation_data.evaluate(model, val_rows, {tasks::kScoringBatchSize, tasks::EvaluateOptions::Detail::kMetrics, sharing.get()}).metrics;
+    return validation_data.evaluate(model, val_rows, {tasks::kScoringBatchSize, tasks::EvaluateOptions::Detail::kMetrics, sharing.get()})
+        .metrics;
   }
 
   /// The learning rate of global step `step` (0-based).
@@ -314,8 +323,8 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
       const auto t0 = std::chrono::steady_clock::now();
       const auto& rows = batches[static_cast<std::size_t>(p.next_batch)];
       // Dropout masks from (seed, epoch, batch, worker): a resumed run draws exactly the same ones.
-      torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(p.epoch) * 100003ULL + static_cast<std::uint64_t>(p.next_batch) +
-                         static_cast<std::uint64_t>(s.rank) * 0x9E3779B97F4A7C15ULL);
+      torch::manual_seed(s.options.seed * 1000003ULL + static_cast<std::uint64_t>(p.epoch) * 100003ULL +
+                         static_cast<std::uint64_t>(p.next_batch) + static_cast<std::uint64_t>(s.rank) * 0x9E3779B97F4A7C15ULL);
       lr = s.lr_at(p.epoch * s.steps_per_epoch + p.next_batch);
       s.set_lr(lr);
       const Impl::StepTotals t = s.step(rows, width, stop.load());
@@ -368,7 +377,8 @@ void Trainer::save_checkpoint(const std::string& path) const {
     optimizer_bytes.append(static_cast<const char*>(data), n);
     return n;
   });
-  archive.write("optimizer_bytes", torch::from_blob(optimizer_bytes.data(), {static_cast<std::int64_t>(optimizer_bytes.size())}, torch::kUInt8).clone());
+  archive.write("optimizer_bytes",
+                torch::from_blob(optimizer_bytes.data(), {static_cast<std::int64_t>(optimizer_bytes.size())}, torch::kUInt8).clone());
   sums["optimizer_bytes"] = io::crc32_hex(optimizer_bytes);
   const std::string state = nlohmann::json(s.state).dump();
   archive.write("state", c10::IValue(state));
@@ -439,7 +449,8 @@ void Trainer::load_checkpoint(const std::string& path) {
     io::require_in_storage(optimizer_bytes, path, "optimizer_bytes");
     if (optimizer_bytes.scalar_type() != torch::kUInt8 || optimizer_bytes.dim() != 1)
       throw std::runtime_error(path + ": key 'optimizer_bytes' is not a byte tensor: the checkpoint is corrupt");
-    const std::string bytes(static_cast<const char*>(optimizer_bytes.contiguous().data_ptr()), static_cast<std::size_t>(optimizer_bytes.numel()));
+    const std::string bytes(static_cast<const char*>(optimizer_bytes.contiguous().data_ptr()),
+                            static_cast<std::size_t>(optimizer_bytes.numel()));
     check("optimizer_bytes", io::crc32_hex(bytes));
     io::check_archive_bytes(bytes, path + ": optimizer_bytes");
     std::istringstream in(bytes);

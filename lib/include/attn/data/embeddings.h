@@ -13,7 +13,7 @@ struct WordVectors {
   std::int64_t dim = 0;
   std::unordered_map<std::string, std::vector<float>> vectors;  ///< by the wanted word they stand for
   std::int64_t lines = 0;                                       ///< vectors in the file
-  std::int64_t lowercase_matches = 0;  ///< wanted words found only as another case (e.g. "Apple" for "apple")
+  std::int64_t lowercase_matches = 0;                           ///< wanted words found only as another case (e.g. "Apple" for "apple")
 };
 
 /// Reads the vectors of the `wanted` words from `path`: a word's own line, or, when the file has

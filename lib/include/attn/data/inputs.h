@@ -15,7 +15,7 @@ namespace attn::data {
 /// One input, `--NAME VALUE` or the flag `--NAME`.
 struct InputSpec {
   enum class Kind { kValue, kFlag };
-  std::string name;           ///< without the dashes, e.g. "text-column"
+  std::string name;  ///< without the dashes, e.g. "text-column"
   std::string help;
   std::string default_value;  ///< empty: no default
   Kind kind = Kind::kValue;

@@ -60,10 +60,10 @@ std::string summary(const Prepared& prepared);
 
 /// `attn tokenize`: texts to word indices with a fitted tokenizer.
 struct TokenizeRequest {
-  std::string tokenizer;                ///< tokenizer.json (attn's or Keras')
-  std::string csv;                      ///< read the texts from this CSV's `text_column`; empty: from stdin lines
+  std::string tokenizer;  ///< tokenizer.json (attn's or Keras')
+  std::string csv;        ///< read the texts from this CSV's `text_column`; empty: from stdin lines
   std::string text_column = "comment_text";
-  text::PadOptions pad;                 ///< padded when pad.maxlen is set
+  text::PadOptions pad;  ///< padded when pad.maxlen is set
   int threads = 1;
 };
 /// One line of space-separated ids per text. Stdin lines with invalid UTF-8 are an error naming the line.

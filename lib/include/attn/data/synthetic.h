@@ -45,14 +45,14 @@ const std::vector<std::string>& date_format_names();
 
 /// `attn datagen KIND`: one of the generators, by name.
 struct GenerateRequest {
-  std::string kind;          ///< toxic, features or dates
+  std::string kind;  ///< toxic, features or dates
   std::int64_t rows = 20000;
   std::uint64_t seed = 1;
-  std::int64_t dims = 10;                    ///< features
-  std::string informative = "1,2";           ///< features: 0-based indices, comma-separated
-  double accuracy = 0.92;                    ///< features
-  std::string locales = "en_US";             ///< dates: comma-separated ICU locales
-  int from_year = 1950, to_year = 2049;      ///< dates
+  std::int64_t dims = 10;                ///< features
+  std::string informative = "1,2";       ///< features: 0-based indices, comma-separated
+  double accuracy = 0.92;                ///< features
+  std::string locales = "en_US";         ///< dates: comma-separated ICU locales
+  int from_year = 1950, to_year = 2049;  ///< dates
 };
 /// The CSV; bad settings throw std::invalid_argument.
 std::string generate(const GenerateRequest& request);

@@ -19,9 +19,8 @@ struct FeatureTable {
 
 /// `features` empty: every column except `label_column` (and `id_column` if present). With
 /// `label_optional`, a file without the label column is read without labels.
-FeatureTable read_feature_csv(const std::string& path, const std::vector<std::string>& features,
-                              const std::string& label_column, bool label_optional = false,
-                              const std::string& id_column = "id");
+FeatureTable read_feature_csv(const std::string& path, const std::vector<std::string>& features, const std::string& label_column,
+                              bool label_optional = false, const std::string& id_column = "id");
 
 struct PairTable {
   std::vector<std::string> sources, targets;  ///< targets empty when the file has none (optional)

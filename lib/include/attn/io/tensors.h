@@ -22,7 +22,6 @@ void require_in_storage(const torch::Tensor& t, const std::string& what, const s
 /// Throws std::runtime_error "PATH: not EXPECTED (reason)", e.g. expected = "a TorchScript model file".
 void check_archive(const std::string& path, const std::string& expected = "a LibTorch archive");
 /// The same for an archive held in memory; errors name `what`.
-void check_archive_bytes(const std::string& bytes, const std::string& what,
-                         const std::string& expected = "a LibTorch archive");
+void check_archive_bytes(const std::string& bytes, const std::string& what, const std::string& expected = "a LibTorch archive");
 
 }  // namespace attn::io

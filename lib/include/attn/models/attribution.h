@@ -60,8 +60,8 @@ Quadrature gauss_legendre(int n);
 using Targets = std::function<torch::Tensor(const torch::Tensor& x, const torch::Tensor& rows)>;
 
 struct GradientOptions {
-  bool gradient = false;    ///< the gradient at x: gradient and grad-input
-  int steps = 0;            ///< integrated gradients with this many steps (0: none)
+  bool gradient = false;          ///< the gradient at x: gradient and grad-input
+  int steps = 0;                  ///< integrated gradients with this many steps (0: none)
   std::int64_t budget = 1 << 15;  ///< inputs x T per forward and backward pass (memory: a few KB each)
 };
 

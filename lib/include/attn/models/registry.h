@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/script.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/models/kinds.h"
 #include "attn/nn/script_module.h"
@@ -33,7 +33,6 @@ struct DataSizes {
   std::int64_t input_length = 0;       ///< the longest input, in tokens or characters
   std::int64_t output_length = 0;      ///< seq2seq: the longest target, in characters
 };
-
 
 /// A row of `attn summary`'s Keras-like table. `parameters` is the dotted prefix of the layer's
 /// parameters ("lstm" holds lstm.*; empty: none); every parameter belongs to exactly one row.
@@ -87,9 +86,9 @@ struct LayerCount {
 };
 struct LayerTable {
   std::vector<LayerCount> rows;
-  std::int64_t total = 0;                 ///< every parameter of the module
-  std::vector<std::string> unassigned;    ///< parameters in no row
-  std::vector<std::string> ambiguous;     ///< parameters in more than one row
+  std::int64_t total = 0;               ///< every parameter of the module
+  std::vector<std::string> unassigned;  ///< parameters in no row
+  std::vector<std::string> ambiguous;   ///< parameters in more than one row
 };
 LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module, const nlohmann::json& config);
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include <nlohmann/json.hpp>
 #include <torch/script.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/models/registry.h"
 

@@ -41,9 +41,7 @@ class WordAttention : public ScriptModule {
   /// Wraps a module loaded with torch::jit::load.
   explicit WordAttention(torch::jit::Module loaded) : ScriptModule(std::move(loaded)) {}
   /// h [B, T, D], mask [B, T] -> (s [B, D] or [B, T, D], alpha [B, T]).
-  std::tuple<Tensor, Tensor> forward(const Tensor& h, const OptionalTensor& mask = {}) const {
-    return pair(call({h, ivalue(mask)}));
-  }
+  std::tuple<Tensor, Tensor> forward(const Tensor& h, const OptionalTensor& mask = {}) const { return pair(call({h, ivalue(mask)})); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -54,9 +52,7 @@ class FeatureAttention : public ScriptModule {
   explicit FeatureAttention(std::int64_t features);
   explicit FeatureAttention(torch::jit::Module loaded) : ScriptModule(std::move(loaded)) {}
   /// x [B, D], mask [B, D] -> (alpha * x [B, D], alpha [B, D]).
-  std::tuple<Tensor, Tensor> forward(const Tensor& x, const OptionalTensor& mask = {}) const {
-    return pair(call({x, ivalue(mask)}));
-  }
+  std::tuple<Tensor, Tensor> forward(const Tensor& x, const OptionalTensor& mask = {}) const { return pair(call({x, ivalue(mask)})); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -121,8 +117,7 @@ class ScaledDotProductAttention : public ScriptModule {
   explicit ScaledDotProductAttention(torch::jit::Module loaded) : ScriptModule(std::move(loaded)) {}
   /// q [.., Tq, d], k [.., Tk, d], v [.., Tk, dv], mask broadcastable to [.., Tq, Tk]
   /// -> (out [.., Tq, dv], weights [.., Tq, Tk]).
-  std::tuple<Tensor, Tensor> forward(const Tensor& q, const Tensor& k, const Tensor& v,
-                                     const OptionalTensor& mask = {}) const {
+  std::tuple<Tensor, Tensor> forward(const Tensor& q, const Tensor& k, const Tensor& v, const OptionalTensor& mask = {}) const {
     return pair(call({q, k, v, ivalue(mask)}));
   }
 };
@@ -145,8 +140,8 @@ class MultiHeadAttention : public ScriptModule {
   explicit MultiHeadAttention(torch::jit::Module loaded) : ScriptModule(std::move(loaded)) {}
   /// query [B, Tq, E], key and value [B, Tk, E]; key_mask [B, Tk]; causal: query i attends to keys
   /// j <= i only -> (out [B, Tq, E], weights [B, heads, Tq, Tk]).
-  std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                     const OptionalTensor& key_mask = {}, bool causal = false) const {
+  std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value, const OptionalTensor& key_mask = {},
+                                     bool causal = false) const {
     return pair(call({query, key, value, ivalue(key_mask), causal}));
   }
 };

@@ -28,8 +28,7 @@ struct LstmWeights {
 /// steps up to it, then the backward direction's after reading them from the row's end back to it;
 /// zeros at padded steps. Both directions start from zero states. Differentiable (torch::autograd)
 /// in x and the eight weight tensors.
-torch::Tensor bilstm_masked(const torch::Tensor& x, const torch::Tensor& mask, const LstmWeights& forward,
-                            const LstmWeights& backward);
+torch::Tensor bilstm_masked(const torch::Tensor& x, const torch::Tensor& mask, const LstmWeights& forward, const LstmWeights& backward);
 
 /// Registers the TorchScript operator attn::bilstm_masked(x, mask, w_ih, w_hh, b_ih, b_hh,
 /// w_ih_reverse, w_hh_reverse, b_ih_reverse, b_hh_reverse) -> Tensor, called `attn.bilstm_masked`

@@ -41,9 +41,7 @@ class TransformerEncoderLayer : public ScriptModule {
   explicit TransformerEncoderLayer(const TransformerLayerOptions& options);
   explicit TransformerEncoderLayer(torch::jit::Module loaded) : ScriptModule(std::move(loaded)) {}
   /// x [B, T, E], mask [B, T] -> (y [B, T, E], self-attention weights [B, heads, T, T]).
-  std::tuple<Tensor, Tensor> forward(const Tensor& x, const OptionalTensor& mask = {}) const {
-    return pair(call({x, ivalue(mask)}));
-  }
+  std::tuple<Tensor, Tensor> forward(const Tensor& x, const OptionalTensor& mask = {}) const { return pair(call({x, ivalue(mask)})); }
 };
 
 /// Decoder layer: causal self-attention, encoder-decoder attention over the memory, and a

@@ -63,8 +63,8 @@ struct FeatureExplanation {
   std::vector<float> attention;  ///< per feature, sums to 1
   /// `attn explain --method`: each method's scores, [1][features]; empty: attention only, as ever.
   std::vector<Importance> importance;
-  std::vector<float> baseline;   ///< what a removed feature is set to, per feature (with importance)
-  std::string baseline_kind;     ///< "training mean" or "zero"
+  std::vector<float> baseline;  ///< what a removed feature is set to, per feature (with importance)
+  std::string baseline_kind;    ///< "training mean" or "zero"
   IntegratedGradients integrated;
 };
 

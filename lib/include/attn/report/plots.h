@@ -11,8 +11,8 @@ namespace attn::report {
 std::string svg_bar_chart(const std::string& title, const std::vector<std::string>& names, const std::vector<double>& values);
 
 /// A grid of rows x columns cells shaded by `values` (row-major), row labels left, column labels on top.
-std::string svg_heatmap(const std::string& title, const std::vector<std::string>& row_labels,
-                        const std::vector<std::string>& column_labels, const std::vector<float>& values);
+std::string svg_heatmap(const std::string& title, const std::vector<std::string>& row_labels, const std::vector<std::string>& column_labels,
+                        const std::vector<float>& values);
 
 /// The same grid as text: one line per row, one shade character per column (" .:-=+*#%@").
 std::string text_heatmap(const std::vector<std::string>& row_labels, const std::vector<std::string>& column_labels,

@@ -20,10 +20,10 @@ struct ExplainRequest {
   std::vector<std::string> arguments;  ///< the inputs: texts, or rows as VALUE,VALUE,... (feature models)
   data::Inputs options;                ///< the task's explain inputs (--csv, --rows, --svg)
   Format format = Format::kText;
-  std::string html;                    ///< write one page of every explanation here ("" = none)
-  std::string methods;                 ///< --method M[,M...] ("" or "attention": the attention only)
-  int steps = 50;                      ///< integrated gradients' steps
-  std::string label;                   ///< the label text output shows ("": the most probable)
+  std::string html;     ///< write one page of every explanation here ("" = none)
+  std::string methods;  ///< --method M[,M...] ("" or "attention": the attention only)
+  int steps = 50;       ///< integrated gradients' steps
+  std::string label;    ///< the label text output shows ("": the most probable)
 };
 /// `attn explain`: prints a text block, or one JSON line, per input, as they are done (a whole
 /// CSV streams). Writes the --html page and the task's --svg pictures (OUT.svg, then OUT-2.svg, ...
@@ -40,16 +40,16 @@ ExplainOptions explain_options(const TrainedModel& model, const std::string& met
                                const std::string& flag = "--method");
 
 struct FaithfulnessRequest {
-  std::string model;           ///< run directory or model.pt
-  std::string csv;             ///< the rows to measure
-  data::Inputs options;        ///< the task's faithfulness inputs (--text-column, --id-column)
-  std::int64_t rows = 100;     ///< the first this many measurable rows
-  std::string methods;         ///< "": every method the model gives
-  int steps = 50;              ///< integrated gradients' steps
-  std::uint64_t seed = 1;      ///< the random floor's
+  std::string model;        ///< run directory or model.pt
+  std::string csv;          ///< the rows to measure
+  data::Inputs options;     ///< the task's faithfulness inputs (--text-column, --id-column)
+  std::int64_t rows = 100;  ///< the first this many measurable rows
+  std::string methods;      ///< "": every method the model gives
+  int steps = 50;           ///< integrated gradients' steps
+  std::uint64_t seed = 1;   ///< the random floor's
   int threads = 1;
-  std::string json;            ///< write the figures here as JSON ("" = none)
-  std::string per_row;         ///< write each row's figures here as JSON Lines ("" = none)
+  std::string json;                                                     ///< write the figures here as JSON ("" = none)
+  std::string per_row;                                                  ///< write each row's figures here as JSON Lines ("" = none)
   std::function<void(std::int64_t done, std::int64_t total)> progress;  ///< after each chunk of rows
 };
 /// `attn faithfulness` (tasks/faithfulness.h): measures the methods on the rows, writes the
@@ -57,9 +57,9 @@ struct FaithfulnessRequest {
 std::string faithfulness(const FaithfulnessRequest& request);
 
 struct EvaluateRequest {
-  std::string model;        ///< run directory or model.pt
-  std::string csv;          ///< the rows to score
-  data::Inputs options;     ///< the task's evaluate inputs (columns, --labels-csv, --svg)
+  std::string model;     ///< run directory or model.pt
+  std::string csv;       ///< the rows to score
+  data::Inputs options;  ///< the task's evaluate inputs (columns, --labels-csv, --svg)
   std::int64_t batch_size = kScoringBatchSize;
   int threads = 1;
   std::string predictions;  ///< write the predictions CSV here ("" = none)

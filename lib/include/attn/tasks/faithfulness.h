@@ -33,10 +33,10 @@ inline const std::vector<int> kBins = {1, 5, 10, 20, 50};
 
 /// One row with its units' scores.
 struct AttributedRow {
-  std::int64_t row = 0;                    ///< 1-based data row of the file
-  std::string id;                          ///< the row's id ("" when the file has none)
+  std::int64_t row = 0;  ///< 1-based data row of the file
+  std::string id;        ///< the row's id ("" when the file has none)
   std::int64_t units = 0;
-  std::vector<float> probabilities;        ///< p_l(x), per label
+  std::vector<float> probabilities;  ///< p_l(x), per label
   /// Per method (in the order asked for), per label, one score per unit.
   std::vector<std::vector<std::vector<float>>> scores;
 };
@@ -62,8 +62,8 @@ struct FaithfulnessOptions {
   /// any case and measured when listed).
   std::vector<models::Method> methods;
   int steps = 50;
-  std::uint64_t seed = 1;    ///< random's scores
-  std::int64_t chunk = 25;   ///< rows attributed and measured together
+  std::uint64_t seed = 1;   ///< random's scores
+  std::int64_t chunk = 25;  ///< rows attributed and measured together
   /// After each chunk: rows done, of all.
   std::function<void(std::int64_t done, std::int64_t total)> progress;
   /// Each row's figures as a JSON line, in row order (nullptr: none).

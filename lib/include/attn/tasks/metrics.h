@@ -17,10 +17,10 @@ double roc_auc(const std::vector<float>& scores, const std::vector<float>& label
 struct BinaryMetrics {
   std::int64_t rows = 0;          ///< rows scored
   std::int64_t rows_skipped = 0;  ///< rows without labels (Kaggle's -1 rows)
-  double loss = 0;      ///< mean binary cross-entropy over rows and labels (p clipped to [1e-7, 1 - 1e-7])
-  double accuracy = 0;  ///< mean over rows and labels of (p > 0.5) == y (Keras' binary accuracy)
-  std::vector<double> auc;  ///< per label; NaN where undefined
-  double mean_auc = 0;      ///< mean of the defined per-label AUCs (NaN if none)
+  double loss = 0;                ///< mean binary cross-entropy over rows and labels (p clipped to [1e-7, 1 - 1e-7])
+  double accuracy = 0;            ///< mean over rows and labels of (p > 0.5) == y (Keras' binary accuracy)
+  std::vector<double> auc;        ///< per label; NaN where undefined
+  double mean_auc = 0;            ///< mean of the defined per-label AUCs (NaN if none)
 };
 
 /// Rows with keep[row] == false are skipped (keep empty: all rows).
@@ -37,8 +37,8 @@ struct Decisions {
 /// `thresholds`: "0.5" (one for every label), "t1,t2,..." (one per label) or "auto" (each label's
 /// threshold of best F1 on these rows). A label without positives or predictions has precision,
 /// recall or F1 0. Bad specs throw std::invalid_argument naming --thresholds.
-Decisions decisions(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels,
-                    const std::vector<bool>& keep, const std::string& thresholds);
+Decisions decisions(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_labels, const std::vector<bool>& keep,
+                    const std::string& thresholds);
 /// Checks a --thresholds spec for `n_labels` labels (what decisions() would refuse).
 void check_thresholds(const std::string& thresholds, std::size_t n_labels);
 /// Adds "thresholds", "precision", "recall" and "f1", each {label: number}, to `metrics`.

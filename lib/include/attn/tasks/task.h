@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/script.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
 #include "attn/models/attribution.h"
@@ -113,8 +113,7 @@ class Dataset {
   virtual std::vector<VocabularyWord> vocabulary() const { return {}; }
   /// Metrics (and predictions) of `rows`, in evaluation mode without gradients, in length-bucketed
   /// batches: what validation reports, and what `attn evaluate` reports for a CSV.
-  virtual Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows,
-                              const EvaluateOptions& options) const = 0;
+  virtual Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const = 0;
   /// config.json's "data" block: where the data came from and what the model needs to read more.
   virtual nlohmann::json data_config() const = 0;
   /// The model sizes the data fixes (see models::ModelEntry::fit).

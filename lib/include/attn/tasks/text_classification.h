@@ -17,9 +17,9 @@ namespace attn::tasks {
 
 /// config.json's "data" block of a text classifier.
 struct TextDataConfig {
-  std::string dir;                   ///< the prepared data (data.pt, tokenizer.json, prepare.json)
+  std::string dir;  ///< the prepared data (data.pt, tokenizer.json, prepare.json)
   std::int64_t rows = 0;
-  std::int64_t maxlen = 0;           ///< the width the rows were padded or cut to
+  std::int64_t maxlen = 0;  ///< the width the rows were padded or cut to
   text::Side padding = text::Side::kPre;
   text::Side truncating = text::Side::kPre;
   std::vector<std::string> labels;
@@ -29,8 +29,8 @@ struct TextDataConfig {
   /// explain page's examples, a server's warm-up): from the model's own data, not from code.
   std::vector<std::string> examples;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, text_column,
-                                                id_column, examples)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, text_column, id_column,
+                                                examples)
 
 const Task& text_classification();
 
@@ -43,10 +43,10 @@ std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tok
 /// batches of `batch_size` (a text's result does not depend on its batch mates); words the
 /// tokenizer drops and words beyond maxlen are listed as such.
 std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tokenizer,
-                                                  const TextDataConfig& config, const std::vector<std::string>& texts,
-                                                  std::int64_t batch_size, const ExplainOptions& options = {});
+                                                   const TextDataConfig& config, const std::vector<std::string>& texts,
+                                                   std::int64_t batch_size, const ExplainOptions& options = {});
 /// One text, alone.
-report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tokenizer,
-                                     const TextDataConfig& config, const std::string& text, const ExplainOptions& options = {});
+report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tokenizer, const TextDataConfig& config,
+                                     const std::string& text, const ExplainOptions& options = {});
 
 }  // namespace attn::tasks

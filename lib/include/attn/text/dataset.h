@@ -10,8 +10,7 @@
 namespace attn::text {
 
 /// The six labels of the Jigsaw toxic-comment competition, in the file's order.
-inline const std::vector<std::string> kJigsawLabels = {"toxic",  "severe_toxic", "obscene",
-                                                       "threat", "insult",       "identity_hate"};
+inline const std::vector<std::string> kJigsawLabels = {"toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"};
 
 struct TextCsvOptions {
   /// Column holding the text.
@@ -54,7 +53,6 @@ struct LabelTable {
 };
 /// Reads such a file; other values, missing columns and malformed CSV are errors naming file,
 /// line and column.
-LabelTable read_label_csv(const std::string& path, const std::vector<std::string>& label_columns,
-                          const std::string& id_column = "id");
+LabelTable read_label_csv(const std::string& path, const std::vector<std::string>& label_columns, const std::string& id_column = "id");
 
 }  // namespace attn::text

@@ -35,9 +35,7 @@ class StringTable {
   /// The same, with `probe` = probe_of(key).
   std::int32_t find(std::string_view key, const Probe& probe) const;
   /// The key with id `id` (valid until the next intern()).
-  std::string_view key(std::int32_t id) const {
-    return std::string_view(arena_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]);
-  }
+  std::string_view key(std::int32_t id) const { return std::string_view(arena_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]); }
   std::int32_t size() const { return static_cast<std::int32_t>(offsets_.size() - 1); }
   /// Makes room for `n` keys without rehashing.
   void reserve(std::size_t n);

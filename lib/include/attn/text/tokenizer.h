@@ -86,12 +86,10 @@ class Tokenizer {
   void fit_on_texts(const std::vector<std::string>& texts, int threads = 1);
 
   /// Keras' texts_to_sequences. `stats`, when given, is incremented.
-  std::vector<Sequence> texts_to_sequences(const std::vector<std::string>& texts, int threads = 1,
-                                           TransformStats* stats = nullptr) const;
+  std::vector<Sequence> texts_to_sequences(const std::vector<std::string>& texts, int threads = 1, TransformStats* stats = nullptr) const;
 
   /// fit_on_texts(texts) then texts_to_sequences(texts), tokenising every text once.
-  SequenceBatch fit_transform(const std::vector<std::string>& texts, int threads = 1,
-                              TransformStats* stats = nullptr);
+  SequenceBatch fit_transform(const std::vector<std::string>& texts, int threads = 1, TransformStats* stats = nullptr);
 
   /// Keras' sequences_to_texts: words joined by one space; indices >= num_words and indices
   /// without a word (0 included) become the OOV word when there is one, else are dropped.
@@ -162,8 +160,8 @@ class Tokenizer {
   std::int64_t document_count_ = 0;
   std::vector<std::int32_t> index_of_;  // vocabulary id -> word_index value (0: none)
   static constexpr std::int32_t kNoWord = -1, kOovWord = -2;
-  std::vector<std::int32_t> index_word_;  // index -> vocabulary id | kOovWord | kNoWord
-  std::int32_t oov_index_ = 0;            // word_index.get(oov_token), 0 when none
+  std::vector<std::int32_t> index_word_;            // index -> vocabulary id | kOovWord | kNoWord
+  std::int32_t oov_index_ = 0;                      // word_index.get(oov_token), 0 when none
   TokenizerTables tables_ = TokenizerTables::kAll;  // what from_json read
 };
 

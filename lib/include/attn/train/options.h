@@ -71,10 +71,11 @@ struct TrainOption {
   std::string key;   ///< config.json's, e.g. "batch_size"
   std::string help;  ///< ending with the default, printed from TrainOptions{} (or "the model's")
   Kind kind = Kind::kValue;
-  std::function<nlohmann::json(const TrainOptions&)> get;          ///< the field as JSON
-  std::function<void(TrainOptions&, const nlohmann::json&)> set;   ///< the field from JSON of its kind
-  std::function<nlohmann::json(const std::string& text)> parse;   ///< a flag's text as the field's JSON; bad: std::invalid_argument naming the flag
-  std::function<std::string(const TrainOptions&)> check;          ///< "" or what is wrong ("must be >= 1, got 0")
+  std::function<nlohmann::json(const TrainOptions&)> get;         ///< the field as JSON
+  std::function<void(TrainOptions&, const nlohmann::json&)> set;  ///< the field from JSON of its kind
+  std::function<nlohmann::json(const std::string& text)>
+      parse;                                              ///< a flag's text as the field's JSON; bad: std::invalid_argument naming the flag
+  std::function<std::string(const TrainOptions&)> check;  ///< "" or what is wrong ("must be >= 1, got 0")
 };
 
 /// Every training setting, in --help's order: the one table.

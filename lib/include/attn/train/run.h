@@ -25,14 +25,15 @@ struct RunConfig {
   int model_revision = 0;       ///< the registry entry's revision the weights belong to (ModelEntry::revision)
   nlohmann::json model_config;  ///< complete: defaults, overrides, and the sizes the data fixes
   TrainOptions training;
-  nlohmann::json data;          ///< the task's data config
-  nlohmann::json validation;    ///< the validation rows' data config (--val-csv), or null
-  nlohmann::json embeddings;    ///< what --embeddings covered (file, words and tokens found), or null
+  nlohmann::json data;        ///< the task's data config
+  nlohmann::json validation;  ///< the validation rows' data config (--val-csv), or null
+  nlohmann::json embeddings;  ///< what --embeddings covered (file, words and tokens found), or null
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, format, model, task, model_revision, model_config, training, data, validation, embeddings)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, format, model, task, model_revision, model_config, training, data, validation,
+                                                embeddings)
 
 struct TrainRequest {
-  std::string model = "bilstm-attention";  ///< registry name
+  std::string model = "bilstm-attention";                     ///< registry name
   nlohmann::json model_overrides = nlohmann::json::object();  ///< on top of the registry defaults (--config, then --set)
   /// Training settings given on the command line, by TrainOptions' keys (training_overrides()); the
   /// rest come from the model's registry entry.
@@ -107,6 +108,5 @@ std::string describe_models();
 /// turns true (checkpoint written: kInterrupted). Settings --resume cannot change are a
 /// std::invalid_argument naming them.
 TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output);
-
 
 }  // namespace attn::train

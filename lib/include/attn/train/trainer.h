@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/script.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
 #include "attn/tasks/task.h"

@@ -27,15 +27,15 @@ namespace attn::server {
 struct ServeOptions {
   std::vector<std::string> models;  ///< NAME=PATH, or PATH (named after the run directory or file)
   std::string host = "127.0.0.1";
-  int port = 8080;                  ///< 0: any free port
-  std::int64_t max_batch = 64;      ///< inputs per batch
-  int max_delay_ms = 0;             ///< how long a request waits for company (0: batch what queued meanwhile)
-  std::size_t max_queue = 1024;     ///< inputs that may wait; more: 503
+  int port = 8080;               ///< 0: any free port
+  std::int64_t max_batch = 64;   ///< inputs per batch
+  int max_delay_ms = 0;          ///< how long a request waits for company (0: batch what queued meanwhile)
+  std::size_t max_queue = 1024;  ///< inputs that may wait; more: 503
   std::size_t max_body_bytes = 1 << 20;
-  std::size_t max_texts = 256;      ///< inputs per request; more: 413
-  int connections = 16;             ///< HTTP threads: each open keep-alive connection holds one
-  int workers = 1;                  ///< inference threads (each batch runs on one LibTorch thread)
-  int max_steps = 64;               ///< integrated gradients' steps a request may ask for
+  std::size_t max_texts = 256;  ///< inputs per request; more: 413
+  int connections = 16;         ///< HTTP threads: each open keep-alive connection holds one
+  int workers = 1;              ///< inference threads (each batch runs on one LibTorch thread)
+  int max_steps = 64;           ///< integrated gradients' steps a request may ask for
 };
 
 /// Binds host:port and reports "listening on http://HOST:PORT" through `log`, loads and warms every
