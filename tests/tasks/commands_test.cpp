@@ -1,5 +1,5 @@
 // The model commands as library calls (commands.cpp): what explain, evaluate, export, models and
-// summary return and write, on a small run of every kind the registry has a task for.
+// summary return and write, on a small model file of every kind the registry has a task for.
 #include "attn/tasks/commands.h"
 #include "attn/io/atomic_file.h"
 #include "attn/models/registry.h"
@@ -16,7 +16,7 @@ std::string feature_run(const fs::path& dir) {
   for (int i = 0; i < 120; ++i)
     rows.push_back(std::to_string(i % 7 * 0.1) + "," + std::to_string(i % 5 * 0.1) + "," + (i % 7 > i % 5 ? "1" : "0"));
   const std::string csv = write_csv(dir / "f.csv", "a,b,label", rows);
-  train_run("feature-attention", (dir / "run").string(), {{"csv", csv}}, nlohmann::json::object(), {{"epochs", 2}, {"batch_size", 16}});
+  saved_model("feature-attention", dir / "run", {{"csv", csv}});
   return csv;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the task tests: small CSVs whose rows are one line each, and training runs on them.
+// Helpers for the task tests: small CSVs whose rows are one line each, and model files made from them.
 #include <unistd.h>
 
 #include <atomic>
@@ -14,7 +14,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "attn/train/run.h"
+#include "attn/models/registry.h"
+#include "attn/models/saved_model.h"
+#include "attn/tasks/task.h"
 
 namespace tasks_test {
 
@@ -109,26 +111,29 @@ inline std::vector<std::string> text_rows(int count) {
   return rows;
 }
 
-/// Trains `model` on `inputs` (given values) into `dir` with `training` settings; returns the last metrics.jsonl record.
-inline nlohmann::json train_run(const std::string& model, const std::string& dir,
-                                const std::vector<std::pair<std::string, std::string>>& inputs, const nlohmann::json& overrides,
-                                nlohmann::json training) {
-  attn::train::TrainRequest r;
-  r.model = model;
-  r.model_overrides = overrides;
-  if (!training.contains("threads")) training["threads"] = 1;
-  r.training = training;
-  r.out_dir = dir;
-  for (const auto& [k, v] : inputs) r.data.set(k, v, attn::data::Inputs::Origin::kGiven);
-  for (const auto& s : attn::tasks::task_for(attn::models::find_model(model).kind).inputs(attn::tasks::Command::kTrain))
-    if (!s.default_value.empty() && !r.data.get(s.name)) r.data.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
-  std::atomic<bool> stop{false};
-  attn::train::TrainingRun run = attn::train::TrainingRun::start(r);
-  REQUIRE(run.train(stop, nullptr, nullptr));
-  std::ifstream f(fs::path(dir) / "metrics.jsonl");
-  std::string line, last;
-  while (std::getline(f, line)) last = line;
-  return nlohmann::json::parse(last);
+/// A model file as a run directory holds one, without training: `model` built by the registry for
+/// the data `inputs` give (its tokenizer, labels, sizes), initial weights from `seed`, saved with
+/// the task's files to DIR/model.pt. Returns DIR. (Tests of what training learns are in tests/train/.)
+inline std::string saved_model(const std::string& model, const fs::path& dir, const std::vector<std::pair<std::string, std::string>>& inputs,
+                               const nlohmann::json& overrides = nlohmann::json::object(), std::uint64_t seed = 1) {
+  const attn::models::ModelEntry& entry = attn::models::find_model(model);
+  const attn::tasks::Task& task = attn::tasks::task_for(entry.kind);
+  attn::data::Inputs in;
+  for (const auto& [k, v] : inputs) in.set(k, v, attn::data::Inputs::Origin::kGiven);
+  for (const auto& s : task.inputs(attn::tasks::Command::kTrain))
+    if (!s.default_value.empty() && !in.get(s.name)) in.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
+  fs::create_directories(dir);
+  const auto data = task.open(in, dir.string(), 1);
+  const nlohmann::json model_config = attn::models::fit_config(entry, overrides, data->sizes());
+  torch::manual_seed(seed);
+  torch::jit::Module module = entry.build(attn::models::resolve_config(entry, model_config), attn::nn::Runtime::kPortable);
+  const nlohmann::json config = {{"model", entry.name},
+                                 {"task", task.name()},
+                                 {"model_revision", entry.revision},
+                                 {"model_config", model_config},
+                                 {"data", data->data_config()}};
+  attn::models::save_model((dir / "model.pt").string(), module, config, data->files());
+  return dir.string();
 }
 
 }  // namespace tasks_test

@@ -9,7 +9,7 @@
 
 #include <zlib.h>
 
-#include "../tasks/tasks_test_util.h"
+#include "train_test_util.h"
 #include "attn/io/atomic_file.h"
 #include "attn/models/kinds.h"
 #include "attn/models/saved_model.h"

@@ -1,0 +1,32 @@
+#pragma once
+// Helpers for the training tests: the task tests' CSV helpers, and training runs on them.
+#include <atomic>
+
+#include "../tasks/tasks_test_util.h"
+#include "attn/train/run.h"
+
+namespace tasks_test {
+
+/// Trains `model` on `inputs` (given values) into `dir` with `training` settings; returns the last metrics.jsonl record.
+inline nlohmann::json train_run(const std::string& model, const std::string& dir,
+                                const std::vector<std::pair<std::string, std::string>>& inputs, const nlohmann::json& overrides,
+                                nlohmann::json training) {
+  attn::train::TrainRequest r;
+  r.model = model;
+  r.model_overrides = overrides;
+  if (!training.contains("threads")) training["threads"] = 1;
+  r.training = training;
+  r.out_dir = dir;
+  for (const auto& [k, v] : inputs) r.data.set(k, v, attn::data::Inputs::Origin::kGiven);
+  for (const auto& s : attn::tasks::task_for(attn::models::find_model(model).kind).inputs(attn::tasks::Command::kTrain))
+    if (!s.default_value.empty() && !r.data.get(s.name)) r.data.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
+  std::atomic<bool> stop{false};
+  attn::train::TrainingRun run = attn::train::TrainingRun::start(r);
+  REQUIRE(run.train(stop, nullptr, nullptr));
+  std::ifstream f(fs::path(dir) / "metrics.jsonl");
+  std::string line, last;
+  while (std::getline(f, line)) last = line;
+  return nlohmann::json::parse(last);
+}
+
+}  // namespace tasks_test
