@@ -3,19 +3,10 @@
 
 #include "attn/data/inputs.h"
 #include "attn/data/prepare.h"
+#include "data_test_util.h"
 
 using namespace attn;
-
-namespace {
-data::Inputs given(std::initializer_list<std::pair<std::string, std::string>> values,
-                   const std::vector<data::InputSpec>& defaults_from = {}) {
-  data::Inputs in;
-  for (const auto& s : defaults_from)
-    if (!s.default_value.empty()) in.set(s.name, s.default_value, data::Inputs::Origin::kDefault);
-  for (const auto& [k, v] : values) in.set(k, v, data::Inputs::Origin::kGiven);
-  return in;
-}
-}  // namespace
+using data_test::given;
 
 TEST_CASE("merge_inputs keeps each name once, the first declaration winning", "[data][inputs]") {
   const auto merged = data::merge_inputs({{{"csv", "first", ""}, {"a", "", "1"}}, {{"csv", "second", ""}, {"b", "", ""}}});

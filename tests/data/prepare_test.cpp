@@ -21,8 +21,10 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data.h"
 #include "attn/text/csv.h"
+#include "data_test_util.h"
 
 using namespace attn;
+using data_test::given;
 namespace fs = std::filesystem;
 
 namespace {
@@ -62,14 +64,6 @@ data::PrepareOptions fit_options(const std::string& csv, int threads = 1) {
   o.pad.maxlen = 4;
   o.threads = threads;
   return o;
-}
-
-data::Inputs given(std::initializer_list<std::pair<std::string, std::string>> values, const std::vector<data::InputSpec>& defaults_from) {
-  data::Inputs in;
-  for (const auto& s : defaults_from)
-    if (!s.default_value.empty()) in.set(s.name, s.default_value, data::Inputs::Origin::kDefault);
-  for (const auto& [k, v] : values) in.set(k, v, data::Inputs::Origin::kGiven);
-  return in;
 }
 
 }  // namespace

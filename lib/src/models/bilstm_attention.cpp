@@ -9,7 +9,7 @@
 #include "model_support.h"
 
 namespace attn::models {
-namespace {
+namespace bilstm {  // this model's parts (a named namespace: the unity build compiles the models together)
 
 // x = Embedding(ids), then SpatialDropout1D and the LSTM's input dropout while training: two
 // independent masks, one per sequence and channel [B, 1, C] shared by every step, applied as their
@@ -108,7 +108,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
   fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
 }
 
-}  // namespace
+}  // namespace bilstm
 
 ModelEntry bilstm_attention_entry() {
   return ModelEntry{
@@ -129,9 +129,9 @@ ModelEntry bilstm_attention_entry() {
       },
       // The seed's model.fit(X_t, y, validation_split=.2, epochs=3, batch_size=512) with Adam's defaults.
       {{"epochs", 3}, {"batch_size", 512}, {"lr", 1e-3}, {"val_split", 0.2}},
-      build,
-      fit,
-      layers,
+      bilstm::build,
+      bilstm::fit,
+      bilstm::layers,
       "embedding",
   };
 }

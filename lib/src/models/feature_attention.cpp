@@ -7,7 +7,7 @@
 #include "model_support.h"
 
 namespace attn::models {
-namespace {
+namespace feature {  // this model's parts (a named namespace: the unity build compiles the models together)
 
 // The hidden layers are written out one by one, the source generated for the configured list: a
 // module list to loop over exists only in TorchScript compiled from Python (nn.ModuleList), not
@@ -74,7 +74,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
   if (data.labels != 1) throw std::runtime_error("feature-attention predicts one 0/1 label, the data has " + std::to_string(data.labels));
 }
 
-}  // namespace
+}  // namespace feature
 
 ModelEntry feature_attention_entry() {
   return ModelEntry{
@@ -88,9 +88,9 @@ ModelEntry feature_attention_entry() {
       },
       // The seed's model.fit(X, y, epochs=16, batch_size=128, validation_split=0.3) with Adam's defaults.
       {{"epochs", 16}, {"batch_size", 128}, {"lr", 1e-3}, {"val_split", 0.3}},
-      build,
-      fit,
-      layers,
+      feature::build,
+      feature::fit,
+      feature::layers,
   };
 }
 

@@ -10,7 +10,7 @@
 #include "model_support.h"
 
 namespace attn::models {
-namespace {
+namespace seq2seq {  // this model's parts (a named namespace: the unity build compiles the models together)
 
 const char* kEncoderDecoder = R"(
 def source_embeddings(self, src: Tensor) -> Tensor:
@@ -223,7 +223,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
   fit_at_least(c, given, "max_output_length", data.output_length, data.output_length + 10);
 }
 
-}  // namespace
+}  // namespace seq2seq
 
 ModelEntry seq2seq_attention_entry() {
   return ModelEntry{
@@ -245,9 +245,9 @@ ModelEntry seq2seq_attention_entry() {
       // Seed 002 gives no recipe; these reach >= 99% exact match on 20,000 generated dates (the
       // default of attn datagen dates) in about two minutes (docs/seeds.md, "Seed 002").
       {{"epochs", 10}, {"batch_size", 64}, {"lr", 1e-3}, {"val_split", 0.2}},
-      build,
-      fit,
-      layers,
+      seq2seq::build,
+      seq2seq::fit,
+      seq2seq::layers,
   };
 }
 

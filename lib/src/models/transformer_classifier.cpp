@@ -10,7 +10,7 @@
 #include "model_support.h"
 
 namespace attn::models {
-namespace {
+namespace transformer {  // this model's parts (a named namespace: the unity build compiles the models together)
 
 // The encoder stack is written out layer by layer (TorchScript source is generated for N layers).
 // The encoder layers are called one by one, the source generated for the configured count: a module
@@ -109,7 +109,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
   fit_at_least(c, given, "max_length", data.input_length, std::max<std::int64_t>(512, data.input_length));
 }
 
-}  // namespace
+}  // namespace transformer
 
 ModelEntry transformer_classifier_entry() {
   return ModelEntry{
@@ -130,9 +130,9 @@ ModelEntry transformer_classifier_entry() {
       // The main job's recipe (seed 003 trains nothing): 3 epochs, Adam 1e-3, the last 20% held out;
       // batch 64, since self-attention learns less per step than the BiLSTM at the seed's 512.
       {{"epochs", 3}, {"batch_size", 64}, {"lr", 1e-3}, {"val_split", 0.2}},
-      build,
-      fit,
-      layers,
+      transformer::build,
+      transformer::fit,
+      transformer::layers,
       "embedding",
   };
 }
