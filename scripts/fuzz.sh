@@ -12,10 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-300}
-export CCACHE_BASEDIR="$PWD"
 targets=(csv tokenizer tokenizer_json data_pt config model_file)
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
-  -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
+source scripts/clang_tree.sh
 cmake --build build-fuzz --target "${targets[@]/%/_fuzz}"
 
 # Seeds.
@@ -48,21 +46,36 @@ rm -rf "$scratch"
 mkdir -p "$scratch"
 trap 'rm -rf "$scratch"' EXIT
 
+# Two targets at a time, one per core (each libFuzzer process is single-threaded, so a target gets
+# the same executions as it would alone); the summaries follow in the list's order.
+fuzz_one() {
+  local t=$1 options=detect_leaks=1 code=0
+  # LibTorch is not instrumented (no leak or container checks there); a huge allocation it attempts
+  # for a corrupt file must end in an error, not in ASan's report.
+  case $t in data_pt|config|model_file) options=detect_leaks=0:detect_container_overflow=0:allocator_may_return_null=1 ;; esac
+  TMPDIR="$scratch" ASAN_OPTIONS=$options UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/${t}_fuzz" \
+    -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- \
+    "build-fuzz/corpus/$t" "$seeds/$t" > "build-fuzz/$t.log" 2>&1 || code=$?
+  echo "$code" > "build-fuzz/$t.exit"
+}
+running=0
+for t in "${targets[@]}"; do
+  mkdir -p "build-fuzz/corpus/$t"
+  rm -f "build-fuzz/$t.exit"
+  if ((running == 2)); then
+    wait -n
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait
+
 summary="{"
 status=0
 for t in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$t
-  mkdir -p "$corpus"
-  options=detect_leaks=1
-  # LibTorch is not instrumented (no leak or container checks there); a huge allocation it attempts
-  # for a corrupt file must end in an error, not in ASan's report.
-  case $t in data_pt|config|model_file) options=detect_leaks=0:detect_container_overflow=0:allocator_may_return_null=1 ;; esac
-  set +e
-  TMPDIR="$scratch" ASAN_OPTIONS=$options UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/${t}_fuzz" \
-    -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- \
-    "$corpus" "$seeds/$t" > "build-fuzz/$t.log" 2>&1
-  code=$?
-  set -e
+  code=$(cat "build-fuzz/$t.exit" 2>/dev/null || echo 1)
   runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "build-fuzz/$t.log" | grep -o '[0-9]*$' || echo 0)
   found=$(find build-fuzz/findings -name "$t-*" | wc -l)
   echo "fuzz: $t: $runs executions in ${seconds}s, $found findings (exit $code), corpus $(ls "$corpus" | wc -l) inputs"

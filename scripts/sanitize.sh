@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# The readers and writers under AddressSanitizer and UndefinedBehaviorSanitizer (GCC), in build-asan/:
-# the text, io, data and report unit tests, and the command-line tests tagged [readers]
-# (every kind of bad input to prepare, tokenize and datagen). Any finding fails the script.
+# The readers and writers under AddressSanitizer and UndefinedBehaviorSanitizer (clang, in build-fuzz/,
+# the tree scripts/fuzz.sh shares: scripts/clang_tree.sh): the text, io, data and report unit tests,
+# and the command-line tests tagged [readers] (every kind of bad input to prepare, tokenize and
+# datagen). Any finding fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export CCACHE_BASEDIR="$PWD"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_SANITIZE=address,undefined \
-  -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
-cmake --build build-asan --target text_tests io_tests data_tests report_tests cli_tests attn attn-prepare attn-tokenize attn-datagen attn-plot
+source scripts/clang_tree.sh
+cmake --build build-fuzz --target text_tests io_tests data_tests report_tests cli_tests attn attn-prepare attn-tokenize attn-datagen attn-plot
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_container_overflow=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Each run's summary is printed; a failing run prints all of its output (the sanitizer's report).
 run() {
@@ -26,7 +25,7 @@ run() {
   fi
 }
 for t in text io data report; do
-  run "${t}_tests" "build-asan/tests/${t}_tests" --order rand --rng-seed 1 --warn NoTests
+  run "${t}_tests" "build-fuzz/tests/${t}_tests" --order rand --rng-seed 1 --warn NoTests
 done
-run "cli_tests [readers]" build-asan/tests/cli_tests "[readers]" --warn NoTests
+run "cli_tests [readers]" build-fuzz/tests/cli_tests "[readers]" --warn NoTests
 echo "sanitize: no findings"

@@ -139,7 +139,7 @@ std::string zip64_offsets(const std::string& zip) {
 
 // ---- Archives and the check ----
 
-std::string temp_path(const std::string& name) {
+std::string archive_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("attn_zip_records_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
@@ -181,7 +181,7 @@ void check_bytes(
 }  // namespace
 
 TEST_CASE("check_zip_records: what attn and LibTorch write passes, every record offered to `wanted`", "[io][zip]") {
-  const std::string path = temp_path("dict.pt");
+  const std::string path = archive_path("dict.pt");
   const std::string zip = torch_dict_archive(path);
   std::vector<std::string> names;
   const Wanted record_names = [&names](const std::string& name) {
@@ -197,7 +197,7 @@ TEST_CASE("check_zip_records: what attn and LibTorch write passes, every record 
   d.label_names = {"toxic"};
   d.labels = {1, 0};
   d.ids = {"a", "b"};
-  const std::string data_pt = temp_path("data.pt");
+  const std::string data_pt = archive_path("data.pt");
   io::write_prepared(data_pt, d);
   CHECK_NOTHROW(check_bytes(io::read_file(data_pt), data_pt));
   std::filesystem::remove(data_pt);
@@ -210,7 +210,7 @@ TEST_CASE("check_zip_records: what attn and LibTorch write passes, every record 
 }
 
 TEST_CASE("check_zip_records: a changed byte in a record is a CRC-32 mismatch naming the file and the record", "[io][zip]") {
-  const std::string path = temp_path("dict.pt");
+  const std::string path = archive_path("dict.pt");
   const std::string zip = torch_dict_archive(path);
   const Entry x = entry(zip, "archive/data/0");
   REQUIRE(x.stored == std::uint64_t{2500 * 300 * 4});
@@ -240,7 +240,7 @@ TEST_CASE("check_zip_records: a changed byte in a record is a CRC-32 mismatch na
 }
 
 TEST_CASE("check_zip_records: a cut file is not a ZIP archive any more", "[io][zip]") {
-  const std::string path = temp_path("dict.pt");
+  const std::string path = archive_path("dict.pt");
   const std::string zip = torch_dict_archive(path);
   const std::string not_zip = path + ": not a ZIP archive (no end-of-central-directory record)";
   CHECK_THROWS_WITH(check_bytes(zip.substr(0, zip.size() - 1), path), not_zip);
@@ -250,7 +250,7 @@ TEST_CASE("check_zip_records: a cut file is not a ZIP archive any more", "[io][z
 }
 
 TEST_CASE("check_zip_records: a directory pointing outside the file is refused, not followed", "[io][zip]") {
-  const std::string path = temp_path("dict.pt");
+  const std::string path = archive_path("dict.pt");
   const std::string zip = torch_dict_archive(path);
   const std::size_t eocd = eocd_of(zip);
   const Entry x = entry(zip, "archive/data/0");
@@ -277,7 +277,7 @@ TEST_CASE("check_zip_records: a directory pointing outside the file is refused, 
 }
 
 TEST_CASE("check_zip_records: broken signatures are refused, naming the file", "[io][zip]") {
-  const std::string path = temp_path("dict.pt");
+  const std::string path = archive_path("dict.pt");
   const std::string zip = torch_dict_archive(path);
   const std::vector<Entry> records = entries_of(zip);
   const Entry x = entry(zip, "archive/data/0");
@@ -296,7 +296,7 @@ TEST_CASE("check_zip_records: broken signatures are refused, naming the file", "
 }
 
 TEST_CASE("check_zip_records: ZIP64 directories (archives over 4 GiB) are read and checked", "[io][zip]") {
-  const std::string path = temp_path("dict.pt");
+  const std::string path = archive_path("dict.pt");
   const std::string zip = torch_dict_archive(path);
   const Entry x = entry(zip, "archive/data/0");  // the records' bytes do not move below
   CHECK_NOTHROW(check_bytes(as_zip64(zip), path));

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
+fs::path run_dir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("attn_run_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
@@ -48,7 +48,7 @@ train::TrainRequest request(const std::string& model, const std::string& out, co
 }  // namespace
 
 TEST_CASE("with no training flags a run takes its model's recipe, flags override it", "[train][run]") {
-  const auto dir = scratch("defaults");
+  const auto dir = run_dir("defaults");
   const std::string csv = feature_csv(dir, 100);
   train::TrainRequest r = request("feature-attention", (dir / "a").string(), csv);
   const auto planned = train::planned_config(r);
@@ -71,7 +71,7 @@ TEST_CASE("with no training flags a run takes its model's recipe, flags override
 }
 
 TEST_CASE("bad settings are std::invalid_argument before any file is written", "[train][run]") {
-  const auto dir = scratch("bad");
+  const auto dir = run_dir("bad");
   const std::string csv = feature_csv(dir, 50);
   train::TrainRequest r = request("feature-attention", (dir / "x").string(), csv);
   r.training["lr"] = 0.0;
@@ -90,7 +90,7 @@ TEST_CASE("bad settings are std::invalid_argument before any file is written", "
 }
 
 TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data file refused", "[train][run]") {
-  const auto dir = scratch("resume");
+  const auto dir = run_dir("resume");
   const std::string csv = feature_csv(dir, 60);
   train::TrainRequest r = request("feature-attention", (dir / "run").string(), csv);
   r.training["epochs"] = 1;
@@ -123,7 +123,7 @@ TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data f
 }
 
 TEST_CASE("early stopping: training ends after patience epochs without improvement, model.pt is the best epoch", "[train][run]") {
-  const auto dir = scratch("early");
+  const auto dir = run_dir("early");
   const auto rows = tasks_test::text_rows(200);
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", rows);
   // val_rows never improves after epoch 1: the run stops after epoch 3 with epoch 1 as its best.
@@ -162,7 +162,7 @@ void write_gz(const fs::path& path, const std::string& text) {
 
 TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case too), frozen, coverage reported",
           "[train][run][embeddings]") {
-  const auto dir = scratch("vectors");
+  const auto dir = run_dir("vectors");
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(120));
   std::string vectors = "5 8\n";
   const std::vector<std::pair<std::string, float>> words = {
@@ -203,7 +203,7 @@ TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case t
 }
 
 TEST_CASE("validation rows from --val-csv, a file of their own, kept by the run for --resume", "[train][run]") {
-  const auto dir = scratch("valcsv");
+  const auto dir = run_dir("valcsv");
   const std::string train_csv = feature_csv(dir, 80);
   fs::create_directories(dir / "v");
   const std::string val_csv = feature_csv(dir / "v", 30);
@@ -231,7 +231,7 @@ TEST_CASE("validation rows from --val-csv, a file of their own, kept by the run 
 }
 
 TEST_CASE("validation rows from --val-csv for a text model: read with the training tokenizer, columns and maxlen", "[train][run]") {
-  const auto dir = scratch("valcsv_text");
+  const auto dir = run_dir("valcsv_text");
   const std::string train_csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(120));
   std::vector<std::string> val_rows = tasks_test::text_rows(40);
   val_rows.push_back("v1,\"never seen words only\",0,1");
@@ -250,7 +250,7 @@ TEST_CASE("validation rows from --val-csv for a text model: read with the traini
 }
 
 TEST_CASE("class weights (--pos-weight): the loss is the positive-weighted binary cross-entropy", "[train][run]") {
-  const auto dir = scratch("posweight");
+  const auto dir = run_dir("posweight");
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(60));
   data::Inputs in;
   for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}})
