@@ -11,7 +11,8 @@ train.csv's profile (bench/gen_jigsaw_profile.cpp); the requests are 4,000 other
 profile, so their words are the model's and their lengths Jigsaw's (median 36 words, a long tail).
 
 usage: python3 bench/run_serve_bench.py [--seconds 20] [--out bench/results/serve.json]
-Target: >= 10x the Python way's requests/s, a lower p99, no errors.
+Also with API keys on (--api-key-file) and over TLS (a self-signed certificate, keys on), same run.
+Target: >= 10x the Python way's requests/s, a lower p99, no errors; keys within 5%, TLS within 15%.
 """
 import argparse
 import csv
@@ -29,6 +30,7 @@ from benchlib import ATTN, BIN, RESULTS, ROOT, attn, workdir, write_result
 LUA = r"""
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
+if os.getenv("KEY") ~= "" then wrk.headers["Authorization"] = "Bearer " .. os.getenv("KEY") end
 local bodies = {}
 for line in io.lines(os.getenv("BODIES")) do bodies[#bodies + 1] = line end
 local i = 0
@@ -56,12 +58,12 @@ def to_ms(value, unit):
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def load(port, path, bodies, seconds, work):
+def load(port, path, bodies, seconds, work, key="", scheme="http"):
     script = os.path.join(work, "post.lua")
     with open(script, "w") as f:
         f.write(LUA)
-    out = subprocess.run(["wrk", "-t2", "-c16", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}{path}"],
-                         capture_output=True, text=True, check=True, env=dict(os.environ, BODIES=bodies)).stdout
+    out = subprocess.run(["wrk", "-t2", "-c16", f"-d{seconds}s", "--latency", "-s", script, f"{scheme}://127.0.0.1:{port}{path}"],
+                         capture_output=True, text=True, check=True, env=dict(os.environ, BODIES=bodies, KEY=key)).stdout
     lat = {p: to_ms(v, u) for p, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)$", out, re.M)}
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     errors = re.search(r"Socket errors: (.*)$", out, re.M)
@@ -96,17 +98,31 @@ def main():
               "seconds_per_run": args.seconds, "threads": args.threads, "model": "bilstm-attention, seed sizes (2.67 M parameters), one epoch on 20,000 Jigsaw-profile comments",
               "comments": {"count": len(texts), "median_words": words[len(words) // 2], "p99_words": words[int(len(words) * 0.99)]},
               "runs": {}}
-    configs = [("attn_serve_batched", ["--max-batch", "64"]), ("attn_serve_max_delay_5", ["--max-batch", "64", "--max-delay-ms", "5"]),
-               ("attn_serve_max_batch_1", ["--max-batch", "1"])]
+    key = "bench-key-0123456789abcdef"
+    keys = os.path.join(work, "keys.txt")
+    with open(keys, "w") as f:
+        f.write(f"bench:{key}\n")
+    os.chmod(keys, 0o600)
+    cert, private = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-keyout", private,
+                    "-out", cert], check=True, capture_output=True)
+    os.chmod(private, 0o600)
+    # (name, flags, key, scheme): the same load with API keys on, and over TLS (with keys).
+    configs = [("attn_serve_batched", ["--max-batch", "64"], "", "http"),
+               ("attn_serve_api_key", ["--max-batch", "64", "--api-key-file", keys], key, "http"),
+               ("attn_serve_tls", ["--max-batch", "64", "--api-key-file", keys, "--tls-cert", cert, "--tls-key", private], key, "https"),
+               ("attn_serve_max_delay_5", ["--max-batch", "64", "--max-delay-ms", "5"], "", "http"),
+               ("attn_serve_max_batch_1", ["--max-batch", "1"], "", "http")]
     try:
-        for name, extra in configs:
+        for name, extra, run_key, scheme in configs:
             port = free_port()
             proc = subprocess.Popen([ATTN, "serve", "--model", f"toxic={run}", "--port", str(port), "--threads", str(args.threads),
                                      *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             wait_ready(proc, "ready")
             print(f"load: {name} ...", file=sys.stderr)
-            result["runs"][name] = load(port, "/v1/explain", bodies, args.seconds, work)
-            metrics = subprocess.run(["curl", "-s", f"http://127.0.0.1:{port}/metrics"], capture_output=True, text=True).stdout
+            result["runs"][name] = load(port, "/v1/explain", bodies, args.seconds, work, run_key, scheme)
+            metrics = subprocess.run(["curl", "-sk", "-H", f"Authorization: Bearer {run_key}", f"{scheme}://127.0.0.1:{port}/metrics"],
+                                     capture_output=True, text=True).stdout
             count = float(re.search(r"^attn_batch_size_count (\S+)", metrics, re.M).group(1))
             total = float(re.search(r"^attn_batch_size_sum (\S+)", metrics, re.M).group(1))
             result["runs"][name]["mean_batch_size"] = total / count if count else None
@@ -129,10 +145,13 @@ def main():
         ours["requests_per_second"] / result["runs"]["python_threading_http_server_nodelay"]["requests_per_second"])
     result["speedup_vs_max_batch_1"] = ours["requests_per_second"] / result["runs"]["attn_serve_max_batch_1"]["requests_per_second"]
     result["speedup_vs_max_delay_5"] = ours["requests_per_second"] / result["runs"]["attn_serve_max_delay_5"]["requests_per_second"]
+    result["api_key_vs_none"] = result["runs"]["attn_serve_api_key"]["requests_per_second"] / ours["requests_per_second"]
+    result["tls_vs_none"] = result["runs"]["attn_serve_tls"]["requests_per_second"] / ours["requests_per_second"]
     result["note"] = ("16 clients never queue --max-batch 64 inputs, so with --max-delay-ms 5 every batch waits its full 5 ms "
                       "while its inference thread's core idles; batching what queued while the threads were busy needs no wait. "
                       "wrk shares the two cores with the server.")
     result["targets"] = {"speedup_vs_python": 10, "p99_below_python": ours["p99_ms"] < py["p99_ms"],
+                         "api_key_within_5_percent": result["api_key_vs_none"] >= 0.95, "tls_within_15_percent": result["tls_vs_none"] >= 0.85,
                          "no_errors": all(r["non_2xx"] == 0 and not r["socket_errors"] for r in result["runs"].values())}
     write_result(args.out, result)
 

@@ -12,9 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-300}
-targets=(csv tokenizer tokenizer_json data_pt config model_file)
 source scripts/clang_tree.sh
-cmake --build build-fuzz --target "${targets[@]/%/_fuzz}"
+targets=("${fuzz_targets[@]}")
 
 # Seeds.
 seeds=build-fuzz/seeds

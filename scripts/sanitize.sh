@@ -6,7 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/clang_tree.sh
-cmake --build build-fuzz --target text_tests io_tests data_tests report_tests cli_tests attn attn-prepare attn-tokenize attn-datagen attn-plot
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_container_overflow=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Each run's summary is printed; a failing run prints all of its output (the sanitizer's report).
 run() {

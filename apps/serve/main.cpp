@@ -1,10 +1,12 @@
 // attn serve: trained models over HTTP, with dynamic batching and an explain page in the browser.
 #include <cstdio>
+#include <cstdlib>
 
 #include "../common/app.h"
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
 #include "attn/server/server.h"
+#include "attn/version.h"
 
 namespace attn::apps {
 namespace {
@@ -26,13 +28,25 @@ int run(int argc, char** argv) {
   options.add_options("Output")
       ("host", "Address to bind", cxxopts::value<std::string>()->default_value("127.0.0.1"))
       ("port", "Port (0: a free one, printed)", cxxopts::value<int>()->default_value("8080"));
+  options.add_options("Security")
+      ("api-key-file", "API keys, one per line (NAME:KEY or KEY; chmod 600): every route but /healthz, /readyz and the page "
+                       "then needs 'Authorization: Bearer KEY' (or set ATTN_API_KEY)", cxxopts::value<std::string>())
+      ("allow-unauthenticated", "Serve a --host other than loopback without API keys")
+      ("tls-cert", "Serve HTTPS (TLS 1.2 or later) with this PEM certificate chain", cxxopts::value<std::string>())
+      ("tls-key", "... and this PEM private key (chmod 600)", cxxopts::value<std::string>())
+      ("access-log", "One JSON line per request to this file ('-': stderr)", cxxopts::value<std::string>());
   options.add_options("Limits")
       ("max-batch", "Inputs per batch", cxxopts::value<std::int64_t>()->default_value("64"))
       ("max-delay-ms", "How long a request may wait for company (0: not at all)", cxxopts::value<int>()->default_value("0"))
       ("max-queue", "Inputs that may wait; more: 503", cxxopts::value<std::size_t>()->default_value("1024"))
       ("max-body-bytes", "Largest request body; larger: 413", cxxopts::value<std::size_t>()->default_value("1048576"))
       ("max-texts", "Inputs per request; more: 413", cxxopts::value<std::size_t>()->default_value("256"))
-      ("connections", "HTTP threads (each open keep-alive connection holds one)", cxxopts::value<int>()->default_value("16"))
+      ("connections", "HTTP threads (a request takes one once all of it has arrived)", cxxopts::value<int>()->default_value("16"))
+      ("max-connections", "Open client connections; more: the longest idle one closes, else 503", cxxopts::value<std::size_t>()->default_value("512"))
+      ("connections-per-client", "Open connections per client address; more: 429", cxxopts::value<std::size_t>()->default_value("128"))
+      ("client-timeout-ms", "A request's headers and body must arrive within it (else 408)", cxxopts::value<int>()->default_value("10000"))
+      ("keep-alive-ms", "An idle connection closes after it", cxxopts::value<int>()->default_value("5000"))
+      ("request-timeout-ms", "A request still queued after it gets 503 and is dropped (0: never)", cxxopts::value<int>()->default_value("30000"))
       ("max-steps", "Integrated gradients' steps a /v1/explain request may ask for (its cost grows with them)",
        cxxopts::value<int>()->default_value("64"));
   // clang-format on
@@ -42,17 +56,30 @@ int run(int argc, char** argv) {
   const auto& r = *parsed;
   set_torch_threads(1);                  // small batches: one core each beats all cores on one (bench/results/serve.json)
   keep_freed_memory(Heaps::kPerThread);  // batch after batch of similar tensors: keep the pages
-  const server::ServeOptions request{given<std::vector<std::string>>(r, "model").value_or(std::vector<std::string>{}),
-                                     r["host"].as<std::string>(),
-                                     r["port"].as<int>(),
-                                     r["max-batch"].as<std::int64_t>(),
-                                     r["max-delay-ms"].as<int>(),
-                                     r["max-queue"].as<std::size_t>(),
-                                     r["max-body-bytes"].as<std::size_t>(),
-                                     r["max-texts"].as<std::size_t>(),
-                                     r["connections"].as<int>(),
-                                     threads_option(r),
-                                     r["max-steps"].as<int>()};
+  server::ServeOptions request;
+  request.models = given<std::vector<std::string>>(r, "model").value_or(std::vector<std::string>{});
+  request.host = r["host"].as<std::string>();
+  request.port = r["port"].as<int>();
+  request.max_batch = r["max-batch"].as<std::int64_t>();
+  request.max_delay_ms = r["max-delay-ms"].as<int>();
+  request.max_queue = r["max-queue"].as<std::size_t>();
+  request.max_body_bytes = r["max-body-bytes"].as<std::size_t>();
+  request.max_texts = r["max-texts"].as<std::size_t>();
+  request.connections = r["connections"].as<int>();
+  request.max_connections = r["max-connections"].as<std::size_t>();
+  request.connections_per_client = r["connections-per-client"].as<std::size_t>();
+  request.client_timeout_ms = r["client-timeout-ms"].as<int>();
+  request.keep_alive_ms = r["keep-alive-ms"].as<int>();
+  request.request_timeout_ms = r["request-timeout-ms"].as<int>();
+  request.workers = threads_option(r);
+  request.max_steps = r["max-steps"].as<int>();
+  request.api_key_file = given<std::string>(r, "api-key-file").value_or("");
+  if (const char* key = std::getenv("ATTN_API_KEY")) request.api_key = key;
+  request.allow_unauthenticated = r.count("allow-unauthenticated") > 0;
+  request.access_log = given<std::string>(r, "access-log").value_or("");
+  request.tls_cert = given<std::string>(r, "tls-cert").value_or("");
+  request.tls_key = given<std::string>(r, "tls-key").value_or("");
+  request.version = ATTN_VERSION;
   server::serve(request, [](const std::string& line) { std::printf("attn serve: %s\n", line.c_str()), std::fflush(stdout); });
   return kExitOk;
 }

@@ -13,7 +13,22 @@ bool same_kind(std::size_t model_a, Mode mode_a, const tasks::ExplainOptions& a,
 
 }  // namespace
 
-Batcher::Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherOptions options, std::function<void(std::size_t)> on_batch)
+namespace {
+std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> borrowed(const std::vector<std::vector<tasks::TrainedModel*>>& models) {
+  std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> out;
+  for (const auto& copies : models) {
+    out.emplace_back();
+    for (tasks::TrainedModel* m : copies) out.back().push_back(std::shared_ptr<tasks::TrainedModel>(std::shared_ptr<void>(), m));  // not owned
+  }
+  return out;
+}
+}  // namespace
+
+Batcher::Batcher(const std::vector<std::vector<tasks::TrainedModel*>>& models, BatcherOptions options, std::function<void(std::size_t)> on_batch)
+    : Batcher(borrowed(models), std::move(options), std::move(on_batch)) {}
+
+Batcher::Batcher(std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> models, BatcherOptions options,
+                 std::function<void(std::size_t)> on_batch)
     : models_(std::move(models)), options_(options), on_batch_(std::move(on_batch)) {
   if (options_.max_batch < 1) throw std::invalid_argument("--max-batch must be >= 1");
   if (options_.workers < 1) throw std::invalid_argument("--threads must be >= 1");
@@ -31,9 +46,15 @@ std::future<Results> Batcher::submit(std::size_t model, Mode mode, std::vector<t
   r->mode = mode;
   r->options = std::move(options);
   r->inputs = std::move(inputs);
-  r->cost = mode == Mode::kPredict ? 1 : std::max<std::int64_t>(1, models_.at(model).front()->explain_cost(r->options));
+  std::shared_ptr<tasks::TrainedModel> first;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    first = models_.at(model).front();
+  }
+  r->cost = mode == Mode::kPredict ? 1 : std::max<std::int64_t>(1, first->explain_cost(r->options));
   r->results.resize(r->inputs.size());
   r->queued_at = std::chrono::steady_clock::now();
+  if (options_.request_timeout.count() > 0) r->expires_at = options_.clock() + options_.request_timeout;
   std::future<Results> result = r->promise.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -57,6 +78,12 @@ std::size_t Batcher::queued() const {
   return queued_inputs_;
 }
 
+void Batcher::replace(std::size_t model, std::vector<std::shared_ptr<tasks::TrainedModel>> copies) {
+  if (static_cast<int>(copies.size()) != options_.workers) throw std::invalid_argument("Batcher: one copy of each model per inference thread");
+  std::lock_guard<std::mutex> lock(mutex_);
+  models_.at(model) = std::move(copies);
+}
+
 void Batcher::drain() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -75,12 +102,33 @@ void Batcher::stop() {
     if (w.joinable()) w.join();
 }
 
+void Batcher::drop_expired() {
+  if (options_.request_timeout.count() <= 0) return;
+  const auto now = options_.clock();
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    Request& r = **it;
+    if (r.handed_out > 0 || now < r.expires_at) {  // (a request partly run finishes)
+      ++it;
+      continue;
+    }
+    queued_inputs_ -= r.inputs.size();
+    r.promise.set_exception(std::make_exception_ptr(
+        TimedOut("the request waited in the queue longer than --request-timeout-ms (" + std::to_string(options_.request_timeout.count()) +
+                 " ms); the server is overloaded, retry later")));
+    it = queue_.erase(it);
+  }
+}
+
 void Batcher::loop(int worker) {
   std::unique_lock<std::mutex> lock(mutex_);
   ++idle_;
   while (true) {
     wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, and everything queued has run
+    drop_expired();
+    if (queue_.empty()) {
+      if (stopping_) return;  // everything queued has run
+      continue;
+    }
     // The oldest request fixes the model, mode and methods; requests of the same kind join it, up to
     // max_batch units of cost, until its deadline.
     const std::shared_ptr<Request> oldest = queue_.front();
@@ -127,15 +175,16 @@ void Batcher::loop(int worker) {
     }
     if (batch.empty()) continue;  // another inference thread took them while this one waited
     --idle_;
+    std::shared_ptr<tasks::TrainedModel> model = models_.at(batch.front().request->model).at(static_cast<std::size_t>(worker));
     lock.unlock();
-    run(worker, batch);
+    run(*model, batch);
+    model.reset();  // (after a reload, the last batch on the old copy frees it)
     lock.lock();
     ++idle_;
   }
 }
 
-Results Batcher::compute(int worker, const Request& key, const std::vector<tasks::Input>& inputs) {
-  tasks::TrainedModel& m = *models_.at(key.model).at(static_cast<std::size_t>(worker));
+Results Batcher::compute(tasks::TrainedModel& m, const Request& key, const std::vector<tasks::Input>& inputs) {
   Results out;
   if (key.mode == Mode::kPredict) {
     for (const auto& r : m.predict(inputs, options_.max_batch)) out.push_back(r.dump());
@@ -160,7 +209,7 @@ void Batcher::finish(Slice& slice, Results results, std::exception_ptr error) {
     r.promise.set_value(std::move(r.results));
 }
 
-void Batcher::run(int worker, std::vector<Slice>& batch) {
+void Batcher::run(tasks::TrainedModel& model, std::vector<Slice>& batch) {
   const auto inputs_of = [](const Slice& s) {
     return std::vector<tasks::Input>(s.request->inputs.begin() + static_cast<std::ptrdiff_t>(s.first),
                                      s.request->inputs.begin() + static_cast<std::ptrdiff_t>(s.first + s.count));
@@ -172,7 +221,7 @@ void Batcher::run(int worker, std::vector<Slice>& batch) {
   }
   if (on_batch_) on_batch_(inputs.size());
   try {
-    Results all = compute(worker, *batch.front().request, inputs);
+    Results all = compute(model, *batch.front().request, inputs);
     std::size_t next = 0;
     for (Slice& s : batch) {
       finish(s,
@@ -190,7 +239,7 @@ void Batcher::run(int worker, std::vector<Slice>& batch) {
         continue;
       }
       try {
-        finish(s, compute(worker, *s.request, inputs_of(s)), nullptr);
+        finish(s, compute(model, *s.request, inputs_of(s)), nullptr);
       } catch (...) {
         finish(s, {}, std::current_exception());
       }

@@ -26,9 +26,10 @@ Metrics::Histogram Metrics::latency_histogram() {
   return Histogram{bounds, std::vector<std::uint64_t>(bounds.size() + 1, 0)};
 }
 
-void Metrics::request(const std::string& route, int status, double seconds) {
+void Metrics::request(const std::string& route, int status, double seconds, const std::string& key) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++requests_[{route, status}];
+  if (!key.empty()) ++by_key_[key];
   auto it = latency_.find(route);
   if (it == latency_.end()) it = latency_.emplace(route, latency_histogram()).first;
   it->second.observe(seconds);
@@ -39,7 +40,17 @@ void Metrics::batch(std::size_t inputs) {
   batch_sizes_.observe(static_cast<double>(inputs));
 }
 
-std::string Metrics::render(std::size_t queue_depth, std::size_t models_loaded) const {
+void Metrics::refused(const std::string& reason, int status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++refused_[{reason, status}];
+}
+
+void Metrics::reload(const std::string& model, bool ok) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++reloads_[{model, ok ? "ok" : "failed"}];
+}
+
+std::string Metrics::render(std::size_t queue_depth, std::size_t models_loaded, std::size_t open_connections) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
   const auto histogram = [&out](const std::string& name, const std::string& labels, const Histogram& h) {
@@ -56,14 +67,29 @@ std::string Metrics::render(std::size_t queue_depth, std::size_t models_loaded) 
   out += "# HELP attn_requests_total HTTP requests by route and status.\n# TYPE attn_requests_total counter\n";
   for (const auto& [key, n] : requests_)
     out += "attn_requests_total{route=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"} " + std::to_string(n) + "\n";
+  if (!by_key_.empty()) {
+    out += "# HELP attn_requests_by_key_total Authenticated requests by API key name.\n# TYPE attn_requests_by_key_total counter\n";
+    for (const auto& [key, n] : by_key_) out += "attn_requests_by_key_total{key=\"" + key + "\"} " + std::to_string(n) + "\n";
+  }
   out +=
       "# HELP attn_request_duration_seconds Time from a request's arrival to its response, by route.\n"
       "# TYPE attn_request_duration_seconds histogram\n";
   for (const auto& [route, h] : latency_) histogram("attn_request_duration_seconds", "route=\"" + route + "\"", h);
+  out +=
+      "# HELP attn_connections_refused_total Connections answered and closed before routing (slow, too many, busy).\n"
+      "# TYPE attn_connections_refused_total counter\n";
+  for (const auto& [key, n] : refused_)
+    out += "attn_connections_refused_total{reason=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"} " +
+           std::to_string(n) + "\n";
+  out += "# HELP attn_model_reloads_total Model files re-read, by model and result.\n# TYPE attn_model_reloads_total counter\n";
+  for (const auto& [key, n] : reloads_)
+    out += "attn_model_reloads_total{model=\"" + key.first + "\",result=\"" + key.second + "\"} " + std::to_string(n) + "\n";
   out += "# HELP attn_batch_size Inputs per batch run by the model.\n# TYPE attn_batch_size histogram\n";
   histogram("attn_batch_size", "", batch_sizes_);
   out += "# HELP attn_queue_depth Inputs waiting for a batch.\n# TYPE attn_queue_depth gauge\nattn_queue_depth " +
          std::to_string(queue_depth) + "\n";
+  out += "# HELP attn_open_connections Client connections open.\n# TYPE attn_open_connections gauge\nattn_open_connections " +
+         std::to_string(open_connections) + "\n";
   out += "# HELP attn_models_loaded Models loaded and warmed up.\n# TYPE attn_models_loaded gauge\nattn_models_loaded " +
          std::to_string(models_loaded) + "\n";
   return out;

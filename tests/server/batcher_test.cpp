@@ -209,6 +209,29 @@ TEST_CASE("the queue is bounded, and stop() runs what is queued", "[server][batc
   CHECK_THROWS_WITH(batcher.submit(0, Mode::kPredict, texts({"late"})), Catch::Contains("shutting down"));
 }
 
+TEST_CASE("a request still queued at its deadline is dropped, not run; one being run finishes", "[server][batcher]") {
+  EchoModel model;
+  std::atomic<std::int64_t> now_ms{0};  // a fake clock: the test decides when the deadline has passed
+  server::BatcherOptions options;
+  options.request_timeout = std::chrono::milliseconds(100);
+  options.clock = [&] { return std::chrono::steady_clock::time_point(std::chrono::milliseconds(now_ms.load())); };
+  server::Batcher batcher({{&model}}, options);
+  model.hold();
+  auto running = batcher.submit(0, Mode::kPredict, texts({"running"}));
+  model.wait_for_batches(1);
+  auto stale = batcher.submit(0, Mode::kPredict, texts({"stale", "stale"}));
+  now_ms = 150;  // past the first two requests' deadline
+  auto fresh = batcher.submit(0, Mode::kPredict, texts({"fresh"}));
+  CHECK(batcher.queued() == 3);
+  model.release();
+  CHECK(running.get().size() == 1);  // it was in the model when its deadline passed
+  CHECK_THROWS_AS(stale.get(), server::TimedOut);
+  CHECK(result(fresh.get(), 0).at("text") == "fresh");
+  model.wait_for_batches(2);
+  CHECK(model.sizes() == std::vector<std::size_t>{1, 1});  // the stale inputs never reached the model
+  CHECK(batcher.queued() == 0);
+}
+
 TEST_CASE("a costly request runs a slice at a time, a light request queued behind it runs before its rest", "[server][batcher]") {
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});

@@ -38,10 +38,21 @@ struct BatcherOptions {
   std::chrono::milliseconds max_delay{0};  ///< how long the oldest request waits for company
   std::size_t max_queue = 1024;            ///< inputs that may wait; more is QueueFull
   int workers = 1;                         ///< inference threads
+  /// A request still wholly queued this long after it was submitted is dropped (TimedOut), its work
+  /// never done: nobody waits for it any more. 0: no deadline.
+  std::chrono::milliseconds request_timeout{0};
+  /// The clock of request_timeout (tests pass a fake one).
+  std::function<std::chrono::steady_clock::time_point()> clock = [] { return std::chrono::steady_clock::now(); };
 };
 
 /// The queue holds max_queue inputs already (HTTP 503).
 class QueueFull : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A request waited in the queue past its deadline (HTTP 503).
+class TimedOut : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -58,9 +69,12 @@ using Results = std::vector<std::string>;
 class Batcher {
  public:
   /// models[m][w] is model m as inference thread w runs it: one copy per thread (two threads must
-  /// not run one TorchScript module's methods at once), options.workers of them. They must outlive
-  /// the batcher; `on_batch(inputs)` is told the size of every batch, before it runs.
-  Batcher(std::vector<std::vector<tasks::TrainedModel*>> models, BatcherOptions options,
+  /// not run one TorchScript module's methods at once), options.workers of them. `on_batch(inputs)`
+  /// is told the size of every batch, before it runs.
+  Batcher(std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> models, BatcherOptions options,
+          std::function<void(std::size_t)> on_batch = nullptr);
+  /// The same with models the caller owns (they must outlive the batcher).
+  Batcher(const std::vector<std::vector<tasks::TrainedModel*>>& models, BatcherOptions options,
           std::function<void(std::size_t)> on_batch = nullptr);
   ~Batcher();
   Batcher(const Batcher&) = delete;
@@ -72,6 +86,9 @@ class Batcher {
   std::future<Results> submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options = {});
   /// Inputs waiting.
   std::size_t queued() const;
+  /// Model `model` is `copies` from now on (a reload): batches formed from now on run on them, a
+  /// batch already running finishes on the old ones (kept alive until then).
+  void replace(std::size_t model, std::vector<std::shared_ptr<tasks::TrainedModel>> copies);
   /// From now on nothing waits for company: what is queued runs at once (a server shutting down
   /// finishes the requests in flight without waiting out --max-delay-ms). Requests are still taken.
   void drain();
@@ -88,6 +105,7 @@ class Batcher {
     std::int64_t cost = 1;  ///< per input
     std::promise<Results> promise;
     std::chrono::steady_clock::time_point queued_at;
+    std::chrono::steady_clock::time_point expires_at;  ///< (options.clock's time) dropped if wholly queued then
     std::size_t handed_out = 0;  ///< inputs given to slices so far
     std::size_t finished = 0;    ///< inputs whose slice has run
     Results results;
@@ -99,11 +117,12 @@ class Batcher {
     std::size_t first = 0, count = 0;
   };
   void loop(int worker);
-  void run(int worker, std::vector<Slice>& batch);
-  Results compute(int worker, const Request& key, const std::vector<tasks::Input>& inputs);
+  void drop_expired();  ///< (mutex_ held)
+  void run(tasks::TrainedModel& model, std::vector<Slice>& batch);
+  Results compute(tasks::TrainedModel& model, const Request& key, const std::vector<tasks::Input>& inputs);
   void finish(Slice& slice, Results results, std::exception_ptr error);
 
-  std::vector<std::vector<tasks::TrainedModel*>> models_;  // [model][worker]
+  std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> models_;  // [model][worker] (mutex_)
   BatcherOptions options_;
   std::function<void(std::size_t)> on_batch_;
   mutable std::mutex mutex_;

@@ -11,11 +11,17 @@
 ///                      "methods": ["integrated-gradients", ...], "steps": N <= --max-steps)
 ///                      -> {"model": NAME, "results": [what `attn explain --json [--method ...]` prints, per input]}
 ///   POST /v1/predict   the same body -> {"model": NAME, "results": [outputs only, per input]}
+///   POST /v1/models/NAME/reload  re-read the model's file and swap it in while requests continue (also SIGHUP)
 ///   GET  /metrics      Prometheus' text format
+///   GET  /openapi.json this API as OpenAPI 3.0 (made from the route table, src/api.h)
 ///   GET  /             the explain page (?model=NAME&text=...&text2=... opens explained)
+/// With API keys, a request without a valid `Authorization: Bearer KEY` gets 401 (WWW-Authenticate).
 /// Errors: {"error": {"status": N, "message": "..."}} with 400 (malformed JSON, missing or mistyped
 /// fields, invalid UTF-8, bad inputs), 404 (unknown path or model), 405 (wrong method), 413 (body
 /// too large, too many inputs), 503 (queue full, with Retry-After; models still loading).
+/// Before routing, the front end (src/front.h) answers 408 (request not whole within
+/// --client-timeout-ms), 429 (--connections-per-client), 431 (headers too large), 413, and 503
+/// (--max-connections open, none idle) itself, and closes the connection.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,9 +39,20 @@ struct ServeOptions {
   std::size_t max_queue = 1024;  ///< inputs that may wait; more: 503
   std::size_t max_body_bytes = 1 << 20;
   std::size_t max_texts = 256;  ///< inputs per request; more: 413
-  int connections = 16;         ///< HTTP threads: each open keep-alive connection holds one
+  int connections = 16;         ///< HTTP threads (a request holds one only once all of it arrived: front.h)
+  std::size_t max_connections = 512;         ///< open client connections; more: the longest idle closes, else 503
+  std::size_t connections_per_client = 128;  ///< per client address; more: 429
+  int client_timeout_ms = 10000;             ///< a request's headers and body must arrive within it; else 408
+  int keep_alive_ms = 5000;                  ///< an idle connection closes after it
+  int request_timeout_ms = 30000;            ///< a request still queued after it: 503, its work dropped (0: never)
   int workers = 1;              ///< inference threads (each batch runs on one LibTorch thread)
   int max_steps = 64;           ///< integrated gradients' steps a request may ask for
+  std::string api_key_file;     ///< keys, one per line (auth.h); every route but /healthz, /readyz and / needs one
+  std::string api_key;          ///< or one key (the app passes ATTN_API_KEY)
+  bool allow_unauthenticated = false;  ///< needed to serve a non-loopback --host without keys
+  std::string access_log;              ///< "" off, "-" stderr, else a file (appended): one JSON line per request
+  std::string tls_cert, tls_key;       ///< HTTPS only (TLS 1.2+), PEM files; the key file private (chmod 600)
+  std::string version;                 ///< attn's version, for /openapi.json
 };
 
 /// Binds host:port and reports "listening on http://HOST:PORT" through `log`, loads and warms every

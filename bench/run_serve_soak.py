@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Soak and chaos test of `attn serve` on 127.0.0.1: mixed traffic against one server for a fixed time
+-- explain and predict clients on keep-alive connections, bad requests, oversized bodies, slow clients
+(headers sent partway, never finished), clients that disconnect mid-request, and a reload of the model
+every --reload-every seconds -- with API keys on. Per interval (a minute by default): requests by status,
+p50/p99 latency of the explain and predict clients, the server's RSS. Passes when the server never
+crashed, answered no 5xx but deliberate 503s, every good request got 200, and its RSS grew < 10% from
+the end of the first interval (the warm-up) to the end.
+
+usage: python3 bench/run_serve_soak.py [--seconds 600] [--interval 60] [--reload-every 30]
+                                       [--model RUN_DIR] [--out bench/results/serve_soak.json]
+Without --model it trains the main job's model on 20,000 Jigsaw-profile comments first. CTest runs a
+40-second version on the tests' tiny model (serve_soak).
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import ATTN, BIN, RESULTS, attn, workdir, write_result  # noqa: E402
+
+KEY = "soak-test-key-0123456789abcdef"
+TEXTS = ["you are a stupid idiot and your edits are garbage", "thanks for fixing the article", "ice cream sucks",
+         "what a lovely day", "I will find you", "please cite your sources"] * 4
+
+
+class Stats:
+    """Counts and latencies per interval, shared by the traffic threads."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.intervals = []
+        self.unexpected = []
+        self.new_interval()
+
+    def new_interval(self):
+        with self.lock:
+            self.intervals.append({"statuses": {}, "latency_ms": {"explain": [], "predict": []}, "rss_mb": None})
+
+    def record(self, kind, status, ms=None, expected=None):
+        with self.lock:
+            current = self.intervals[-1]
+            key = f"{kind}:{status}"
+            current["statuses"][key] = current["statuses"].get(key, 0) + 1
+            if ms is not None and status == 200:
+                current["latency_ms"][kind].append(ms)
+            if expected is not None and status not in expected and len(self.unexpected) < 50:
+                self.unexpected.append(f"{kind}: {status}")
+
+
+def percentile(values, p):
+    if not values:
+        return None
+    values = sorted(values)
+    return round(values[min(len(values) - 1, int(len(values) * p))], 2)
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1)) / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=600)
+    ap.add_argument("--interval", type=float, default=60)
+    ap.add_argument("--reload-every", type=float, default=30)
+    ap.add_argument("--model", help="a run directory (default: train the main job's model first)")
+    ap.add_argument("--out", default=os.path.join(RESULTS, "serve_soak.json"))
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+
+    work = workdir("serve-soak")
+    model = args.model
+    if not model:
+        train = os.path.join(work, "train.csv")
+        subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), train, "20000", "2018"], check=True, stdout=subprocess.DEVNULL)
+        model = os.path.join(work, "toxic")
+        attn("train", "--csv", train, "--epochs", "1", "--out", model, "--threads", str(args.threads))
+    served = os.path.join(work, "model.pt")
+    shutil.copyfile(os.path.join(model, "model.pt") if os.path.isdir(model) else model, served)
+
+    proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", str(args.threads), "--model", f"toxic={served}",
+                             "--client-timeout-ms", "2000", "--max-body-bytes", "65536",
+                             # every client here is 127.0.0.1: the per-address cap would count them all as one
+                             "--connections-per-client", "100000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ, ATTN_API_KEY=KEY))
+    port, log = None, []
+    for line in proc.stdout:
+        log.append(line)
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+        if m:
+            port = int(m.group(1))
+        if "ready" in line:
+            break
+    threading.Thread(target=lambda: log.extend(iter(proc.stdout.readline, "")), daemon=True).start()
+    auth = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+    stats, stop = Stats(), threading.Event()
+
+    def client(kind, path, make_body):
+        rng = random.Random(hash(kind))
+        conn, reused = None, False
+        while not stop.is_set():
+            body = make_body(rng)
+            for attempt in range(2):
+                try:
+                    if conn is None:
+                        conn, reused = http.client.HTTPConnection("127.0.0.1", port, timeout=60), False
+                    t = time.perf_counter()
+                    conn.request("POST", path, body=body, headers=auth)
+                    r = conn.getresponse()
+                    r.read()
+                    stats.record(kind, r.status, (time.perf_counter() - t) * 1000, expected={200})
+                    reused = True
+                    if r.getheader("Connection", "") == "close":
+                        conn.close()
+                        conn = None
+                    break
+                except (OSError, http.client.HTTPException) as e:
+                    conn = None
+                    # An idle keep-alive connection the server closed (it makes room for new clients
+                    # that way) is retried once on a new one, as HTTP clients do; anything else counts.
+                    if reused and attempt == 0:
+                        stats.record(kind, "retried_idle_close")
+                        continue
+                    stats.record(kind, type(e).__name__, expected={200})
+                    break
+
+    def bad_requests():
+        rng = random.Random(3)
+        cases = [("POST", "/v1/predict", b"{not json", 400), ("POST", "/v1/predict", json.dumps({"rows": [[1]]}).encode(), 400),
+                 ("POST", "/v1/predict", json.dumps({"model": "nobody", "texts": ["a"]}).encode(), 404),
+                 ("GET", "/v1/predict", None, 405), ("GET", "/no/such/path", None, 404),
+                 ("POST", "/v1/explain", json.dumps({"texts": ["a"], "steps": 10 ** 6, "methods": ["integrated-gradients"]}).encode(), 400)]
+        while not stop.is_set():
+            method, path, body, status = rng.choice(cases)
+            headers = dict(auth) if rng.random() < 0.8 else {}  # some without the key: 401
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            try:
+                conn.request(method, path, body=body, headers=headers)
+                r = conn.getresponse()
+                r.read()
+                stats.record("bad", r.status, expected={status if headers else 401})
+            except (OSError, http.client.HTTPException) as e:
+                stats.record("bad", type(e).__name__, expected=set())
+            finally:
+                conn.close()
+
+    def oversized():
+        while not stop.is_set():
+            with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+                try:
+                    s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY.encode() +
+                              b"\r\nContent-Length: 10000000\r\n\r\n" + b"x" * 65536)
+                except OSError:
+                    pass  # the server answered 413 and closed before the body was sent
+                reply = b""
+                try:
+                    while True:
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            break
+                        reply += chunk
+                except OSError:
+                    pass
+                m = re.match(rb"HTTP/1.1 (\d+)", reply)
+                stats.record("oversized", int(m.group(1)) if m else "reset", expected={413, "reset"})
+
+    def slow_clients():
+        while not stop.is_set():
+            with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+                s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: x\r\n")
+                reply = b""
+                while True:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    reply += chunk
+                m = re.match(rb"HTTP/1.1 (\d+)", reply)
+                stats.record("slow", int(m.group(1)) if m else "closed", expected={408})
+
+    def disconnects():
+        rng = random.Random(5)
+        while not stop.is_set():
+            s = socket.create_connection(("127.0.0.1", port), timeout=60)
+            body = json.dumps({"texts": [rng.choice(TEXTS)]}).encode()
+            head = (f"POST /v1/explain HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n").encode()
+            if rng.random() < 0.5:
+                s.sendall(head + body[: len(body) // 2])  # gone mid-body
+            else:
+                s.sendall(head + body)  # gone before the response
+            s.close()
+            stats.record("disconnect", "sent")
+            # Back-pressure: one health check per 20 disconnects, so the flood goes at the server's pace.
+            if rng.random() < 0.05:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                try:
+                    conn.request("GET", "/healthz")
+                    conn.getresponse().read()
+                except (OSError, http.client.HTTPException):
+                    pass
+                finally:
+                    conn.close()
+
+    def reloads():
+        while not stop.wait(args.reload_every):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            try:
+                conn.request("POST", "/v1/models/toxic/reload", headers=auth)
+                r = conn.getresponse()
+                r.read()
+                stats.record("reload", r.status, expected={200})
+            except (OSError, http.client.HTTPException) as e:
+                stats.record("reload", type(e).__name__, expected={200})
+            finally:
+                conn.close()
+
+    def explain_body(rng):
+        return json.dumps({"texts": [rng.choice(TEXTS)]})
+
+    def predict_body(rng):
+        return json.dumps({"texts": rng.sample(TEXTS, 3)})
+
+    threads = [threading.Thread(target=client, args=("explain", "/v1/explain", explain_body)),
+               threading.Thread(target=client, args=("explain", "/v1/explain", explain_body)),
+               threading.Thread(target=client, args=("predict", "/v1/predict", predict_body)),
+               threading.Thread(target=client, args=("predict", "/v1/predict", predict_body)),
+               threading.Thread(target=bad_requests), threading.Thread(target=oversized), threading.Thread(target=disconnects),
+               threading.Thread(target=reloads)] + [threading.Thread(target=slow_clients) for _ in range(8)]
+    for t in threads:
+        t.daemon = True
+        t.start()
+    crashed = False
+    start = time.monotonic()
+    while time.monotonic() - start < args.seconds:
+        time.sleep(min(args.interval, args.seconds - (time.monotonic() - start)))  # a clock for the report, not a wait for an outcome
+        if proc.poll() is not None:
+            crashed = True
+            break
+        stats.intervals[-1]["rss_mb"] = round(rss_mb(proc.pid), 1)
+        stats.new_interval()
+    stop.set()
+    for t in threads:
+        t.join(timeout=120)
+    stats.intervals.pop()  # the one begun at the end
+    if not crashed:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)
+    shutil.rmtree(work, ignore_errors=True)
+
+    report = []
+    for i, iv in enumerate(stats.intervals):
+        report.append({"interval": i + 1, "rss_mb": iv["rss_mb"], "statuses": dict(sorted(iv["statuses"].items())),
+                       "explain_p50_ms": percentile(iv["latency_ms"]["explain"], 0.5), "explain_p99_ms": percentile(iv["latency_ms"]["explain"], 0.99),
+                       "predict_p50_ms": percentile(iv["latency_ms"]["predict"], 0.5), "predict_p99_ms": percentile(iv["latency_ms"]["predict"], 0.99)})
+    totals = {}
+    for iv in stats.intervals:
+        for k, n in iv["statuses"].items():
+            totals[k] = totals.get(k, 0) + n
+    five_xx = {k: n for k, n in totals.items() if re.search(r":5\d\d$", k) and not k.endswith(":503")}
+    rss = [iv["rss_mb"] for iv in stats.intervals if iv["rss_mb"] is not None]
+    growth = (rss[-1] - rss[0]) / rss[0] if len(rss) >= 2 else None
+    result = {"benchmark": "soak and chaos: explain and predict keep-alive clients, bad requests, oversized bodies, slow clients, "
+                           "disconnects mid-request, a reload every --reload-every seconds; API keys on",
+              "seconds": args.seconds, "interval_seconds": args.interval, "reload_every_seconds": args.reload_every, "threads": args.threads,
+              "intervals": report, "totals": dict(sorted(totals.items())), "crashed": crashed, "unexpected": stats.unexpected,
+              "rss_growth_after_warmup": round(growth, 4) if growth is not None else None,
+              "passed": {"no_crash": not crashed, "no_5xx_but_503": not five_xx, "every_request_as_expected": not stats.unexpected,
+                         "rss_growth_below_10_percent": growth is not None and growth < 0.10,
+                         "reloads_happened": totals.get("reload:200", 0) > 0}}
+    write_result(args.out, result)
+    sys.exit(0 if all(result["passed"].values()) else 1)
+
+
+if __name__ == "__main__":
+    main()

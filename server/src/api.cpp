@@ -1,0 +1,81 @@
+#include "api.h"
+
+#include <cctype>
+#include <map>
+#include <regex>
+
+namespace attn::server {
+
+using json = nlohmann::ordered_json;
+
+std::string Route::pattern() const { return std::regex_replace(path, std::regex(R"(\{[^}/]+\})"), "([^/]+)"); }
+
+bool Route::matches(const std::string& request_path) const { return std::regex_match(request_path, std::regex(pattern())); }
+
+namespace {
+
+const char* describe(int status) {
+  switch (status) {
+    case 400: return "Bad request: malformed JSON, a missing or mistyped field, invalid UTF-8, inputs the model cannot read";
+    case 401: return "No valid API key (Authorization: Bearer KEY); WWW-Authenticate says so";
+    case 404: return "No such path, or no such model";
+    case 405: return "The path takes another method (Allow names it)";
+    case 408: return "The request did not arrive whole within --client-timeout-ms";
+    case 413: return "The body is over --max-body-bytes, or more inputs than --max-texts";
+    case 422: return "The model file could not be loaded; the loaded model still serves";
+    case 429: return "Too many connections from this address (--connections-per-client); Retry-After";
+    case 431: return "The request line and headers are too large";
+    case 500: return "An unexpected error";
+    default: return "Busy (queue full, --max-connections open, past --request-timeout-ms) or models still loading; Retry-After";
+  }
+}
+
+}  // namespace
+
+json openapi(const std::vector<Route>& routes, const std::string& version, bool keys) {
+  json doc = {{"openapi", "3.0.3"},
+              {"info",
+               {{"title", "attn serve"},
+                {"version", version},
+                {"description", "Trained attention models over HTTP: predictions, and explanations word by word."}}},
+              {"paths", json::object()}};
+  json error = {{"type", "object"},
+                {"required", {"error"}},
+                {"properties",
+                 {{"error",
+                   {{"type", "object"},
+                    {"required", {"status", "message"}},
+                    {"properties", {{"status", {{"type", "integer"}}}, {"message", {{"type", "string"}}}}}}}}}};
+  doc["components"] = {{"schemas", {{"Error", error}}}};
+  if (keys) doc["components"]["securitySchemes"] = {{"apiKey", {{"type", "http"}, {"scheme", "bearer"}}}};
+  for (const Route& r : routes) {
+    json op = {{"summary", r.summary}, {"operationId", r.method + r.path}, {"responses", json::object()}};
+    std::string lower = r.method;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    op["operationId"] = lower + std::regex_replace(r.path, std::regex("[^A-Za-z0-9]+"), "_");
+    json parameters = json::array();
+    static const std::regex parameter(R"(\{([^}/]+)\})");
+    for (std::sregex_iterator it(r.path.begin(), r.path.end(), parameter), end; it != end; ++it)
+      parameters.push_back({{"name", (*it)[1].str()}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}});
+    if (!parameters.empty()) op["parameters"] = parameters;
+    if (!r.request.is_null()) op["requestBody"] = {{"required", true}, {"content", {{"application/json", {{"schema", r.request}}}}}};
+    op["responses"]["200"] = {{"description", "OK"},
+                              {"content", {{r.content_type, r.response.is_null() ? json{{"schema", {{"type", "string"}}}} : json{{"schema", r.response}}}}}};
+    std::vector<int> statuses = r.errors;
+    for (int s : {404, 405, 408, 429, 431, 503}) statuses.push_back(s);
+    if (!r.request.is_null()) statuses.push_back(413);
+    if (keys && r.needs_key) statuses.push_back(401);
+    std::map<int, bool> seen;
+    for (int s : statuses) seen[s] = true;
+    for (const auto& [s, _] : seen)
+      op["responses"][std::to_string(s)] = {{"description", describe(s)},
+                                           {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
+    if (keys) op["security"] = r.needs_key ? json::array({{{"apiKey", json::array()}}}) : json::array();
+    lower = r.method;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    doc["paths"][r.path][lower] = op;
+  }
+  return doc;
+}
+
+}  // namespace attn::server

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""`attn serve` against the traffic of a real network, on 127.0.0.1: 64 slowloris connections (headers
+sent partway, never finished) and 16 idle ones cannot keep a normal client from answers within 1 s;
+a request not whole within --client-timeout-ms is answered 408 and closed; an idle connection closes
+after --keep-alive-ms, and the longest idle one makes room at --max-connections; more connections
+than --connections-per-client from one address get 429; with --max-connections open and none idle, a
+new one gets 503 with Retry-After at once; pipelined requests are answered in order; /metrics counts
+what was refused. The server's timeouts decide every outcome here; the test only waits for them
+(reads block until the server answers or closes), never for a fixed time.
+
+usage: network_test.py ATTN TINY_RUN_DIR
+"""
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+ATTN, DIR = sys.argv[1:3]
+failures, checks = [], 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+class Server:
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "1", "--model", f"toxic={DIR}/run", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit("attn serve exited early:\n" + "".join(lines))
+            lines.append(line)
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+            if line.strip().endswith("ready"):
+                break
+
+    def connect(self):
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=60)
+        return s
+
+    def predict(self, timeout):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/v1/predict", method="POST",
+                                     data=json.dumps({"texts": ["you are an idiot"]}).encode())
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+
+    def metrics(self):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=30) as r:
+            return r.read().decode()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.communicate(timeout=60)
+        return self.proc.returncode
+
+
+def read_all(s):
+    """Everything the server sends until it closes the connection."""
+    out = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return out
+        out += chunk
+
+
+def read_response(s):
+    """One response (headers and Content-Length body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+    while len(rest) < length:
+        rest += s.recv(65536)
+    return head + b"\r\n\r\n" + rest[:length], rest[length:]
+
+
+PARTIAL = b"POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+
+# ---- 64 slowloris and 16 idle connections: a normal client is still answered within 1 s, every time.
+server = Server()
+held = []
+for _ in range(64):
+    s = server.connect()
+    s.sendall(PARTIAL)
+    held.append(s)
+for _ in range(16):
+    held.append(server.connect())
+worst, answered = 0.0, 0
+for i in range(20):
+    t = time.monotonic()
+    try:
+        status, body = server.predict(timeout=1)
+        answered += status == 200 and len(body["results"]) == 1
+    except Exception as e:  # a timeout is the failure this test is about
+        print(f"request {i}: {e}")
+    worst = max(worst, time.monotonic() - t)
+check(answered == 20, f"20 of 20 requests answered beside 64 slowloris and 16 idle connections (answered {answered})")
+print(f"slowloris: {answered}/20 answered, slowest {worst * 1000:.1f} ms")
+m = server.metrics()
+check(re.search(r"^attn_open_connections (\d+)$", m, re.M) and int(re.search(r"^attn_open_connections (\d+)$", m, re.M).group(1)) >= 80,
+      "the 80 held connections are open (attn_open_connections)")
+for s in held:
+    s.close()
+check(server.stop() == 0, "the server stops cleanly with slow connections open")
+
+# ---- Deadlines: a request not whole in time gets 408; an idle connection is closed.
+server = Server("--client-timeout-ms", "300", "--keep-alive-ms", "300")
+slow = server.connect()
+slow.sendall(PARTIAL)
+reply = read_all(slow)
+check(reply.startswith(b"HTTP/1.1 408 "), f"an unfinished request is answered 408 ({reply[:40]!r})")
+check(b'"status":408' in reply and b"--client-timeout-ms" in reply, "with the JSON error naming the setting")
+idle = server.connect()
+check(read_all(idle) == b"", "an idle connection is closed after --keep-alive-ms, silently")
+# Pipelined requests on one connection: both answered, in order.
+s = server.connect()
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+first, rest = read_response(s)
+check(first.startswith(b"HTTP/1.1 200") and b"alive" in first, "the first of two pipelined requests is answered")
+s2 = rest
+while b"ready" not in s2:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    s2 += chunk
+check(s2.startswith(b"HTTP/1.1 200") and b'"ready"' in s2, "and then the second")
+s.close()
+m = server.metrics()
+check('attn_connections_refused_total{reason="read_timeout",status="408"} 1' in m, "/metrics counts the 408")
+check(server.stop() == 0, "stopped")
+
+# ---- Caps: per client address (429), and --max-connections (the longest idle makes room; else 503).
+server = Server("--connections-per-client", "4", "--max-connections", "100")
+mine = [server.connect() for _ in range(4)]
+fifth = server.connect()
+reply = read_all(fifth)
+check(reply.startswith(b"HTTP/1.1 429 ") and b"Retry-After: 1" in reply and b"--connections-per-client" in reply,
+      f"a fifth connection from one address gets 429 ({reply[:40]!r})")
+for s in mine:
+    s.close()
+check(server.stop() == 0, "stopped")
+
+server = Server("--max-connections", "4")
+idle = [server.connect() for _ in range(4)]
+status, _ = server.predict(timeout=30)
+check(status == 200, "at --max-connections, a new client is served ...")
+check(read_all(idle[0]) == b"", "... and the connection idle the longest was closed for it")
+for s in idle:
+    s.close()
+# Four connections mid-request (the server said "100 Continue", so it holds their headers): none is
+# idle, and a fifth gets 503 at once.
+busy = []
+for _ in range(4):
+    s = server.connect()
+    s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += s.recv(1024)
+    check(got.startswith(b"HTTP/1.1 100 Continue"), "the server asks for the body (100 Continue)")
+    busy.append(s)
+extra = server.connect()
+reply = read_all(extra)
+check(reply.startswith(b"HTTP/1.1 503 ") and b"Retry-After: 1" in reply, f"saturated: 503 with Retry-After ({reply[:40]!r})")
+# Their bodies, then their answers (400: not JSON): idle again, so the next client finds room.
+for s in busy:
+    s.sendall(b"0123456789")
+    reply, _ = read_response(s)
+    check(reply.startswith(b"HTTP/1.1 400 "), "a request the server held the headers of is answered once its body arrives")
+m = server.metrics()
+check('attn_connections_refused_total{reason="saturated",status="503"} 1' in m, "/metrics counts the 503")
+for s in busy:
+    s.close()
+check(server.stop() == 0, "stopped")
+
+print(f"{checks - len(failures)} of {checks} checks passed")
+sys.exit(1 if failures else 0)

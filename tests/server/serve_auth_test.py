@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""`attn serve` with API keys, on 127.0.0.1: every route but /healthz, /readyz and the page answers 401
+(WWW-Authenticate, JSON) without a valid `Authorization: Bearer KEY`, and as before with one; a key
+from ATTN_API_KEY works the same; /metrics and the access log name the key, never show it; a key file
+others may read, and a --host other than loopback without keys, stop the server before it starts.
+
+usage: serve_auth_test.py ATTN TINY_RUN_DIR SCRATCH_DIR
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+ATTN, DIR, SCRATCH = sys.argv[1:4]
+failures, checks = [], 0
+ALICE, BOB = "alice-0123456789abcdef", "bob-fedcba9876543210"
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+class Server:
+    def __init__(self, *args, env=None):
+        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "1", "--model", f"toxic={DIR}/run", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit("attn serve exited early:\n" + "".join(self.lines))
+            self.lines.append(line)
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+            if "ready" in line:
+                break
+
+    def request(self, method, path, key=None, body=None, scheme="Bearer"):
+        headers = {"Authorization": f"{scheme} {key}"} if key else {}
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, r.headers, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read().decode()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        out = self.proc.communicate(timeout=60)[0]
+        return self.proc.returncode, "".join(self.lines) + out
+
+
+def refused_at_start(*args, env=None):
+    r = subprocess.run([ATTN, "serve", "--port", "0", "--model", f"toxic={DIR}/run", *args], capture_output=True, text=True, timeout=120,
+                       env=env)
+    return r.returncode, r.stderr
+
+
+shutil.rmtree(SCRATCH, ignore_errors=True)
+os.makedirs(SCRATCH)
+keys = os.path.join(SCRATCH, "keys.txt")
+with open(keys, "w") as f:
+    f.write(f"# the callers\nalice:{ALICE}\nbob:{BOB}\n")
+os.chmod(keys, 0o600)
+log = os.path.join(SCRATCH, "access.jsonl")
+
+# ---- Refused before serving.
+os.chmod(keys, 0o644)
+code, err = refused_at_start("--api-key-file", keys)
+check(code == 2 and keys in err and "chmod 600" in err, f"a key file others may read is refused ({code}: {err.strip()})")
+os.chmod(keys, 0o600)
+code, err = refused_at_start("--host", "0.0.0.0")
+check(code == 2 and "--allow-unauthenticated" in err and "--api-key-file" in err,
+      f"a non-loopback --host without keys does not start ({code}: {err.strip()})")
+
+# ---- Keys from a file.
+server = Server("--api-key-file", keys, "--access-log", log)
+check(any("API keys required" in line for line in server.lines), "the server says it requires keys")
+for path in ["/healthz", "/readyz", "/"]:
+    status, _, _ = server.request("GET", path)
+    check(status == 200, f"GET {path} needs no key ({status})")
+body = {"texts": ["you are an idiot"]}
+for method, path, payload in [("GET", "/v1/models", None), ("POST", "/v1/predict", body), ("POST", "/v1/explain", body),
+                              ("GET", "/metrics", None)]:
+    status, headers, text = server.request(method, path, body=payload)
+    check(status == 401 and headers.get("WWW-Authenticate", "").startswith("Bearer"), f"{method} {path} without a key: 401 ({status})")
+    check(json.loads(text)["error"]["status"] == 401 and "Authorization: Bearer" in text, f"{method} {path}: the JSON error says how")
+    status, _, text = server.request(method, path, key="not-" + ALICE, body=payload)
+    check(status == 401 and "not valid" in text, f"{method} {path} with a wrong key: 401 ({status})")
+    status, _, text = server.request(method, path, key=ALICE, body=payload)
+    check(status == 200, f"{method} {path} with alice's key: 200 ({status}: {text[:80]})")
+status, _, text = server.request("POST", "/v1/predict", key=BOB, body=body, scheme="bearer")
+check(status == 200 and len(json.loads(text)["results"]) == 1, "bob's key, the scheme in lower case: 200")
+status, _, metrics = server.request("GET", "/metrics", key=ALICE)
+check('attn_requests_by_key_total{key="alice"} 4' in metrics and 'attn_requests_by_key_total{key="bob"} 1' in metrics,
+      "/metrics counts requests by key name")
+check(ALICE not in metrics and BOB not in metrics, "/metrics never shows a key")
+code, out = server.stop()
+check(code == 0, "stopped")
+with open(log) as f:
+    text = f.read()
+lines = [json.loads(line) for line in text.splitlines()]
+check(ALICE not in text and BOB not in text, "the access log never shows a key")
+predicts = [e for e in lines if e["path"] == "/v1/predict" and e["status"] == 200]
+check(len(predicts) == 2 and {e.get("key") for e in predicts} == {"alice", "bob"} and all(e["inputs"] == 1 for e in predicts),
+      "the access log names the key and counts the inputs")
+check(all({"time", "client", "method", "path", "status", "ms"} <= set(e) for e in lines) and
+      any(e["status"] == 401 and "key" not in e for e in lines), "every request is a line; refused ones carry no key name")
+
+# ---- One key from the environment.
+env = dict(os.environ, ATTN_API_KEY=ALICE)
+server = Server(env=env)
+status, _, _ = server.request("GET", "/v1/models")
+check(status == 401, "ATTN_API_KEY: no key, 401")
+status, _, _ = server.request("GET", "/v1/models", key=ALICE)
+check(status == 200, "ATTN_API_KEY: the key, 200")
+check(server.stop()[0] == 0, "stopped")
+code, err = refused_at_start("--api-key-file", keys, env=env)
+check(code == 2 and "not both" in err, "a key file and ATTN_API_KEY together are refused")
+
+shutil.rmtree(SCRATCH, ignore_errors=True)
+print(f"{checks - len(failures)} of {checks} checks passed")
+sys.exit(1 if failures else 0)
