@@ -17,7 +17,10 @@ int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn serve",
       "Serve trained models over HTTP: POST /v1/explain and /v1/predict ({\"model\": NAME, \"texts\": [...]} or\n"
-      "{\"rows\": [[...]]}), GET /v1/models, /healthz, /readyz, /metrics (Prometheus), and the explain page at /.\n"
+      "{\"rows\": [[...]]}), GET /v1/models, /healthz, /readyz, /metrics (Prometheus), /openapi.json, and the explain\n"
+      "page at /. POST /v1/models/NAME/reload or SIGHUP re-reads model files while requests continue.\n"
+      "Slow or idle clients hold no thread (--client-timeout-ms, --keep-alive-ms, --max-connections); off\n"
+      "loopback it needs API keys (--api-key-file or ATTN_API_KEY); --tls-cert/--tls-key serve HTTPS.\n"
       "Requests from every connection are batched together (at most --max-batch inputs: what queued while the\n"
       "inference threads were busy, or waiting up to --max-delay-ms for more) on --threads inference threads. SIGTERM or Ctrl-C: stop accepting, finish what is in flight,\n"
       "exit 0.\n\n"
