@@ -11,6 +11,7 @@ what was refused. The server's timeouts decide every outcome here; the test only
 usage: network_test.py ATTN TINY_RUN_DIR
 """
 import json
+import os
 import re
 import signal
 import socket
@@ -19,16 +20,10 @@ import sys
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 ATTN, DIR = sys.argv[1:3]
-failures, checks = [], 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 class Server:
@@ -190,5 +185,4 @@ for s in busy:
     s.close()
 check(server.stop() == 0, "stopped")
 
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+finish()

@@ -16,17 +16,11 @@ import sys
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 ATTN, DIR, SCRATCH = sys.argv[1:4]
-failures, checks = [], 0
 ALICE, BOB = "alice-0123456789abcdef", "bob-fedcba9876543210"
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 class Server:
@@ -130,5 +124,4 @@ code, err = refused_at_start("--api-key-file", keys, env=env)
 check(code == 2 and "not both" in err, "a key file and ATTN_API_KEY together are refused")
 
 shutil.rmtree(SCRATCH, ignore_errors=True)
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+finish()

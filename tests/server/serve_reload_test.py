@@ -19,18 +19,12 @@ import threading
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 ATTN, DIR, SCRATCH = sys.argv[1:4]
-failures, checks = [], 0
 KEY = "reload-test-key-0123456789"
 TEXT = "you are a stupid idiot"
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def sha256(path):
@@ -175,5 +169,4 @@ proc.send_signal(signal.SIGTERM)
 proc.wait(timeout=60)
 check(proc.returncode == 0, "stopped")
 shutil.rmtree(SCRATCH, ignore_errors=True)
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+finish()

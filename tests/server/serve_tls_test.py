@@ -18,16 +18,10 @@ import subprocess
 import sys
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 ATTN, DIR, SCRATCH = sys.argv[1:4]
-failures, checks = [], 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def make_cert(name):
@@ -134,5 +128,4 @@ proc.send_signal(signal.SIGTERM)
 proc.communicate(timeout=60)
 check(proc.returncode == 0, "stopped")
 shutil.rmtree(SCRATCH, ignore_errors=True)
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+finish()
