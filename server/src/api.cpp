@@ -10,8 +10,6 @@ using json = nlohmann::ordered_json;
 
 std::string Route::pattern() const { return std::regex_replace(path, std::regex(R"(\{[^}/]+\})"), "([^/]+)"); }
 
-bool Route::matches(const std::string& request_path) const { return std::regex_match(request_path, std::regex(pattern())); }
-
 namespace {
 
 const char* describe(int status) {

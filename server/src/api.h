@@ -22,7 +22,6 @@ struct Route {
 
   /// cpp-httplib's pattern: each {parameter} matches one path segment.
   std::string pattern() const;
-  bool matches(const std::string& request_path) const;
 };
 
 /// The OpenAPI 3.0 document of `routes`: every route with its body, its 200 response and its errors
