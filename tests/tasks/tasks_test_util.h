@@ -123,7 +123,7 @@ inline std::string saved_model(const std::string& model, const fs::path& dir, co
   for (const auto& s : task.inputs(attn::tasks::Command::kTrain))
     if (!s.default_value.empty() && !in.get(s.name)) in.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
   fs::create_directories(dir);
-  const auto data = task.open(in, dir.string(), 1);
+  const auto data = task.open(in, entry, dir.string(), 1);
   const nlohmann::json model_config = attn::models::fit_config(entry, overrides, data->sizes());
   torch::manual_seed(seed);
   torch::jit::Module module = entry.build(attn::models::resolve_config(entry, model_config), attn::nn::Runtime::kPortable);

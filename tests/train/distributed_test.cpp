@@ -70,7 +70,7 @@ std::unique_ptr<tasks::Dataset> number_pairs(const std::filesystem::path& dir) {
   const tasks::Task& task = tasks::task_for(models::ModelKind::kSeq2Seq);
   for (const auto& spec : task.inputs(tasks::Command::kTrain))
     if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
-  return task.open(in, (dir / "run").string(), 1);
+  return task.open(in, models::find_model("seq2seq-attention"), (dir / "run").string(), 1);
 }
 
 torch::jit::Module small_seq2seq(const tasks::Dataset& data) {

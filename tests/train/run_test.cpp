@@ -258,7 +258,7 @@ TEST_CASE("class weights (--pos-weight): the loss is the positive-weighted binar
   const tasks::Task& task = tasks::task_for(models::ModelKind::kTextClassifier);
   for (const auto& spec : task.inputs(tasks::Command::kTrain))
     if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
-  const auto data = task.open(in, (dir / "run").string(), 1);
+  const auto data = task.open(in, models::find_model("bilstm-attention"), (dir / "run").string(), 1);
   const auto& entry = models::find_model("bilstm-attention");
   torch::jit::Module m = entry.build(models::fit_config(entry, {{"embed_dim", 8}, {"lstm_units", 4}}, data->sizes()), nn::Runtime::kNative);
   m.eval();  // no dropout: the same logits twice

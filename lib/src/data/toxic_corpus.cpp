@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/text/csv.h"
+#include "attn/text/sentences.h"
 
 namespace attn::data {
 namespace {
@@ -108,6 +109,101 @@ void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& o) {
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
     out << '"' << id << "\"," << text::csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat << ',' << insult
         << ',' << identity << '\n';
+  }
+}
+
+}  // namespace attn::data
+
+namespace attn::data {
+namespace {
+
+const char* kNames[] = {"Anna", "Tom", "Priya", "Jonas", "Mei", "Carlos", "Fatima", "Olga", "Sam", "Lukas", "Aiko", "Noah"};
+const char* kGreetings[] = {"Hi", "Hello", "Dear", "Hey", "Good morning"};
+const char* kSignoffs[] = {"Thanks", "Best regards", "Cheers", "Kind regards", "See you"};
+// Sentences that carry the labels: an insult or obscenity built around trigger words, a threat, identity hate.
+const char* kInsultFrames[] = {"You are a %s %s and your edits are a joke", "Honestly only a %s %s would write this",
+                               "Stop acting like a %s %s on this page", "Your last comment was %s and %s"};
+// The civility policy quoted: the same words, no label.
+const char* kPolicy[] = {"Please remember that calling someone an idiot or stupid is against the civility policy",
+                         "Our guidelines say that words like garbage or moron have no place in a discussion",
+                         "The policy page explains why we never call anyone a loser or pathetic here"};
+
+std::string capitalised(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
+}  // namespace
+
+void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& o) {
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  // Everyday words only (no triggers), Zipf-like; the ASCII part of kCommon keeps sentences plain.
+  std::vector<const char*> words;
+  for (const char* w : kCommon)
+    if (std::all_of(w, w + std::char_traits<char>::length(w), [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; })) words.push_back(w);
+  std::vector<double> zipf(words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.8);
+  std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());
+  auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
+  const auto everyday = [&] {
+    std::string s;
+    const int n = 5 + static_cast<int>(rng() % 12);
+    for (int k = 0; k < n; ++k) s += (k ? " " : "") + std::string(words[common(rng)]);
+    return capitalised(s);
+  };
+
+  out << "\"id\",\"comment_text\",\"toxic\",\"severe_toxic\",\"obscene\",\"threat\",\"insult\",\"identity_hate\",\"evidence\"\n";
+  for (std::int64_t row = 0; row < o.rows; ++row) {
+    int toxic = coin(rng) < o.toxic_rate, severe = 0, obscene = 0, threat = 0, insult = 0, identity = 0;
+    std::vector<std::string> body;
+    const int n = 3 + static_cast<int>(rng() % 12);
+    for (int k = 0; k < n; ++k) body.push_back(everyday());
+    if (coin(rng) < 0.25) body.insert(body.begin() + static_cast<std::ptrdiff_t>(rng() % (body.size() + 1)), pick(kPolicy));
+    std::size_t carrying = body.size();  // none
+    if (toxic) {
+      std::string s;
+      const double kind = coin(rng);
+      if (kind < 0.15) {
+        threat = 1;
+        s = capitalised(pick(kThreat)) + " if you revert my edit again";
+      } else if (kind < 0.27) {
+        identity = 1;
+        s = "I hate " + std::string(pick(kIdentity)) + " and they should stay away from this article";
+      } else {
+        const Trigger& a = pick(kTriggers);
+        const Trigger& b = pick(kTriggers);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, pick(kInsultFrames), a.word, b.word);
+        s = buf;
+        obscene = a.obscene || b.obscene;
+        insult = a.insult || b.insult || !obscene;
+        severe = a.word != b.word && coin(rng) < 0.2;
+      }
+      carrying = rng() % (body.size() + 1);
+      body.insert(body.begin() + static_cast<std::ptrdiff_t>(carrying), s);
+    }
+    // Greeting line, the body in paragraphs of sentences, the sign-off on two lines.
+    std::string text = std::string(pick(kGreetings)) + " " + pick(kNames) + ",\n";
+    std::size_t carrying_at = std::string::npos;  // byte offset of the carrying sentence
+    for (std::size_t k = 0; k < body.size(); ++k) {
+      if (k) text += coin(rng) < 0.2 ? "\n\n" : " ";
+      if (k == carrying) carrying_at = text.size();
+      const double end = coin(rng);
+      text += body[k] + (end < 0.8 ? "." : end < 0.9 ? "?" : "!");
+    }
+    text += "\n\n" + std::string(pick(kSignoffs)) + ",\n" + pick(kNames);
+    std::int64_t evidence = 0;
+    if (carrying_at != std::string::npos) {
+      const auto spans = text::sentence_spans(text);
+      for (std::size_t s = 0; s < spans.size(); ++s)
+        if (spans[s].first <= carrying_at && carrying_at < spans[s].second) evidence = static_cast<std::int64_t>(s) + 1;
+    }
+    if (!toxic) severe = 0;
+    char id[17];
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
+    out << '"' << id << "\"," << text::csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat << ',' << insult
+        << ',' << identity << ',' << evidence << '\n';
   }
 }
 

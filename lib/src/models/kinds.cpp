@@ -45,6 +45,12 @@ Scored FeatureClassifier::logits(const torch::Tensor& x) { return scored(module_
 Scored Seq2SeqModel::logits(const torch::Tensor& source, const torch::Tensor& target_in) {
   return scored(module_.get_method("logits")({source, target_in}));
 }
+bool TextClassifier::has_sentences() const { return module_.find_method("attention_levels").has_value(); }
+std::pair<torch::Tensor, torch::Tensor> TextClassifier::attention_levels(const torch::Tensor& ids) {
+  const auto out = module_.get_method("attention_levels")({ids}).toTuple();
+  return {out->elements().at(0).toTensor(), out->elements().at(1).toTensor()};
+}
+
 bool Seq2SeqModel::has_embedded() const {
   return module_.find_method("source_embeddings").has_value() && module_.find_method("logits_embedded").has_value();
 }

@@ -7,6 +7,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/models/bilstm_attention.h"
 #include "attn/models/feature_attention.h"
+#include "attn/models/hierarchical_attention.h"
 #include "attn/models/overrides.h"
 #include "attn/models/seq2seq_attention.h"
 #include "attn/models/transformer_classifier.h"
@@ -21,6 +22,7 @@ const std::vector<ModelEntry>& models() {
       feature_attention_entry(),       // seed 001: softmax attention over input features
       seq2seq_attention_entry(),       // seeds 002, 003: Bahdanau / Luong encoder-decoder attention
       transformer_classifier_entry(),  // seed 003: multi-head self-attention encoder
+      hierarchical_attention_entry(),  // Yang et al. 2016: word, then sentence attention
   };
   return kModels;
 }

@@ -94,6 +94,49 @@ def forward_masked(self, x: Tensor, mask: Tensor) -> Tensor:
   return m;
 }
 
+torch::jit::Module bigru(std::int64_t input_size, std::int64_t hidden_size) {
+  require_config(input_size > 0 && hidden_size > 0, "BiGRU: sizes must be positive");
+  auto m = new_module("BiGRU");
+  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));  // torch.nn.GRU's init
+  torch::NoGradGuard no_grad;
+  for (const char* suffix : {"_l0", "_l0_reverse"}) {
+    const std::string s = suffix;
+    add_parameter(m, "weight_ih" + s, torch::empty({3 * hidden_size, input_size}).uniform_(-bound, bound));
+    add_parameter(m, "weight_hh" + s, torch::empty({3 * hidden_size, hidden_size}).uniform_(-bound, bound));
+    add_parameter(m, "bias_ih" + s, torch::empty({3 * hidden_size}).uniform_(-bound, bound));
+    add_parameter(m, "bias_hh" + s, torch::empty({3 * hidden_size}).uniform_(-bound, bound));
+  }
+  m.register_attribute("hidden_size", c10::IntType::get(), hidden_size);
+  define(m, R"(
+def forward(self, x: Tensor) -> Tensor:
+    # x [B, T, I] -> [B, T, 2H], every step
+    params = [self.weight_ih_l0, self.weight_hh_l0, self.bias_ih_l0, self.bias_hh_l0,
+              self.weight_ih_l0_reverse, self.weight_hh_l0_reverse, self.bias_ih_l0_reverse, self.bias_hh_l0_reverse]
+    h0 = torch.zeros([2, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
+    out, h_n = torch.gru(x, h0, params, True, 1, 0.0, self.training, True, True)
+    return out
+
+def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
+    # post-padded x [B, T, I] whose row b is real on its first lengths[b] steps -> [B, T, 2H], zeros
+    # at padding. The forward direction reads the real steps first, so padding after them cannot
+    # reach them; the backward one reads each row's real steps reversed (a gather), then padding.
+    h0 = torch.zeros([1, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
+    forward, h_n = torch.gru(x, h0, [self.weight_ih_l0, self.weight_hh_l0, self.bias_ih_l0, self.bias_hh_l0],
+                             True, 1, 0.0, self.training, False, True)
+    steps = torch.arange(x.size(1), device=x.device).unsqueeze(0)     # [1, T]
+    n = lengths.unsqueeze(1)                                          # [B, 1]
+    real = (steps < n).unsqueeze(-1).to(x.dtype)                      # [B, T, 1]
+    reverse = torch.where(steps < n, n - 1 - steps, steps)            # row-wise reversal of the real steps
+    x_reversed = x.gather(1, reverse.unsqueeze(-1).expand(-1, -1, x.size(2)))
+    backward, h_n = torch.gru(x_reversed, h0, [self.weight_ih_l0_reverse, self.weight_hh_l0_reverse,
+                              self.bias_ih_l0_reverse, self.bias_hh_l0_reverse], True, 1, 0.0, self.training, False, True)
+    backward = backward.gather(1, reverse.unsqueeze(-1).expand(-1, -1, self.hidden_size))
+    return torch.cat([forward, backward], -1) * real
+)",
+         "BiGRU");
+  return m;
+}
+
 torch::jit::Module lstm_cell(std::int64_t input_size, std::int64_t hidden_size) {
   auto m = new_module("LSTMCell");
   torch::NoGradGuard no_grad;

@@ -82,6 +82,31 @@ nlohmann::ordered_json word_importance(const TextExplanation& e) {
   return out;
 }
 
+/// A word's weight within its sentence (hierarchical models): its kept tokens' word_attention.
+double within_sentence(const TextExplanation& e, const WordWeight& w) {
+  double sum = 0;
+  for (std::size_t t = w.first; t < w.first + w.count && t < e.word_attention.size(); ++t) sum += e.word_attention[t];
+  return sum;
+}
+
+/// "sentences": per sentence its text, weight, status and words (weight within the sentence,
+/// effective weight = sentence weight x that).
+nlohmann::ordered_json sentences_json(const TextExplanation& e) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const SentenceWeight& s : e.sentences) {
+    nlohmann::ordered_json j = {{"text", s.text}, {"weight", s.weight}, {"status", s.status}};
+    if (!s.reason.empty()) j["reason"] = s.reason;
+    nlohmann::ordered_json words = nlohmann::ordered_json::array();
+    for (std::size_t i = s.first_word; i < s.first_word + s.words && i < e.words.size(); ++i) {
+      const WordWeight& w = e.words[i];
+      words.push_back({{"word", w.word}, {"weight", within_sentence(e, w)}, {"effective", w.weight}, {"status", w.status}});
+    }
+    j["words"] = std::move(words);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 }  // namespace
 
 // ---- Texts -----------------------------------------------------------------------------------
@@ -101,6 +126,7 @@ nlohmann::ordered_json to_json(const TextExplanation& e) {
   out["words"] = std::move(words);
   out["ids"] = e.ids;
   out["attention"] = e.attention;
+  if (!e.sentences.empty()) out["sentences"] = sentences_json(e);
   if (!e.self_attention.empty()) out["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
   if (!e.importance.empty()) {
     out["importance"] = importance_by_target(e.importance, e.label_names);
@@ -216,6 +242,7 @@ std::string to_json_line(const TextExplanation& e, SelfAttention self_attention)
   put_numbers(s, e.ids);
   s += ",\"attention\":";
   put_numbers(s, e.attention);
+  if (!e.sentences.empty()) s += ",\"sentences\":" + sentences_json(e).dump();
   if (self_attention == SelfAttention::kInclude && !e.self_attention.empty()) {
     s += ",\"self_attention\":[";
     for (std::size_t l = 0; l < e.self_attention.size(); ++l) {
@@ -270,6 +297,34 @@ std::string importance_table(const TextExplanation& e) {
   return s;
 }
 
+/// Hierarchical models: each sentence with its weight, then its words with their effective weight
+/// (sentence x word) and their weight within the sentence.
+std::string sentence_lines(const TextExplanation& e) {
+  std::string s;
+  for (std::size_t i = 0; i < e.sentences.size(); ++i) {
+    const SentenceWeight& st = e.sentences[i];
+    std::string text = st.text;
+    for (char& c : text)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    if (text.size() > 70) text = text.substr(0, 67) + "...";
+    s += "  sentence " + std::to_string(i + 1);
+    if (st.status != "read") {
+      s += " " + st.status + " (" + st.reason + "): " + text + "\n";
+      continue;
+    }
+    s += format(" %.4f ", st.weight) + bar(st.weight) + "  " + text + "\n";
+    for (std::size_t k = st.first_word; k < st.first_word + st.words && k < e.words.size(); ++k) {
+      const WordWeight& w = e.words[k];
+      if (counts(w))
+        s += "    " + padded(w.word, 20) + format(" %.4f", w.weight) + format(" (in its sentence %.4f) ", within_sentence(e, w)) +
+             bar(w.weight) + (w.status == "oov" ? "  (as the OOV word)" : "") + "\n";
+      else
+        s += "    " + padded(w.word, 20) + " " + w.status + " (" + w.reason + ")\n";
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string to_text(const TextExplanation& e) {
@@ -279,6 +334,7 @@ std::string to_text(const TextExplanation& e) {
     s += " " + e.label_names[k] + format(" %.4f", e.probabilities[k]);
   s += "\n";
   if (!e.importance.empty()) return s + importance_table(e) + "\n";
+  if (!e.sentences.empty()) return s + sentence_lines(e) + "\n";
   for (const auto& w : e.words) {
     if (counts(w))
       s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) + (w.status == "oov" ? "  (as the OOV word)" : "") + "\n";
@@ -313,6 +369,30 @@ std::string importance_rows(const TextExplanation& e) {
   return h + "</table>";
 }
 
+/// Hierarchical models: a bar per sentence (its weight), its words shaded by their weight within it.
+std::string sentence_rows(const TextExplanation& e) {
+  std::string h = "<table class=\"sentences\">";
+  for (const SentenceWeight& s : e.sentences) {
+    h += "<tr class=\"sentence\" data-weight=\"" + format("%.6f", s.weight) + "\"><td>" + format("%.3f", s.weight) +
+         "</td><td><div class=\"sbar\" style=\"width:" + std::to_string(static_cast<int>(s.weight * 120)) + "px\"></div></td><td>";
+    double max_w = 0;
+    for (std::size_t k = s.first_word; k < s.first_word + s.words && k < e.words.size(); ++k)
+      max_w = std::max(max_w, within_sentence(e, e.words[k]));
+    for (std::size_t k = s.first_word; k < s.first_word + s.words && k < e.words.size(); ++k) {
+      const WordWeight& w = e.words[k];
+      const double v = within_sentence(e, w);
+      if (counts(w))
+        h += "<span class=\"w\" style=\"background:rgba(220,40,40," + format("%.3f", max_w > 0 ? v / max_w : 0) + ")\" title=\"" +
+             format("%.4f", v) + " in its sentence\">" + xml_escape(w.word) + "</span> ";
+      else
+        h += "<span class=\"w dropped\" title=\"" + xml_escape(w.reason.empty() ? s.reason : w.reason) + "\">" + xml_escape(w.word) +
+             "</span> ";
+    }
+    h += "</td></tr>";
+  }
+  return h + "</table>";
+}
+
 }  // namespace
 
 std::string to_html(const std::vector<TextExplanation>& all) {
@@ -320,13 +400,15 @@ std::string to_html(const std::vector<TextExplanation>& all) {
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>attn explain</title><style>"
       "body{font-family:sans-serif;margin:2em;max-width:60em}.text{margin:1.5em 0;padding:1em;border:1px solid #ccc}"
       ".w{padding:2px 3px;margin:1px;border-radius:3px;display:inline-block}.dropped{color:#999;text-decoration:line-through}"
-      "table{border-collapse:collapse;margin-top:.5em}td{padding:2px 8px;font-size:90%}</style></head><body>\n"
+      "table{border-collapse:collapse;margin-top:.5em}td{padding:2px 8px;font-size:90%}.sbar{background:#36c;height:10px}</style></head><body>\n"
       "<h1>Word attention</h1><p>Each word is shaded by its attention weight; struck-through words were dropped by "
       "the tokenizer (hover for the reason).</p>\n";
   for (const auto& e : all) {
     double max_w = 0;
     for (const auto& w : e.words) max_w = std::max(max_w, w.weight);
-    h += "<div class=\"text\"><div>";
+    h += "<div class=\"text\">";
+    if (!e.sentences.empty()) h += sentence_rows(e);
+    h += "<div>";
     for (const auto& w : e.words) {
       if (counts(w))
         h += "<span class=\"w\" style=\"background:rgba(220,40,40," + format("%.3f", max_w > 0 ? w.weight / max_w : 0) + ")\" title=\"" +

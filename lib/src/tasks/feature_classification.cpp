@@ -431,7 +431,7 @@ class FeatureClassification : public Task {
     return {};
   }
 
-  std::unique_ptr<Dataset> open(const data::Inputs& in, const std::string& run_dir, int) const override {
+  std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int) const override {
     const std::string csv = in.text("csv");
     data::FeatureTable t = data::read_feature_csv(
         csv, in.given("feature-columns") ? in.list("feature-columns") : std::vector<std::string>{}, in.text("label-column"));

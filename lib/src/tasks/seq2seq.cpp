@@ -477,7 +477,7 @@ class Seq2Seq : public Task {
     return {};
   }
 
-  std::unique_ptr<Dataset> open(const data::Inputs& in, const std::string& run_dir, int threads) const override {
+  std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int threads) const override {
     const std::string csv = in.text("csv");
     Seq2SeqDataConfig config;
     config.source_column = in.text("source-column");

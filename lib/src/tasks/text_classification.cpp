@@ -1,6 +1,7 @@
 // Text classification: everything attn knows about text classifiers' data (see task.h).
 #include "attn/tasks/text_classification.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -27,8 +28,25 @@ namespace fs = std::filesystem;
 
 std::string file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
 
+/// How the model's rows are padded and cut: as the training data was.
+text::PadOptions pad_of(const TextDataConfig& config) {
+  text::PadOptions pad;
+  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
+  pad.padding = config.padding;
+  pad.truncating = config.truncating;
+  return pad;
+}
+
+/// The rows of ids the model reads for `texts`, before padding: Keras' texts_to_sequences, or a
+/// hierarchical model's documents of sentences (text/sentences.h).
+std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,
+                                         int threads = 1) {
+  return config.sentences.enabled() ? text::encode_documents(tok, texts, config.sentences, threads) : tok.texts_to_sequences(texts, threads);
+}
+
 void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
                  std::size_t all);
+void align_sentences(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text);
 
 std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, const TextDataConfig& config, const text::PaddedSequences& x,
                                                   const std::vector<std::int64_t>& rows, const ExplainOptions& options,
@@ -78,15 +96,26 @@ std::vector<float> score_versions(torch::jit::Module& module, const TextDataConf
 }
 
 /// Up to `count` of the data's last rows (its validation end) with at least 3 tokens, their first
-/// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts).
-std::vector<std::string> example_texts(const io::PreparedData& data, const text::Tokenizer& tok, std::size_t count = 4) {
+/// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts). Rows of sentences
+/// (text/sentences.h) give their first 4 sentences' first 8 words, one sentence per line.
+std::vector<std::string> example_texts(const io::PreparedData& data, const text::Tokenizer& tok, bool sentences, std::size_t count = 4) {
   std::vector<std::string> out;
   if (data.x.ids.empty()) return out;  // only the shape in memory (attn prepare's streaming write)
   for (std::int64_t r = data.x.rows - 1; r >= 0 && out.size() < count; --r) {
     const std::int64_t n = data.x.lengths[static_cast<std::size_t>(r)];
     if (n < 3) continue;
     const std::int32_t* row = data.x.ids.data() + r * data.x.cols + (data.padding == text::Side::kPre ? data.x.cols - n : 0);
-    const std::string text = tok.sequences_to_texts({text::Sequence(row, row + std::min<std::int64_t>(n, 12))}).front();
+    std::vector<text::Sequence> parts;
+    if (!sentences) parts.emplace_back(row, row + std::min<std::int64_t>(n, 12));
+    for (std::int64_t t = 0; sentences && t < n; ++t) {
+      if (t == 0 || text::sentence_of(row[t]) != text::sentence_of(row[t - 1])) {
+        if (parts.size() == 4) break;
+        parts.emplace_back();
+      }
+      if (parts.back().size() < 8) parts.back().push_back(text::word_of(row[t]));
+    }
+    std::string text;
+    for (const std::string& part : tok.sequences_to_texts(parts)) text += (text.empty() ? "" : "\n") + part;
     if (!text.empty()) out.push_back(text);
   }
   return out;
@@ -100,7 +129,7 @@ class TextDataset : public Dataset {
     config_.rows = data_.x.rows;
     config_.maxlen = data_.x.cols;
     config_.padding = data_.padding;
-    if (config_.examples.empty()) config_.examples = example_texts(data_, tokenizer_);
+    if (config_.examples.empty()) config_.examples = example_texts(data_, tokenizer_, config_.sentences.enabled());
     if (!data_.label_names.empty()) {
       config_.labels = data_.label_names;
       labels_ = torch::from_blob(data_.labels.data(), {data_.x.rows, static_cast<std::int64_t>(data_.label_names.size())}, torch::kFloat32);
@@ -243,6 +272,38 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
   return only.empty() ? all : picked;
 }
 
+/// Hierarchical models: `prepared`'s rows become the documents of sentences (text/sentences.h) of
+/// `csv`'s texts, post-padded to max_sentences x max_words, the sizes of `layout` that are 0 taken
+/// from the data (text::layout_from); recorded in `config` and in prepare.json's "sentences".
+void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
+                    TextDataConfig& config, int threads) {
+  std::vector<std::string> texts;
+  for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(std::move(t.text));
+  if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
+    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read as sentences, " + std::to_string(prepared.data.x.rows) +
+                           " prepared");
+  nlohmann::ordered_json report;
+  if (layout.max_sentences == 0 || layout.max_words == 0) {
+    const text::SentenceStats stats = text::sentence_stats(prepared.tokenizer, texts, threads);
+    const text::SentenceLayout from_data = text::layout_from(stats);
+    if (layout.max_sentences == 0) layout.max_sentences = from_data.max_sentences;
+    if (layout.max_words == 0) layout.max_words = from_data.max_words;
+    report["from_data"] = "95th percentiles of sentences per document and words per sentence, capped at 64 and 100";
+  }
+  const std::vector<text::Sequence> rows = text::encode_documents(prepared.tokenizer, texts, layout, threads);
+  prepared.pad.maxlen = layout.max_sentences * layout.max_words;
+  prepared.pad.padding = prepared.pad.truncating = text::Side::kPost;
+  prepared.data.x = text::pad_sequences(rows, prepared.pad);
+  prepared.data.padding = text::Side::kPost;
+  prepared.sequences = {};
+  report["max_sentences"] = layout.max_sentences;
+  report["max_words"] = layout.max_words;
+  prepared.report["sentences"] = report;
+  prepared.report["padding"] = {{"maxlen", prepared.data.x.cols}, {"padding", "post"}, {"truncating", "post"}, {"value", 0}};
+  config.sentences = layout;
+  config.truncating = text::Side::kPost;
+}
+
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
   std::vector<std::int64_t> rows;
@@ -264,18 +325,14 @@ class TextErasures : public Erasures {
                const std::string& text_column, const std::string& id_column, std::int64_t rows)
       : module_(std::move(module)), config_(config) {
     const auto maxlen = static_cast<std::size_t>(std::max<std::int64_t>(1, config.maxlen));
-    const auto keeps_two = [&](const std::string& t) { return std::min(tokenizer.texts_to_sequences({t}).front().size(), maxlen) >= 2; };
+    const auto keeps_two = [&](const std::string& t) { return std::min(sequences_of(tokenizer, config, {t}).front().size(), maxlen) >= 2; };
     texts_ = read_texts(csv, text_column, {}, id_column, rows, keeps_two);
     if (static_cast<std::int64_t>(texts_.size()) < rows)
       throw std::invalid_argument("--rows " + std::to_string(rows) + ": " + csv + " has only " + std::to_string(texts_.size()) +
                                   " rows whose text keeps at least 2 tokens");
     std::vector<std::string> all;
     for (const CsvText& t : texts_) all.push_back(t.text);
-    text::PadOptions pad;
-    pad.maxlen = static_cast<std::int64_t>(maxlen);
-    pad.padding = config.padding;
-    pad.truncating = config.truncating;
-    x_ = text::pad_sequences(tokenizer.texts_to_sequences(all), pad);
+    x_ = text::pad_sequences(sequences_of(tokenizer, config, all), pad_of(config));
   }
 
   std::vector<std::string> labels() const override { return config_.labels; }
@@ -373,6 +430,8 @@ class TextModel : public TrainedModel {
     j["labels"] = config_.labels;
     j["maxlen"] = config_.maxlen;
     j["self_attention"] = models::TextClassifier(model_.module).has_self_attention();
+    if (config_.sentences.enabled())
+      j["sentences"] = {{"max_sentences", config_.sentences.max_sentences}, {"max_words", config_.sentences.max_words}};
     return j;
   }
 
@@ -383,11 +442,7 @@ class TextModel : public TrainedModel {
   std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     std::vector<std::string> texts;
     for (const Input& in : inputs) texts.push_back(in.text);
-    text::PadOptions pad;
-    pad.maxlen = config_.maxlen;  // as the training data was
-    pad.padding = config_.padding;
-    pad.truncating = config_.truncating;
-    const text::PaddedSequences x = text::pad_sequences(tokenizer_.texts_to_sequences(texts), pad);
+    const text::PaddedSequences x = text::pad_sequences(sequences_of(tokenizer_, config_, texts), pad_of(config_));
     const std::vector<float> probs = tasks::predict(module(), x, config_.padding, all_rows(x.rows), batch_size);
     std::vector<nlohmann::ordered_json> out;
     const std::size_t L = config_.labels.size();
@@ -415,6 +470,7 @@ class TextModel : public TrainedModel {
     o.threads = threads;
     data::Prepared prepared = data::prepare_csv(o);
     TextDataConfig config = config_;
+    if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config_.sentences, config, threads);
     config.dir.clear();
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;
@@ -476,6 +532,10 @@ class TextClassification : public Task {
         std::vector<data::InputSpec> specs = data::prepare_inputs();
         specs.insert(specs.begin() + 1, {"data", "Text models: prepared data directory (attn prepare --out DIR) instead of --csv", ""});
         specs.insert(specs.begin() + 2, val_csv_input());
+        specs.push_back({"max-sentences", "Hierarchical models: sentences of a document read (default: the data's 95th percentile, at most 64)",
+                         "", data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
+        specs.push_back({"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)", "",
+                         data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
         return specs;
       }
       case Command::kExplain:
@@ -497,10 +557,21 @@ class TextClassification : public Task {
     return {};
   }
 
-  std::unique_ptr<Dataset> open(const data::Inputs& in, const std::string& run_dir, int threads) const override {
+  std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir,
+                                int threads) const override {
     TextDataConfig config;
     std::unique_ptr<TextDataset> dataset;
+    text::SentenceLayout layout;  // hierarchical models: 0 = from the data
+    for (const char* flag : {"max-sentences", "max-words"}) {
+      if (!in.given(flag)) continue;
+      if (!model.reads_sentences) throw std::invalid_argument(std::string("--") + flag + " applies to hierarchical models; " + model.name + " reads words");
+      const std::int64_t v = in.integer(flag);
+      if (v < 1 || v > text::kSentenceLimit)
+        throw std::invalid_argument(std::string("--") + flag + " must be in 1.." + std::to_string(text::kSentenceLimit) + ", got " + std::to_string(v));
+      (std::string(flag) == "max-sentences" ? layout.max_sentences : layout.max_words) = v;
+    }
     if (in.given("data")) {
+      if (model.reads_sentences) throw std::invalid_argument("--data: " + model.name + " reads the texts' sentences; give the CSV (--csv)");
       if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
       for (const data::InputSpec& s : data::prepare_inputs())
         if (in.given(s.name)) throw std::invalid_argument("--" + s.name + " prepares a --csv; the data in --data was prepared already");
@@ -516,6 +587,7 @@ class TextClassification : public Task {
       config.id_column = o.columns.id_column;
       data::Prepared prepared = data::prepare_csv(o);
       if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
+      if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns.text_column, layout, config, threads);
       data::write_prepared_dir(prepared, config.dir);
       dataset = std::make_unique<TextDataset>(std::move(prepared.data), std::move(prepared.tokenizer), config);
     }
@@ -544,6 +616,7 @@ class TextClassification : public Task {
     o.pad.truncating = config.truncating;
     o.threads = threads;
     data::Prepared prepared = data::prepare_csv(o);
+    if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config.sentences, config, threads);
     config.dir = fs::absolute(fs::path(run_dir) / "data" / "validation").string();
     data::write_prepared_dir(prepared, config.dir);
     return std::make_unique<TextDataset>(std::move(prepared.data), train.tokenizer(), config);
@@ -683,6 +756,12 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
     const torch::Tensor probs = scored.scores.to(torch::kFloat32).contiguous(), att = scored.attention.to(torch::kFloat32).contiguous();
     std::vector<torch::Tensor> layers;
     if (model.has_self_attention()) layers = model.self_attention(ids);  // each [B, heads, W, W]
+    torch::Tensor word_level, sentence_level;                            // hierarchical models: [B, W] each
+    if (model.has_sentences()) {
+      auto [w, s] = model.attention_levels(ids);
+      word_level = w.to(torch::kFloat32).contiguous();
+      sentence_level = s.to(torch::kFloat32).contiguous();
+    }
     const std::int64_t width = ids.size(1);
     std::vector<report::TextExplanation*> mine;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -697,6 +776,12 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
       e.probabilities.assign(probs[b].data_ptr<float>(), probs[b].data_ptr<float>() + probs.size(1));
       const torch::Tensor a = att[b].slice(0, first, first + n).contiguous();
       e.attention.assign(a.data_ptr<float>(), a.data_ptr<float>() + n);
+      if (word_level.defined()) {
+        const torch::Tensor w = word_level[b].slice(0, first, first + n).contiguous();
+        const torch::Tensor s = sentence_level[b].slice(0, first, first + n).contiguous();
+        e.word_attention.assign(w.data_ptr<float>(), w.data_ptr<float>() + n);
+        e.sentence_attention.assign(s.data_ptr<float>(), s.data_ptr<float>() + n);
+      }
       for (const torch::Tensor& layer : layers) {
         std::vector<std::vector<float>> heads;
         for (std::int64_t h = 0; h < layer.size(1); ++h) {
@@ -730,17 +815,16 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
                                                    const ExplainOptions& options) {
   // The texts' ids, cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long
   // text's end), run in length-bucketed batches; each row's outputs are read at its real positions.
-  const std::vector<text::Sequence> seqs = tok.texts_to_sequences(texts);
-  text::PadOptions pad;
-  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
-  pad.padding = config.padding;
-  pad.truncating = config.truncating;
-  const text::PaddedSequences x = text::pad_sequences(seqs, pad);
+  const std::vector<text::Sequence> seqs = sequences_of(tok, config, texts);
+  const text::PaddedSequences x = text::pad_sequences(seqs, pad_of(config));
   if (!options.label.empty() && !texts.empty()) (void)shown_label(report::TextExplanation{}, config, options.label);  // before the work
   torch::jit::Module module = model.module();
   std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
   for (std::size_t t = 0; t < texts.size(); ++t) {
-    align_words(out[t], tok, config, texts[t], seqs[t].size());
+    if (config.sentences.enabled())
+      align_sentences(out[t], tok, config, texts[t]);
+    else
+      align_words(out[t], tok, config, texts[t], seqs[t].size());
     if (!out[t].importance.empty()) out[t].shown_label = shown_label(out[t], config, options.label);
   }
   return out;
@@ -753,15 +837,16 @@ report::TextExplanation explain_text(models::TextClassifier& model, const text::
 
 namespace {
 
-/// Fills e's words: each word of `text` with its tokens, its status and the attention of its kept
-/// tokens. `all` is the text's token count before the maxlen cut.
-void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
-                 std::size_t all) {
-  e.text = text;
-  e.label_names = config.labels;
-  const auto maxlen = static_cast<std::size_t>(config.maxlen);
-  std::size_t cut_front = 0, cut_back = 0;
-  if (maxlen > 0 && all > maxlen) (config.truncating == text::Side::kPre ? cut_front : cut_back) = all - maxlen;
+/// Where a piece of text's ids sit in an explanation: the piece's tokenizer emits `all` ids, the
+/// model reads those but the first `cut_front` and the last `cut_back`, from entry `offset` of e.ids.
+struct IdSpan {
+  std::size_t all = 0, cut_front = 0, cut_back = 0, offset = 0;
+  std::string cut_reason;  ///< a cut word's reason
+};
+
+/// Appends each word of `text` to e.words with its tokens, its status and the attention of its
+/// kept tokens (read at `span`).
+void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const std::string& text, const IdSpan& span) {
   // Words: each chunk's tokens, which (with the default separators) are the text's tokens in order.
   const auto num_words = tok.options().num_words.value_or(0);
   // (Temporaries are moved, not copied: a 10 MB comment has 1.8 million words.)
@@ -781,7 +866,8 @@ void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const T
     for (std::string& t : all_tokens) per_chunk.push_back({std::move(t)});
   }
   all_tokens = {};
-  e.words.reserve(chunks.size());
+  e.words.reserve(e.words.size() + chunks.size());
+  const std::size_t all = span.all;
   std::size_t next_id = 0;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     report::WordWeight w;
@@ -797,13 +883,14 @@ void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const T
       std::string status = in_range ? "kept" : tok.options().oov_token ? "oov" : "dropped";
       if (status != "dropped") {
         if (next_id >= all) throw std::logic_error("explain: tokens and ids do not line up");
-        if (next_id < cut_front || next_id >= all - cut_back) {
+        if (next_id < span.cut_front || next_id >= all - span.cut_back) {
           status = "dropped";
-          w.reason = "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)";
+          w.reason = span.cut_reason;
         } else {
-          if (w.count == 0) w.first = next_id - cut_front;
+          const std::size_t at = span.offset + next_id - span.cut_front;
+          if (w.count == 0) w.first = at;
           ++w.count;
-          w.weight += e.attention[next_id - cut_front];
+          w.weight += e.attention[at];
         }
         ++next_id;
       } else {
@@ -816,6 +903,54 @@ void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const T
     e.words.push_back(std::move(w));
   }
   if (next_id != all) throw std::logic_error("explain: tokens and ids do not line up");
+}
+
+/// Fills e's words: each word of `text` with its tokens, its status and the attention of its kept
+/// tokens. `all` is the text's token count before the maxlen cut.
+void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
+                 std::size_t all) {
+  e.text = text;
+  e.label_names = config.labels;
+  const auto maxlen = static_cast<std::size_t>(config.maxlen);
+  IdSpan span{all, 0, 0, 0, "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)"};
+  if (maxlen > 0 && all > maxlen) (config.truncating == text::Side::kPre ? span.cut_front : span.cut_back) = all - maxlen;
+  append_words(e, tok, text, span);
+}
+
+/// Fills e's sentences and words for a hierarchical model: each sentence of `text` with its weight
+/// and status, its words with theirs (words beyond max_words and sentences beyond max_sentences
+/// listed as cut).
+void align_sentences(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text) {
+  e.text = text;
+  e.label_names = config.labels;
+  const text::SentenceLayout& layout = config.sentences;
+  std::size_t offset = 0;  // the sentence's first entry of e.ids
+  for (const text::DocumentSentence& s : text::read_document(tok, text, layout)) {
+    report::SentenceWeight sw;
+    sw.text = text.substr(s.begin, s.end - s.begin);
+    while (!sw.text.empty() && std::isspace(static_cast<unsigned char>(sw.text.back()))) sw.text.pop_back();
+    sw.first_word = e.words.size();
+    const std::size_t kept = s.index < 0 ? 0 : std::min<std::size_t>(s.ids.size(), static_cast<std::size_t>(layout.max_words));
+    IdSpan span{s.ids.size(), 0, s.ids.size() - kept, offset,
+                s.index < 0 ? "beyond max_sentences " + std::to_string(layout.max_sentences) + " (cut as in training)"
+                            : "beyond max_words " + std::to_string(layout.max_words) + " (cut as in training)"};
+    append_words(e, tok, text.substr(s.begin, s.end - s.begin), span);
+    sw.words = e.words.size() - sw.first_word;
+    if (s.empty()) {
+      sw.status = "empty";
+      sw.reason = "no word the tokenizer keeps";
+    } else if (s.index < 0) {
+      sw.status = "dropped";
+      sw.reason = "beyond max_sentences " + std::to_string(layout.max_sentences);
+    } else {
+      sw.status = "read";
+      if (offset >= e.sentence_attention.size()) throw std::logic_error("explain: sentences and ids do not line up");
+      sw.weight = e.sentence_attention[offset];
+    }
+    e.sentences.push_back(std::move(sw));
+    offset += kept;
+  }
+  if (offset != e.ids.size()) throw std::logic_error("explain: sentences and ids do not line up");
 }
 
 }  // namespace

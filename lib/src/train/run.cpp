@@ -182,7 +182,7 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   s->config.training = effective_options(entry.training, r.training);
   if (s->writes) io::ensure_directory(r.out_dir);
   const int threads = s->config.training.threads;
-  s->data = task.open(r.data, s->data_dir(), threads);
+  s->data = task.open(r.data, entry, s->data_dir(), threads);
   if (r.data.given("val-csv")) s->validation = task.open_validation(r.data.text("val-csv"), *s->data, s->data_dir(), threads);
   // The model's sizes follow the data (vocabularies, labels, features, lengths) unless set explicitly.
   s->config.model_config = models::fit_config(entry, r.model_overrides, s->data->sizes());

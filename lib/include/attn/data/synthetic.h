@@ -45,7 +45,7 @@ const std::vector<std::string>& date_format_names();
 
 /// `attn datagen KIND`: one of the generators, by name.
 struct GenerateRequest {
-  std::string kind;  ///< toxic, features or dates
+  std::string kind;  ///< toxic, documents, features or dates
   std::int64_t rows = 20000;
   std::uint64_t seed = 1;
   std::int64_t dims = 10;                ///< features

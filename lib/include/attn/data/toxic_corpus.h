@@ -20,4 +20,17 @@ struct ToxicCorpusOptions {
 /// "insult","identity_hate"). The same options always give the same bytes.
 void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& options);
 
+/// E-mail-like documents for hierarchical models, in the same layout and labels: a greeting, 3 to
+/// 14 sentences of everyday talk in paragraphs, a sign-off; in about a third of them ONE sentence
+/// carries the labels (an insult, a threat, identity hate), anywhere in the body; a quarter of all
+/// documents (toxic or not) also quote the civility policy, a sentence with the same bad words that
+/// carries no label. An extra last column, "evidence", is the 1-based number of the carrying
+/// sentence among the text's sentences as ICU splits them (text/sentences.h), 0 when none.
+struct DocumentCorpusOptions {
+  std::int64_t rows = 5000;
+  std::uint64_t seed = 1;
+  double toxic_rate = 0.35;
+};
+void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& options);
+
 }  // namespace attn::data

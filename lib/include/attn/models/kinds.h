@@ -8,7 +8,10 @@
 ///                       optionally self_attention(ids) -> per layer [B, heads, T, T];
 ///                       embeddings(ids) -> the word embeddings x [B, T, E] (evaluation mode) and
 ///                       logits_embedded(x, ids) -> logits(ids) computed from x (the mask from ids):
-///                       what the gradient methods differentiate (models saved since attn 0.3)
+///                       what the gradient methods differentiate (models saved since attn 0.3);
+///                       hierarchical models: attention_levels(ids) -> (word weights within their
+///                       sentences [B, T], each word's sentence weight [B, T]), and ids carrying
+///                       each word's sentence (text/sentences.h)
 ///   feature classifier  forward(x [B, D] float) -> (probability [B, 1], attention [B, D]); logits(x)
 ///   seq2seq             logits(src [B, S], target_in [B, T]) -> (logits [B, T, V], attention [B, T, S]);
 ///                       source_embeddings(src) -> x [B, S, E] and logits_embedded(x, src, target_in)
@@ -47,6 +50,10 @@ class TextClassifier {
   bool has_embedded() const;
   torch::Tensor embeddings(const torch::Tensor& ids);
   Scored logits_embedded(const torch::Tensor& x, const torch::Tensor& ids);
+  /// Whether the model reads sentences (it has attention_levels).
+  bool has_sentences() const;
+  /// Hierarchical models: (word weights within their sentences, each word's sentence weight), [B, T] each.
+  std::pair<torch::Tensor, torch::Tensor> attention_levels(const torch::Tensor& ids);
 
  private:
   torch::jit::Module module_;

@@ -65,6 +65,9 @@ struct ModelEntry {
   /// file's weights) only when the file's revision is the registry's; any other file runs as
   /// saved. Bump it whenever the model's TorchScript computes something else.
   int revision = 1;
+  /// Text classifiers: the model reads documents as sentences of words, its ids carrying each word's
+  /// sentence (text/sentences.h), rather than one flat sequence of words.
+  bool reads_sentences = false;
 };
 
 /// Every registered model, in a fixed order.

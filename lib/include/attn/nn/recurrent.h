@@ -21,6 +21,15 @@ namespace attn::nn::script {
 /// computed on the padding: callers read real steps only).
 torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout, Runtime runtime);
 
+/// Bidirectional one-layer GRU, batch-first, on LibTorch's fused kernel (torch.gru), with
+/// torch.nn.GRU's parameter names (weight_ih_l0 [3H, I], weight_hh_l0 [3H, H], bias_ih_l0,
+/// bias_hh_l0 and the *_reverse ones) and initialisation. Methods:
+///   forward(x [B, T, I]) -> [B, T, 2 * hidden]: every step, padding included;
+///   forward_lengths(x, lengths [B]): post-padded rows of different lengths; each direction reads
+///     only a row's real steps (what pack_padded_sequence does, on the fused kernel); zeros at the
+///     padded steps, and a row of length 0 is all zeros.
+torch::jit::Module bigru(std::int64_t input_size, std::int64_t hidden_size);
+
 /// LSTM cell parameters as torch.nn.LSTMCell names them (weight_ih [4H, I], weight_hh [4H, H],
 /// bias_ih, bias_hh), for TorchScript that steps with torch.lstm_cell (a decoder).
 torch::jit::Module lstm_cell(std::int64_t input_size, std::int64_t hidden_size);

@@ -40,6 +40,16 @@ struct WordWeight {
   std::size_t first = 0, count = 0;
 };
 
+/// A sentence of a document, as a hierarchical model read it.
+struct SentenceWeight {
+  std::string text;             ///< the sentence (trailing spaces trimmed)
+  double weight = 0;            ///< its sentence attention alpha_i (0 unless read)
+  std::string status;           ///< "read"; "empty" (no word the tokenizer keeps); "dropped" (beyond max_sentences)
+  std::string reason;           ///< why, unless read
+  std::size_t first_word = 0;   ///< its words: entries first_word, ... of the explanation's words
+  std::size_t words = 0;
+};
+
 struct TextExplanation {
   std::string text;
   std::vector<std::string> label_names;
@@ -47,6 +57,10 @@ struct TextExplanation {
   std::vector<WordWeight> words;     ///< every word of the text, in order
   std::vector<std::int64_t> ids;     ///< the model's input: Keras' texts_to_sequences, cut to maxlen, unpadded
   std::vector<float> attention;      ///< per id; the kept words' weights sum to 1
+  /// Hierarchical models: the document's sentences (empty for the others), and per id the word's
+  /// weight within its sentence and its sentence's weight (attention = their product).
+  std::vector<SentenceWeight> sentences;
+  std::vector<float> word_attention, sentence_attention;
   /// Transformer classifiers: per layer, per head, [ids x ids] row-major (query rows, key columns).
   std::vector<std::vector<std::vector<float>>> self_attention;
   /// `attn explain --method`: each method's scores, [labels][ids]; empty: attention only, as ever.

@@ -241,9 +241,10 @@ class Task {
   /// What `command` does with the task's models, in a line for --help (e.g. explain: "label
   /// probabilities and every word's weight").
   virtual std::string about(Command command) const = 0;
-  /// A new run's training data from its inputs; RUN_DIR/data receives what --resume will read
-  /// (prepared data, or a copy of the CSV).
-  virtual std::unique_ptr<Dataset> open(const data::Inputs& inputs, const std::string& run_dir, int threads) const = 0;
+  /// A new run's training data from its inputs, read as `model` reads (e.g. as sentences);
+  /// RUN_DIR/data receives what --resume will read (prepared data, or a copy of the CSV).
+  virtual std::unique_ptr<Dataset> open(const data::Inputs& inputs, const models::ModelEntry& model, const std::string& run_dir,
+                                        int threads) const = 0;
   /// An existing run's training data, from config.json's "data" block and the run's files.
   virtual std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int threads) const = 0;
   /// Validation rows from a CSV of their own (--val-csv), read as `training` was (its tokenizers,

@@ -1,7 +1,8 @@
 #pragma once
-/// Text classification (bilstm-attention, transformer-classifier): a CSV's text column tokenised
-/// with Keras' Tokenizer and padded with pad_sequences, 0/1 label columns, multi-label binary
-/// cross-entropy; explained per word (seed 000's get_word_importances, completed).
+/// Text classification (bilstm-attention, transformer-classifier, hierarchical-attention): a CSV's
+/// text column tokenised with Keras' Tokenizer and padded with pad_sequences (hierarchical models:
+/// split into sentences first, text/sentences.h), 0/1 label columns, multi-label binary
+/// cross-entropy; explained per word (seed 000's get_word_importances, completed) and per sentence.
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "attn/io/prepared_data.h"
 #include "attn/models/kinds.h"
 #include "attn/tasks/task.h"
+#include "attn/text/sentences.h"
 #include "attn/text/tokenizer.h"
 
 namespace attn::tasks {
@@ -28,9 +30,12 @@ struct TextDataConfig {
   /// A few rows of the training data's validation end as the tokenizer reads them back (the
   /// explain page's examples, a server's warm-up): from the model's own data, not from code.
   std::vector<std::string> examples;
+  /// Hierarchical models: how much of a document they read (rows are then text/sentences.h's ids,
+  /// post-padded to max_sentences x max_words); disabled for the models that read words.
+  text::SentenceLayout sentences;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, text_column, id_column,
-                                                examples)
+                                                examples, sentences)
 
 const Task& text_classification();
 
