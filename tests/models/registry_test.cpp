@@ -111,7 +111,8 @@ TEST_CASE("every registered model: builds from its defaults, masks padding, relo
 TEST_CASE("registry: one list, config defaults and overrides, clear errors", "[models][registry]") {
   std::vector<std::string> names;
   for (const auto& m : models::models()) names.push_back(m.name);
-  CHECK(names == std::vector<std::string>{"bilstm-attention", "feature-attention", "seq2seq-attention", "transformer-classifier"});
+  CHECK(names == std::vector<std::string>{"bilstm-attention", "feature-attention", "seq2seq-attention", "transformer-classifier",
+                                          "hierarchical-attention"});
   CHECK(models::find_model("feature-attention").kind == models::ModelKind::kFeatureClassifier);
   CHECK(models::find_model("seq2seq-attention").kind == models::ModelKind::kSeq2Seq);
   CHECK(models::find_model("transformer-classifier").kind == models::ModelKind::kTextClassifier);
