@@ -307,3 +307,98 @@ TEST_CASE("the transformer's attention rollout: one score per token, summing to 
   CHECK(e.importance[0].scores[1] == rollout);               // the same for every label
   CHECK(std::abs(e.integrated.completeness_gap[0]) < 1e-3);  // the gradient methods run on the transformer too
 }
+
+namespace {
+
+models::TextClassifier tiny_hierarchical(std::int64_t labels) {
+  torch::manual_seed(3);
+  const auto& entry = models::find_model("hierarchical-attention");
+  torch::jit::Module m = entry.build(
+      models::resolve_config(entry, {{"num_words", 50}, {"labels", labels}, {"embed_dim", 8}, {"gru_units", 4}}), nn::Runtime::kNative);
+  m.eval();
+  return models::TextClassifier(m);
+}
+
+}  // namespace
+
+TEST_CASE("explain for a hierarchical model: sentences with their weight and status, words within them", "[tasks][text][sentences]") {
+  models::TextClassifier model = tiny_hierarchical(2);
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.sentences = {2, 3};  // two sentences of three words
+  config.maxlen = 6;
+  config.padding = config.truncating = text::Side::kPost;
+  const text::Tokenizer tok = fitted({});
+  const std::string text = "The cat sat on the mat.\n!!!\nThe dog sat. A cat sat.";
+  const auto e = tasks::explain_text(model, tok, config, text);
+  REQUIRE(e.sentences.size() == 4);
+  CHECK(e.sentences[0].text == "The cat sat on the mat.");
+  CHECK(e.sentences[0].status == "read");
+  CHECK(e.sentences[1].status == "empty");  // "!!!" keeps no word: not counted
+  CHECK(e.sentences[2].status == "read");
+  CHECK(e.sentences[3].status == "dropped");
+  CHECK_THAT(e.sentences[3].reason, Catch::Contains("max_sentences 2"));
+  CHECK(e.sentences[0].weight + e.sentences[2].weight == Approx(1.0).epsilon(1e-5));
+  CHECK(e.ids.size() == 6);  // 3 words of the first sentence, 3 of the second
+  CHECK(text::sentence_of(e.ids[3]) == 1);
+  CHECK(word(e, "on").status == "dropped");
+  CHECK_THAT(word(e, "on").reason, Catch::Contains("beyond max_words 3"));
+  // Each read sentence's words share its weight: their effective weights sum to it, their own to 1.
+  for (const auto& s : {e.sentences[0], e.sentences[2]}) {
+    double effective = 0, within = 0;
+    for (std::size_t k = s.first_word; k < s.first_word + s.words; ++k) {
+      const auto& w = e.words[k];
+      effective += w.status == "kept" ? w.weight : 0;
+      for (std::size_t t = w.first; t < w.first + w.count; ++t) within += e.word_attention[t];
+    }
+    CHECK(effective == Approx(s.weight).epsilon(1e-5));
+    CHECK(within == Approx(1.0).epsilon(1e-5));
+  }
+  const auto j = report::to_json(e);
+  REQUIRE(j.contains("sentences"));
+  CHECK(j["sentences"][0]["words"][1]["word"] == "cat");
+  CHECK(j.dump() == report::to_json_line(e));
+  CHECK_THAT(report::to_text(e), Catch::Contains("sentence 4 dropped"));
+  CHECK_THAT(report::to_html({e}), Catch::Contains("class=\"sentence\""));
+  // Batched with others, a document gets what it gets alone.
+  const auto batched = tasks::explain_texts(model, tok, config, {"A cat.", text, "Zebra."}, 3);
+  CHECK(batched[1].ids == e.ids);
+  for (std::size_t k = 0; k < e.attention.size(); ++k) CHECK(std::abs(batched[1].attention[k] - e.attention[k]) <= 1e-6);
+  CHECK(batched[2].ids.empty());
+  CHECK(batched[2].sentences.at(0).status == "empty");
+}
+
+TEST_CASE("a hierarchical model's data: sentences from the data, recorded, applied by evaluate and predict; flags checked",
+          "[tasks][text][sentences]") {
+  const auto dir = scratch("sentences");
+  std::vector<std::string> rows;
+  for (int i = 0; i < 40; ++i)
+    rows.push_back("d" + std::to_string(i) + ",\"Thanks for the edit. The page is fine" + (i % 3 == 0 ? ". You are stupid" : "") +
+                   ".\nSee the talk page.\"," + (i % 3 == 0 ? "1" : "0"));
+  const std::string csv = write_csv(dir / "docs.csv", "id,comment_text,bad", rows);
+  const std::string run = saved_model("hierarchical-attention", dir / "run", {{"csv", csv}, {"labels", "bad"}},
+                                      {{"embed_dim", 8}, {"gru_units", 4}});
+  const auto model = tasks::open_model(run);
+  const auto described = model->describe();
+  REQUIRE(described.contains("sentences"));
+  CHECK(described["sentences"]["max_sentences"] == 4);  // numpy.percentile([3]*26 + [4]*14, 95) = 4
+  CHECK(described["sentences"]["max_words"] == 4);  // every sentence has 3 or 4 words
+  CHECK(described["maxlen"] == 16);
+  data::Inputs none;
+  const auto scored = model->open_csv(csv, none, 1);
+  const auto evaluation = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {});
+  const auto predicted = model->predict({{"Thanks for the edit. You are stupid.", {}}}, 8);
+  const auto explained = model->explain({{"Thanks for the edit. You are stupid.", {}}}, 8)->json(0);
+  CHECK(predicted[0]["probabilities"]["bad"].get<double>() == Approx(explained["probabilities"]["bad"].get<double>()).margin(1e-6));
+  CHECK(explained["sentences"].size() == 2);
+  CHECK(evaluation.metrics["rows"] == 40);
+  // --max-sentences is a hierarchical model's setting; --data has no texts to split.
+  const tasks::Task& task = tasks::text_classification();
+  data::Inputs in;
+  in.set("csv", csv, data::Inputs::Origin::kGiven);
+  in.set("max-sentences", "3", data::Inputs::Origin::kGiven);
+  CHECK_THROWS_WITH(task.open(in, models::find_model("bilstm-attention"), (dir / "x").string(), 1), Catch::Contains("hierarchical models"));
+  data::Inputs prepared;
+  prepared.set("data", (dir / "run" / "data").string(), data::Inputs::Origin::kGiven);
+  CHECK_THROWS_WITH(task.open(prepared, models::find_model("hierarchical-attention"), (dir / "y").string(), 1), Catch::Contains("--csv"));
+}
