@@ -63,8 +63,8 @@ def levels_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor, Tenso
     token = order.index_select(0, source.reshape(-1)).reshape(source.shape)
     words = x.reshape(B * T, -1).index_select(0, token.reshape(-1)).reshape([N, -1, x.size(2)])
     words = words * in_sentence.unsqueeze(-1).to(x.dtype)
-    if self.training and self.dropout > 0.0:
-        words = torch.dropout(words, self.dropout, True)
+    if self.training and self.dropout > 0.0:                       # whole channels of a sentence [N, 1, E]
+        words = words * torch.dropout(torch.ones_like(words[:, :1, :]), self.dropout, True)
     h = self.word_gru.forward_lengths(words, lengths)               # h_it  [N, W, 2H]
     s, word_alpha = self.word_attention.forward(h, in_sentence)     # s_i [N, 2H], alpha_it [N, W]
     # Sentence level: each document's sentences in order, [B, D].
@@ -119,9 +119,9 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
     torch::NoGradGuard no_grad;  // Keras' Embedding initialiser, as bilstm-attention
     nn::script::add_parameter(m, "embedding", torch::empty({num_words, embed}).uniform_(-0.05, 0.05));
   }
-  m.register_module("word_gru", nn::script::bigru(embed, units));
+  m.register_module("word_gru", nn::script::bigru(embed, units, runtime));
   m.register_module("word_attention", nn::WordAttention(nn::WordAttentionOptions(2 * units).runtime(runtime)).module());
-  m.register_module("sentence_gru", nn::script::bigru(2 * units, units));
+  m.register_module("sentence_gru", nn::script::bigru(2 * units, units, runtime));
   m.register_module("sentence_attention", nn::WordAttention(nn::WordAttentionOptions(2 * units).runtime(runtime)).module());
   m.register_module("dense", nn::script::linear(2 * units, labels));
   m.register_attribute("dropout", c10::FloatType::get(), dropout);
@@ -169,7 +169,9 @@ ModelEntry hierarchical_attention_entry() {
           {"labels", 6, "sigmoid outputs (set from the label columns)"},
           {"embed_dim", 200, "embedding size (Yang et al.'s 200)"},
           {"gru_units", 50, "GRU units per direction at both levels (Yang et al.'s 50; attention works on 2 x this)"},
-          {"dropout", 0.2, "dropout on the words' embeddings while training (not in the paper: the embedding here is learnt from scratch)"},
+          {"dropout", 0.2,
+           "SpatialDropout1D per sentence while training: whole embedding channels of a sentence dropped (not in the paper: "
+           "the embedding here is learnt from scratch)"},
       },
       // Yang et al.'s mini-batches of 64 documents; Adam's defaults in place of their tuned SGD with
       // momentum 0.9; 3 epochs with the held-out 20% of the main job's recipe.

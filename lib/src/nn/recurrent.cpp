@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "attn/nn/fused_gru.h"
 #include "attn/nn/fused_lstm.h"
 
 namespace attn::nn::script {
@@ -94,9 +95,9 @@ def forward_masked(self, x: Tensor, mask: Tensor) -> Tensor:
   return m;
 }
 
-torch::jit::Module bigru(std::int64_t input_size, std::int64_t hidden_size) {
+torch::jit::Module bigru(std::int64_t input_size, std::int64_t hidden_size, Runtime runtime) {
   require_config(input_size > 0 && hidden_size > 0, "BiGRU: sizes must be positive");
-  auto m = new_module("BiGRU");
+  auto m = new_module(runtime == Runtime::kNative ? "BiGRUNative" : "BiGRU");
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));  // torch.nn.GRU's init
   torch::NoGradGuard no_grad;
   for (const char* suffix : {"_l0", "_l0_reverse"}) {
@@ -115,7 +116,19 @@ def forward(self, x: Tensor) -> Tensor:
     h0 = torch.zeros([2, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
     out, h_n = torch.gru(x, h0, params, True, 1, 0.0, self.training, True, True)
     return out
-
+)",
+         "BiGRU");
+  if (runtime == Runtime::kNative) {
+    register_fused_gru();
+    define(m, R"(
+def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
+    return attn.bigru_lengths(x, lengths, self.weight_ih_l0, self.weight_hh_l0, self.bias_ih_l0, self.bias_hh_l0,
+                              self.weight_ih_l0_reverse, self.weight_hh_l0_reverse, self.bias_ih_l0_reverse, self.bias_hh_l0_reverse)
+)",
+           "BiGRU (native)");
+    return m;
+  }
+  define(m, R"(
 def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
     # post-padded x [B, T, I] whose row b is real on its first lengths[b] steps -> [B, T, 2H], zeros
     # at padding. The forward direction reads the real steps first, so padding after them cannot

@@ -28,7 +28,8 @@ torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, dou
 ///   forward_lengths(x, lengths [B]): post-padded rows of different lengths; each direction reads
 ///     only a row's real steps (what pack_padded_sequence does, on the fused kernel); zeros at the
 ///     padded steps, and a row of length 0 is all zeros.
-torch::jit::Module bigru(std::int64_t input_size, std::int64_t hidden_size);
+/// `runtime` kNative runs forward_lengths on attn's kernel (fused_gru.h).
+torch::jit::Module bigru(std::int64_t input_size, std::int64_t hidden_size, Runtime runtime);
 
 /// LSTM cell parameters as torch.nn.LSTMCell names them (weight_ih [4H, I], weight_hh [4H, H],
 /// bias_ih, bias_hh), for TorchScript that steps with torch.lstm_cell (a decoder).
