@@ -1,0 +1,91 @@
+// attn's fused GRU kernel against torch.gru run row by row on each row's real steps: outputs and
+// every gradient, for rows of any length (empty ones included), and as a TorchScript operator.
+#include "attn/nn/fused_gru.h"
+#include "attn/nn/script_module.h"
+#include "nn_test_util.h"
+
+using namespace attn::nn;
+using nn_test::ThreadsGuard;
+using torch::Tensor;
+
+namespace {
+
+GruWeights random_gru(std::int64_t input, std::int64_t hidden) {
+  const auto u = [](std::vector<std::int64_t> shape) { return (torch::rand(shape) * 0.8 - 0.4).requires_grad_(); };
+  return {u({3 * hidden, input}), u({3 * hidden, hidden}), u({3 * hidden}), u({3 * hidden})};
+}
+
+/// The definition: each row's first lengths[r] steps through torch.gru forwards and backwards.
+Tensor gru_reference(const Tensor& x, const std::vector<std::int64_t>& lengths, const GruWeights& f, const GruWeights& b) {
+  const std::int64_t T = x.size(1), H = f.weight_hh.size(1);
+  std::vector<Tensor> rows;
+  for (std::int64_t r = 0; r < x.size(0); ++r) {
+    const std::int64_t n = lengths[static_cast<std::size_t>(r)];
+    Tensor out = torch::zeros({T, 2 * H});
+    if (n > 0) {
+      const Tensor xs = x[r].slice(0, 0, n).unsqueeze(0);
+      const auto run = [&](const Tensor& in, const GruWeights& w) {
+        return std::get<0>(torch::gru(in, torch::zeros({1, 1, H}), {w.weight_ih, w.weight_hh, w.bias_ih, w.bias_hh}, true, 1, 0.0, false,
+                                      false, true))[0];
+      };
+      out = torch::cat({torch::cat({run(xs, f), run(xs.flip(1), b).flip(0)}, -1), torch::zeros({T - n, 2 * H})});
+    }
+    rows.push_back(out);
+  }
+  return torch::stack(rows);
+}
+
+std::vector<Tensor> gru_inputs(const Tensor& x, const GruWeights& f, const GruWeights& b) {
+  return {x, f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
+}
+
+}  // namespace
+
+TEST_CASE("fused BiGRU: outputs and every gradient equal torch.gru's on each row's real steps", "[nn][gru][fused]") {
+  const int threads = GENERATE(1, 2);
+  const std::int64_t B = GENERATE(7, 90);
+  ThreadsGuard guard(threads);
+  torch::manual_seed(21);
+  const std::int64_t T = 9, I = 5, H = 4;
+  const Tensor x = torch::randn({B, T, I}).requires_grad_();
+  std::vector<std::int64_t> lengths;
+  const std::int64_t pattern[] = {9, 3, 0, 5, 9, 1, 6};
+  for (std::int64_t r = 0; r < B; ++r) lengths.push_back(pattern[r % 7]);
+  const GruWeights f = random_gru(I, H), b = random_gru(I, H);
+  const Tensor ours = bigru_lengths(x, torch::tensor(lengths), f, b), expected = gru_reference(x, lengths, f, b);
+  CHECK(torch::allclose(ours, expected, 1e-5, 1e-6));
+  const Tensor probe = torch::randn({B, T, 2 * H});
+  const auto inputs = gru_inputs(x, f, b);
+  const auto g_ours = torch::autograd::grad({(ours * probe).sum()}, inputs, {}, /*retain_graph=*/true);
+  const auto g_expected = torch::autograd::grad({(expected * probe).sum()}, inputs);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    INFO("gradient " << k);
+    CHECK(torch::allclose(g_ours[k], g_expected[k], 1e-4, 1e-5));
+  }
+  // What the forward pass saved is intact: a second backward pass (integrated gradients' repeated
+  // passes) gives the same gradients.
+  const auto again = torch::autograd::grad({(ours * probe).sum()}, inputs);
+  for (std::size_t k = 0; k < inputs.size(); ++k) CHECK(torch::equal(again[k], g_ours[k]));
+}
+
+TEST_CASE("fused BiGRU: a TorchScript operator; scoring keeps no graph; clear errors", "[nn][gru][fused]") {
+  register_fused_gru();
+  torch::jit::Module m = script::new_module("M");
+  script::define(m, R"(
+def forward(self, x: Tensor, lengths: Tensor, w: List[Tensor]) -> Tensor:
+    return attn.bigru_lengths(x, lengths, w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+)",
+                 "a test module");
+  const GruWeights f = random_gru(3, 2), b = random_gru(3, 2);
+  const Tensor x = torch::randn({2, 4, 3}), lengths = torch::tensor({4, 2}, torch::kInt64);
+  const std::vector<Tensor> w = {f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
+  CHECK(torch::allclose(m.forward({x, lengths, w}).toTensor(), bigru_lengths(x, lengths, f, b)));
+  {
+    torch::NoGradGuard no_grad;
+    CHECK_FALSE(bigru_lengths(x, lengths, f, b).requires_grad());
+  }
+  CHECK(bigru_lengths(torch::randn({0, 4, 3}), torch::zeros({0}, torch::kInt64), f, b).numel() == 0);
+  CHECK_THROWS_WITH(bigru_lengths(x.to(torch::kFloat64), lengths, f, b), Catch::Contains("float32"));
+  CHECK_THROWS_WITH(bigru_lengths(x, torch::tensor({5, 1}, torch::kInt64), f, b), Catch::Contains("not in 0..4"));
+  CHECK_THROWS_WITH(bigru_lengths(torch::randn({2, 4, 7}), lengths, f, b), Catch::Contains("weights must be"));
+}
