@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Test fixture: a generated toxic-comment CSV and a small bilstm-attention run trained on it.
+# Test fixture: a generated toxic-comment CSV and a small bilstm-attention run trained on it; small
+# runs of the other models.
 # usage: make_tiny_run.sh ATTN DIR
 set -euo pipefail
 attn=$1 dir=$2
@@ -18,3 +19,9 @@ mkdir -p "$dir"
   --out "$dir/dates" --epochs 2 --batch-size 32 --lr 0.005 --set units=32 --set embed_dim=16 --threads 2
 "$attn" train --model transformer-classifier --csv "$dir/toxic.csv" --out "$dir/transformer" --epochs 1 \
   --batch-size 64 --set d_model=16 --set heads=2 --set feedforward=32 --threads 2
+# Hierarchical attention (Yang et al.) on e-mail-like documents whose labels one sentence carries,
+# with held-out documents of another seed.
+"$attn" datagen documents --rows 2000 --seed 5 --out "$dir/documents.csv"
+"$attn" datagen documents --rows 400 --seed 6 --out "$dir/documents_heldout.csv"
+"$attn" train --model hierarchical-attention --csv "$dir/documents.csv" --out "$dir/hierarchical" --epochs 15 --lr 0.005 \
+  --set embed_dim=32 --set gru_units=16 --threads 2

@@ -3,7 +3,8 @@
 attention that `attn explain --json` printed (<= 1e-6), its embedded tokenizer.json loads in Keras
 and tokenizes as attn did, and `attn evaluate` skips Kaggle's -1 rows. The same for the other seeds'
 models: feature-attention's forward, seq2seq-attention's translate (greedy decoding inside the
-TorchScript file), transformer-classifier's forward and self_attention. Exit 77 without python3-torch.
+TorchScript file), transformer-classifier's forward and self_attention, hierarchical-attention's
+forward and attention_levels. Exit 77 without python3-torch.
 
 usage: model_parity.py ATTN RUN_FIXTURE_DIR
 """
@@ -155,6 +156,24 @@ for e in attn_json(os.path.join(DIR, "transformer"), "ice cream sucks", "you are
     check(all((layers[l][0, h].flatten() - torch.tensor(e["self_attention"][l][h])).abs().max().item() <= 1e-6
               for l in range(len(layers)) for h in range(layers[l].shape[1])), f"self-attention of {e['text']!r}")
 
+# hierarchical-attention: forward(ids) and attention_levels(ids), ids carrying each word's sentence
+han, extra = load("hierarchical", ["config.json"])
+check(json.loads(extra["config.json"])["data"]["sentences"]["max_sentences"] > 0, "hierarchical: config.json records the sentence layout")
+for e in attn_json(os.path.join(DIR, "hierarchical"), "Hi Tom,\nYou are a stupid idiot. Thanks for the edit!\nAnna", "Good morning."):
+    ids = torch.tensor([e["ids"]], dtype=torch.int64)
+    with torch.no_grad():
+        probs, attention = han(ids)
+        word_level, sentence_level = han.attention_levels(ids)
+    labels_han = json.loads(extra["config.json"])["data"]["labels"]
+    check((probs[0] - torch.tensor([e["probabilities"][l] for l in labels_han])).abs().max().item() <= 1e-6,
+          f"hierarchical: probabilities of {e['text']!r}")
+    check((attention[0] - torch.tensor(e["attention"])).abs().max().item() <= 1e-6, f"hierarchical: attention of {e['text']!r}")
+    read = [s for s in e["sentences"] if s["status"] == "read"]
+    firsts = [i for i, v in enumerate(e["ids"]) if i == 0 or (v >> 20) != (e["ids"][i - 1] >> 20)]
+    check([round(sentence_level[0, i].item(), 6) for i in firsts] == [round(s["weight"], 6) for s in read],
+          f"hierarchical: each sentence's weight from attention_levels for {e['text']!r}")
+    check(abs(sum(s["weight"] for s in read) - 1.0) < 1e-5, f"hierarchical: sentence weights sum to 1 for {e['text']!r}")
+
 # ---- Pretrained word vectors, frozen: model.pt's embedding rows are the file's vectors ----
 tok = json.loads(json.loads(open(os.path.join(RUN, "tokenizer.json")).read())["config"]["word_index"])
 words = sorted(tok, key=tok.get)[:40]
@@ -178,7 +197,7 @@ import numpy
 nodes, weights = numpy.polynomial.legendre.leggauss(50)
 alphas = torch.tensor((nodes + 1) / 2, dtype=torch.float32).view(-1, 1, 1)
 step_weights = torch.tensor(weights / 2, dtype=torch.float32).view(-1, 1, 1)
-for run in ("run", "transformer"):
+for run in ("run", "transformer", "hierarchical"):
     m, extra = load(run, ["config.json"])
     run_labels = json.loads(extra["config.json"])["data"]["labels"]
     for e in attn_json(os.path.join(DIR, run), "--method", "integrated-gradients,grad-input",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The explain page in a real browser: `attn serve` runs, headless Chromium (Debian's chromium) loads
 /?model=...&text=..., and what the page renders (each word's weight, the probabilities, the seq2seq
-output and heatmap, the feature bars, the self-attention heatmap) equals what the API returns.
+output and heatmap, the feature bars, the self-attention heatmap, a document's sentences) equals what the API returns.
 Keeps a screenshot (page.png beside the test's work files). Exit 77 without Chromium.
 
 usage: page_test.py ATTN TINY_RUN_DIR OUT_DIR
@@ -34,7 +34,8 @@ def check(cond, what):
 
 
 proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates",
-                         "--model", f"features={DIR}/features", "--model", f"transformer={DIR}/transformer"],
+                         "--model", f"features={DIR}/features", "--model", f"transformer={DIR}/transformer",
+                         "--model", f"documents={DIR}/hierarchical"],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 port = None
 for line in proc.stdout:
@@ -138,6 +139,20 @@ try:
     # Transformer classifiers: the self-attention heatmap with layer and head selectors.
     dom = page(model="transformer", text="ice cream sucks")
     check('data-name="self-attention"' in dom and "layer 1" in dom and "head 1" in dom, "transformer: self-attention with selectors")
+    # Hierarchical models: a bar per sentence with the API's weight, its words with theirs within it.
+    text = "Hi Tom,\nThe article about the river is good. You are a stupid idiot and your edits are a joke.\n\nThanks,\nAnna"
+    expected = api("documents", texts=[text])[0]
+    html = panel(page(model="documents", text=text), 1)
+    sentences = re.findall(r'data-sentence-weight="([^"]*)" data-status="([^"]*)"', html)
+    check([(float(w), s) for w, s in sentences] == [(s["weight"], s["status"]) for s in expected["sentences"]],
+          f"documents: a row per sentence with the API's weight ({len(sentences)} of {len(expected['sentences'])})")
+    rows = re.findall(r'<tr class="sentence[^"]*"(.*?)</tr>', html)
+    check(len(rows) == len(expected["sentences"]) and all(
+        [float(v) for v in re.findall(r'data-weight="([^"]*)"', row)] == [w["weight"] for w in s["words"]]
+        for row, s in zip(rows, expected["sentences"])), "documents: each sentence's words with their weight within it")
+    shot = os.path.join(OUT, "sentences.png")
+    chromium(base + "/?" + urllib.parse.urlencode({"model": "documents", "text": text}), f"--screenshot={shot}", "--window-size=1400,900")
+    check(os.path.exists(shot), f"a screenshot of the sentences: {shot}")
     # A screenshot for people to look at.
     shot = os.path.join(OUT, "page.png")
     chromium(base + "/?" + urllib.parse.urlencode({"model": "toxic", "text": a, "text2": b}), f"--screenshot={shot}", "--window-size=1400,900")

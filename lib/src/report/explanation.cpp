@@ -369,9 +369,12 @@ std::string importance_rows(const TextExplanation& e) {
   return h + "</table>";
 }
 
-/// Hierarchical models: a bar per sentence (its weight), its words shaded by their weight within it.
+/// Hierarchical models: a bar per sentence (its weight), its words shaded by their weight within it,
+/// dimmed by sqrt of the sentence's weight (Yang et al.'s display: a minor sentence's words stay pale).
 std::string sentence_rows(const TextExplanation& e) {
   std::string h = "<table class=\"sentences\">";
+  double top = 0;
+  for (const SentenceWeight& s : e.sentences) top = std::max(top, s.weight);
   for (const SentenceWeight& s : e.sentences) {
     h += "<tr class=\"sentence\" data-weight=\"" + format("%.6f", s.weight) + "\"><td>" + format("%.3f", s.weight) +
          "</td><td><div class=\"sbar\" style=\"width:" + std::to_string(static_cast<int>(s.weight * 120)) + "px\"></div></td><td>";
@@ -382,8 +385,9 @@ std::string sentence_rows(const TextExplanation& e) {
       const WordWeight& w = e.words[k];
       const double v = within_sentence(e, w);
       if (counts(w))
-        h += "<span class=\"w\" style=\"background:rgba(220,40,40," + format("%.3f", max_w > 0 ? v / max_w : 0) + ")\" title=\"" +
-             format("%.4f", v) + " in its sentence\">" + xml_escape(w.word) + "</span> ";
+        h += "<span class=\"w\" style=\"background:rgba(220,40,40," +
+             format("%.3f", max_w > 0 && top > 0 ? v / max_w * std::sqrt(s.weight / top) : 0) + ")\" title=\"" + format("%.4f", v) +
+             " in its sentence\">" + xml_escape(w.word) + "</span> ";
       else
         h += "<span class=\"w dropped\" title=\"" + xml_escape(w.reason.empty() ? s.reason : w.reason) + "\">" + xml_escape(w.word) +
              "</span> ";

@@ -1,4 +1,4 @@
-"""What the server's Python tests share: check() records an assertion (printing a failure at once,
+"""What the Python tests share: check() records an assertion (printing a failure at once,
 so one run shows them all), finish() prints the tally and exits non-zero if any failed."""
 import sys
 

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""hierarchical-attention: speed against a Python peer, and what the hierarchy buys.
+
+Speed: one training epoch of attn's hierarchical-attention (Yang et al.'s sizes: embedding 200,
+BiGRU 2x50, batch 64) on generated e-mail-like documents, against bench/python_han.py (the same
+network written the way the popular PyTorch HAN tutorials write it: padded documents, nn.GRU over
+packed sequences) on the same prepared rows, same threads. Target: attn >= 3x faster.
+
+Quality: on documents whose labels one sentence carries (`attn datagen documents`), trained on
+--rows documents and scored on 2,000 held-out ones of another seed: how often the sentence with the
+highest attention is the carrying one (target >= 90%), and ROC AUC against bilstm-attention (seed
+000's single-level model, its own defaults but the same epochs) on the same rows.
+
+usage: python3 bench/run_han_bench.py [--rows 10000] [--epochs 4] [--threads 2] [--out bench/results/hierarchical.json]
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from benchlib import PYTHON, RESULTS, attn, last_epoch, workdir, write_result
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LABELS = "toxic,severe_toxic,obscene,threat,insult,identity_hate"
+
+
+def evidence_rate(model, csv_path):
+    """Share of labelled documents whose top-weighted sentence is the carrying one."""
+    rows = list(csv.DictReader(open(csv_path, newline="", encoding="utf-8")))
+    out = attn("explain", "--model", model, "--csv", csv_path, "--json", capture=True).stdout.splitlines()
+    hits = carrying = 0
+    for row, line in zip(rows, out):
+        if int(row["evidence"]):
+            carrying += 1
+            weights = [s["weight"] for s in json.loads(line)["sentences"]]
+            hits += max(range(len(weights)), key=weights.__getitem__) + 1 == int(row["evidence"])
+    return hits, carrying
+
+
+def auc(model, csv_path, work, name):
+    metrics = os.path.join(work, name + "_metrics.json")
+    attn("evaluate", "--model", model, "--csv", csv_path, "--metrics", metrics)
+    m = json.load(open(metrics))
+    return {"mean_auc": m["mean_auc"], "auc": m["auc"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=10000)
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--out", default=os.path.join(RESULTS, "hierarchical.json"))
+    args = ap.parse_args()
+    work = workdir("han-bench")
+    docs, held = os.path.join(work, "documents.csv"), os.path.join(work, "heldout.csv")
+    attn("datagen", "documents", "--rows", str(args.rows), "--seed", "1", "--out", docs)
+    attn("datagen", "documents", "--rows", "2000", "--seed", "2", "--out", held)
+    threads = str(args.threads)
+    result = {"benchmark": "hierarchical-attention: one epoch against a Python HAN peer; the carrying sentence and AUC on held-out documents",
+              "rows": args.rows, "threads": args.threads}
+
+    # Speed: one epoch over every row (no validation), then the peer on the same prepared rows.
+    speed = os.path.join(work, "speed")
+    attn("train", "--model", "hierarchical-attention", "--csv", docs, "--labels", LABELS, "--out", speed, "--epochs", "1",
+         "--val-split", "0", "--threads", threads)
+    ours = last_epoch(speed)
+    peer = json.loads(subprocess.run([PYTHON, os.path.join(HERE, "python_han.py"), speed, threads], check=True,
+                                     capture_output=True, text=True).stdout)
+    data = json.load(open(os.path.join(speed, "config.json")))["data"]
+    result["speed"] = {"attn_seconds_per_epoch": ours["seconds"], "python_seconds_per_epoch": peer["seconds_per_epoch"],
+                       "speedup": peer["seconds_per_epoch"] / ours["seconds"], "target_speedup": 3.0,
+                       "train_rows": ours["train_rows"], "sentences": data["sentences"], "python_loss": peer["loss"],
+                       "attn_loss": ours["loss"]}
+    print(f"speed: attn {ours['seconds']:.2f} s, Python {peer['seconds_per_epoch']:.2f} s per epoch "
+          f"({result['speed']['speedup']:.1f}x)", file=sys.stderr)
+
+    # Quality: both models on the same rows, scored on held-out documents.
+    quality = {}
+    for model, extra in (("hierarchical-attention", []), ("bilstm-attention", [])):
+        run = os.path.join(work, model)
+        attn("train", "--model", model, "--csv", docs, "--labels", LABELS, "--out", run, "--epochs", str(args.epochs),
+             "--batch-size", "64", "--threads", threads, *extra)
+        quality[model] = auc(run, held, work, model)
+        quality[model]["val_mean_auc"] = last_epoch(run)["val_mean_auc"]
+        if model == "hierarchical-attention":
+            hits, carrying = evidence_rate(run, held)
+            quality[model]["carrying_sentence_on_top"] = {"documents": carrying, "hits": hits, "rate": hits / carrying, "target": 0.9}
+    result["quality"] = quality
+    result["quality"]["setup"] = f"{args.epochs} epochs, batch 64, each model's other defaults; held-out: 2,000 documents of seed 2"
+    write_result(args.out, result)
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""hierarchical-attention end to end, on the tiny run's e-mail-like documents (one sentence carries
+the labels; `attn datagen documents` records which): on held-out documents of another seed, the
+sentence with the highest attention is the carrying one in >= 90% of the labelled documents, and
+their ROC AUC is high; `attn explain --json` lists every sentence with its words; the sentence
+settings are flags of `attn train` that only hierarchical models take.
+
+usage: hierarchical_test.py ATTN TINY_RUN_DIR
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
+ATTN, DIR = sys.argv[1:3]
+RUN, HELD = os.path.join(DIR, "hierarchical"), os.path.join(DIR, "documents_heldout.csv")
+
+
+def attn(*args, ok=True):
+    p = subprocess.run([ATTN, *args], capture_output=True, text=True)
+    if ok and p.returncode != 0:
+        sys.exit(f"attn {' '.join(args)} failed: {p.stderr}")
+    return p
+
+
+rows = list(csv.DictReader(open(HELD, newline="", encoding="utf-8")))
+explained = [json.loads(line) for line in attn("explain", "--model", RUN, "--csv", HELD, "--json").stdout.splitlines()]
+check(len(explained) == len(rows), "one explanation per held-out document")
+hits = carrying = 0
+for row, e in zip(rows, explained):
+    evidence = int(row["evidence"])
+    if not evidence:
+        continue
+    carrying += 1
+    weights = [s["weight"] for s in e["sentences"]]
+    hits += max(range(len(weights)), key=weights.__getitem__) + 1 == evidence
+check(carrying >= 100 and hits >= 0.9 * carrying,
+      f"the carrying sentence has the highest sentence weight in {hits} of {carrying} held-out documents (>= 90%)")
+first = explained[0]
+check(sum(len(s["words"]) for s in first["sentences"]) == len(first["words"]), "every word sits in one sentence")
+check(all(s["status"] in ("read", "empty", "dropped") for e in explained for s in e["sentences"]), "each sentence has a status")
+
+metrics_path = os.path.join(DIR, "hierarchical_metrics.json")
+attn("evaluate", "--model", RUN, "--csv", HELD, "--metrics", metrics_path)
+metrics = json.load(open(metrics_path))
+check(metrics["auc"]["toxic"] >= 0.95, f"held-out ROC AUC of toxic {metrics['auc']['toxic']:.3f} >= 0.95")
+
+# The sentence settings: given to a hierarchical model they are recorded; other models refuse them.
+small = os.path.join(DIR, "hierarchical_small")
+shutil.rmtree(small, ignore_errors=True)
+attn("train", "--model", "hierarchical-attention", "--csv", HELD, "--out", small, "--epochs", "1", "--max-sentences", "3",
+     "--max-words", "5", "--set", "embed_dim=8", "--set", "gru_units=4", "--threads", "2")
+data = json.load(open(os.path.join(small, "config.json")))["data"]
+check(data["sentences"] == {"max_sentences": 3, "max_words": 5} and data["maxlen"] == 15, f"--max-sentences/--max-words recorded ({data['sentences']})")
+cut = json.loads(attn("explain", "--model", small, "--json", "A b c d e f g. A b. C d. E f.").stdout)
+check([s["status"] for s in cut["sentences"]] == ["read", "read", "read", "dropped"] or len(cut["ids"]) <= 15,
+      "explain applies the model's sentence settings")
+refused = attn("train", "--csv", HELD, "--out", os.path.join(DIR, "refused"), "--max-sentences", "3", ok=False)
+check(refused.returncode != 0 and "hierarchical models" in refused.stderr, f"bilstm-attention refuses --max-sentences ({refused.stderr.strip()})")
+finish()
