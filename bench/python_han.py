@@ -7,10 +7,11 @@ attention is u = tanh(W h + b), alpha = masked softmax(u^T u_w). Same sizes as a
 (embedding 200, GRU 50 per direction, attention 100), Adam 1e-3, BCE with logits, batches of 64.
 
 It reads the ids attn itself wrote (RUN/data/data.pt: each word carries its sentence, word + 2^20 x
-sentence), so both sides train on the same documents cut the same way, and times one epoch over the
-training rows (the first 80%, shuffled), the input tensors built before the clock starts.
+sentence), so both sides train on the same documents cut the same way, and times EPOCHS epochs over
+the training rows (all but the run's validation split, shuffled), the input tensors built before
+the clock starts; the last epoch's time is the figure (the first pays one-off warm-up, as attn's).
 
-usage: python_han.py RUN_DIR THREADS  -> prints {"seconds_per_epoch": ..., "rows": ..., "loss": ...}
+usage: python_han.py RUN_DIR THREADS [EPOCHS]  -> prints {"seconds_per_epoch": ..., "rows": ..., "loss": ...}
 """
 import json
 import sys
@@ -82,6 +83,7 @@ def documents(ids, max_sentences, max_words):
 
 def main():
     run, threads = sys.argv[1], int(sys.argv[2])
+    epochs = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     torch.set_num_threads(threads)
     torch.manual_seed(1)
     config = json.load(open(f"{run}/config.json"))
@@ -92,21 +94,22 @@ def main():
     docs, sentence_lengths, doc_lengths = documents(x[:train], layout["max_sentences"], layout["max_words"])
     model = HAN(config["model_config"]["num_words"], y.shape[1])
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    order = torch.randperm(train)
     batch = config["training"]["batch_size"]
     model.train()
-    t0 = time.perf_counter()
-    total = 0.0
-    for first in range(0, train, batch):
-        rows = order[first:first + batch]
-        logits = model(docs[rows], sentence_lengths[rows], doc_lengths[rows])
-        loss = F.binary_cross_entropy_with_logits(logits, y[:train][rows])
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        total += loss.item() * len(rows)
-    seconds = time.perf_counter() - t0
-    print(json.dumps({"seconds_per_epoch": seconds, "rows": train, "loss": total / train, "threads": threads}))
+    for _ in range(epochs):
+        order = torch.randperm(train)
+        t0 = time.perf_counter()
+        total = 0.0
+        for first in range(0, train, batch):
+            rows = order[first:first + batch]
+            logits = model(docs[rows], sentence_lengths[rows], doc_lengths[rows])
+            loss = F.binary_cross_entropy_with_logits(logits, y[:train][rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(rows)
+        seconds = time.perf_counter() - t0
+    print(json.dumps({"seconds_per_epoch": seconds, "rows": train, "loss": total / train, "threads": threads, "epochs": epochs}))
 
 
 if __name__ == "__main__":

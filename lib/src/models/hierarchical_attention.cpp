@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "attn/nn/attention.h"
+#include "attn/nn/fused_embedding.h"
 #include "attn/nn/layers.h"
 #include "attn/nn/recurrent.h"
 #include "model_support.h"
@@ -22,17 +23,49 @@ namespace han {  // this model's parts (a named namespace: the unity build compi
 //   output     p = sigmoid(W_c v + b_c)
 //
 // Padding words and empty sentences are masked at both levels; a document with no word gets v = 0.
+// The sentences' words [N, W] -> their embeddings [N, W, E], times a SpatialDropout1D mask per
+// sentence and channel while training.
+const char* kLookupSource = R"(
+def channel_mask(self, words: Tensor) -> Tensor:
+    # [N, 1, E]: whole channels of a sentence dropped while training, ones otherwise
+    keep = torch.ones([words.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=words.device)
+    if self.training and self.dropout > 0.0:
+        keep = torch.dropout(keep, self.dropout, True)
+    return keep
+
+def sentence_words(self, words: Tensor) -> Tensor:
+    x = self.embedding.index_select(0, words.reshape(-1)).reshape([words.size(0), words.size(1), self.embedding.size(1)])
+    return x * self.channel_mask(words)
+)";
+
+// The same on attn's kernel (fused_embedding.h: the lookup and the mask in one pass, and a backward
+// pass that adds the rows in one sweep), with the same mask (the same random draws): native builds.
+const char* kLookupNativeSource = R"(
+def channel_mask(self, words: Tensor) -> Tensor:
+    keep = torch.ones([words.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=words.device)
+    if self.training and self.dropout > 0.0:
+        keep = torch.dropout(keep, self.dropout, True)
+    return keep
+
+def sentence_words(self, words: Tensor) -> Tensor:
+    return attn.embedding_scaled(self.embedding, words, self.channel_mask(words))
+)";
+
 const char* kSource = R"(
 def words_of(self, ids: Tensor) -> Tensor:
     # the word ids, without their sentences
     return torch.remainder(ids, 1048576)
 
 def embeddings(self, ids: Tensor) -> Tensor:
-    # ids [B, T] -> the words' embeddings [B, T, embed_dim], as evaluation mode reads them
-    return torch.embedding(self.embedding, self.words_of(ids))
+    # ids [B, T] -> the words' embeddings [B, T, embed_dim], as evaluation mode reads them (rows
+    # picked with index_select, here and in levels: its backward pass adds the rows in one sweep, where
+    # torch.embedding's adds each position's row on its own, 20 ms a batch of 64 documents)
+    rows = self.embedding.index_select(0, self.words_of(ids).reshape(-1))
+    return rows.reshape([ids.size(0), ids.size(1), self.embedding.size(1)])
 
-def levels_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
-    # x [B, T, E] the words' embeddings (or any point on a path to them), ids [B, T]
+def levels(self, x: Optional[Tensor], ids: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    # x [B, T, E] the words' embeddings (or any point on a path to them; None: the table's rows,
+    # looked up for the real words only), ids [B, T]
     # -> (logits [B, labels], each word's weight within its sentence [B, T], its sentence's weight [B, T])
     B = ids.size(0)
     T = ids.size(1)
@@ -52,19 +85,21 @@ def levels_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor, Tenso
     keys = torch.nonzero(counts > 0).squeeze(1)                     # the batch's sentences [N]
     N = keys.size(0)
     if N == 0:                                                      # no document has a word
-        zero = torch.zeros([B, T], dtype=x.dtype, device=x.device)
-        v = torch.zeros([B, self.dense.weight.size(1)], dtype=x.dtype, device=x.device)
+        zero = torch.zeros([B, T], dtype=self.embedding.dtype, device=ids.device)
+        v = torch.zeros([B, self.dense.weight.size(1)], dtype=self.embedding.dtype, device=ids.device)
         return self.dense.forward(v), zero, zero
-    # Word level: every sentence of the batch in one [N, W] batch, its words first.
+    # Word level: every sentence of the batch in one [N, W] batch, its words first (the slots after
+    # them hold some word of the batch, which neither direction of the GRU reads into a real step).
     lengths = counts.index_select(0, keys)                          # [N]
     slot = torch.arange(int(lengths.max()), device=ids.device).unsqueeze(0)
     in_sentence = slot < lengths.unsqueeze(1)                       # [N, W]
     source = torch.where(in_sentence, start.index_select(0, keys).unsqueeze(1) + slot, torch.zeros_like(slot))
-    token = order.index_select(0, source.reshape(-1)).reshape(source.shape)
-    words = x.reshape(B * T, -1).index_select(0, token.reshape(-1)).reshape([N, -1, x.size(2)])
-    words = words * in_sentence.unsqueeze(-1).to(x.dtype)
-    if self.training and self.dropout > 0.0:                       # whole channels of a sentence [N, 1, E]
-        words = words * torch.dropout(torch.ones_like(words[:, :1, :]), self.dropout, True)
+    token = order.index_select(0, source.reshape(-1))               # [N * W] positions of ids
+    if x is None:                                                   # x_it  [N, W, E], dropped out while training
+        words = self.sentence_words(self.words_of(ids).reshape(-1).index_select(0, token).reshape([N, -1]))
+    else:
+        words = x.reshape(B * T, -1).index_select(0, token).reshape([N, -1, x.size(2)])
+        words = words * self.channel_mask(words)
     h = self.word_gru.forward_lengths(words, lengths)               # h_it  [N, W, 2H]
     s, word_alpha = self.word_attention.forward(h, in_sentence)     # s_i [N, 2H], alpha_it [N, W]
     # Sentence level: each document's sentences in order, [B, D].
@@ -91,17 +126,19 @@ def levels_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor, Tenso
 
 def logits_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor]:
     # -> (logits [B, labels], attention [B, T]): a word's effective weight alpha_i x alpha_it (a row sums to 1)
-    logits, word_weight, sentence_weight = self.levels_embedded(x, ids)
+    logits, word_weight, sentence_weight = self.levels(x, ids)
     return logits, word_weight * sentence_weight
 
 def attention_levels(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     # ids [B, T] -> (each word's weight within its sentence [B, T], its sentence's weight [B, T])
-    logits, word_weight, sentence_weight = self.levels_embedded(self.embeddings(ids), ids)
+    logits, word_weight, sentence_weight = self.levels(None, ids)
     return word_weight, sentence_weight
 
 def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
-    # ids [B, T] (word + 2^20 x sentence, 0 = padding) -> (logits [B, labels], attention [B, T])
-    return self.logits_embedded(self.embeddings(ids), ids)
+    # ids [B, T] (word + 2^20 x sentence, 0 = padding) -> (logits [B, labels], attention [B, T]);
+    # logits_embedded(embeddings(ids), ids), with the embedding rows read for the real words only
+    logits, word_weight, sentence_weight = self.levels(None, ids)
+    return logits, word_weight * sentence_weight
 
 def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     logits, attention = self.logits(ids)
@@ -125,6 +162,12 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   m.register_module("sentence_attention", nn::WordAttention(nn::WordAttentionOptions(2 * units).runtime(runtime)).module());
   m.register_module("dense", nn::script::linear(2 * units, labels));
   m.register_attribute("dropout", c10::FloatType::get(), dropout);
+  if (runtime == nn::Runtime::kNative) {
+    nn::register_fused_embedding();
+    nn::script::define(m, kLookupNativeSource, "hierarchical-attention (native)");
+  } else {
+    nn::script::define(m, kLookupSource, "hierarchical-attention");
+  }
   nn::script::define(m, kSource, "hierarchical-attention");
   return m;
 }
