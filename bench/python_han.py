@@ -3,8 +3,9 @@
 the widely used PyTorch HAN tutorials write it. Documents are padded to [max_sentences, max_words];
 the word level packs the batch's non-empty sentences (pack_padded_sequence, enforce_sorted=False)
 through a bidirectional nn.GRU, the sentence level packs each document's sentences the same way;
-attention is u = tanh(W h + b), alpha = masked softmax(u^T u_w). Same sizes as attn's defaults
-(embedding 200, GRU 50 per direction, attention 100), Adam 1e-3, BCE with logits, batches of 64.
+attention is u = tanh(W h + b), alpha = masked softmax(u^T u_w). The sizes of attn's run (its
+config.json: embedding, GRU units per direction, attention 2 x units), Adam 1e-3, BCE with logits,
+dropout 0.2 on the embeddings, batches of 64.
 
 It reads the ids attn itself wrote (RUN/data/data.pt: each word carries its sentence, word + 2^20 x
 sentence), so both sides train on the same documents cut the same way, and times EPOCHS epochs over
@@ -92,7 +93,8 @@ def main():
     x, y = prepared["x"].to(torch.int64), prepared["labels"].to(torch.float32)
     train = int(x.shape[0] * (1 - config["training"]["val_split"]))
     docs, sentence_lengths, doc_lengths = documents(x[:train], layout["max_sentences"], layout["max_words"])
-    model = HAN(config["model_config"]["num_words"], y.shape[1])
+    mc = config["model_config"]
+    model = HAN(mc["num_words"], y.shape[1], embed=mc["embed_dim"], units=mc["gru_units"])
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     batch = config["training"]["batch_size"]
     model.train()

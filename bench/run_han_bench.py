@@ -11,13 +11,14 @@ Quality: on documents whose labels one sentence carries (`attn datagen documents
 highest attention is the carrying one (target >= 90%), and ROC AUC against bilstm-attention (seed
 000's single-level model, its own defaults but the same epochs) on the same rows.
 
-usage: python3 bench/run_han_bench.py [--rows 10000] [--epochs 4] [--threads 2] [--out bench/results/hierarchical.json]
+usage: python3 bench/run_han_bench.py [--rows 10000] [--epochs 4] [--rounds 3] [--threads 2] [--out bench/results/hierarchical.json]
 """
 import argparse
 import csv
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -51,6 +52,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10000)
     ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--out", default=os.path.join(RESULTS, "hierarchical.json"))
     args = ap.parse_args()
@@ -63,20 +65,26 @@ def main():
               "rows": args.rows, "threads": args.threads}
 
     # Speed: two epochs over every row (no validation), the second timed (the first pays one-off
-    # warm-up: TorchScript's profiling runs, the heap growing), then the peer on the same prepared rows.
-    speed = os.path.join(work, "speed")
-    attn("train", "--model", "hierarchical-attention", "--csv", docs, "--labels", LABELS, "--out", speed, "--epochs", "2",
-         "--val-split", "0", "--threads", threads)
-    ours = last_epoch(speed)
-    peer = json.loads(subprocess.run([PYTHON, os.path.join(HERE, "python_han.py"), speed, threads, "2"], check=True,
-                                     capture_output=True, text=True).stdout)
-    data = json.load(open(os.path.join(speed, "config.json")))["data"]
-    result["speed"] = {"attn_seconds_per_epoch": ours["seconds"], "python_seconds_per_epoch": peer["seconds_per_epoch"],
-                       "speedup": peer["seconds_per_epoch"] / ours["seconds"], "target_speedup": 3.0,
-                       "train_rows": ours["train_rows"], "sentences": data["sentences"], "python_loss": peer["loss"],
-                       "attn_loss": ours["loss"]}
-    print(f"speed: attn {ours['seconds']:.2f} s, Python {peer['seconds_per_epoch']:.2f} s per epoch "
-          f"({result['speed']['speedup']:.1f}x)", file=sys.stderr)
+    # warm-up: TorchScript's profiling runs, the heap growing), then the peer on the same prepared
+    # rows; --rounds times, alternating, and the medians (this host's speed drifts by 20% and more
+    # from one minute to the next, which alternating spreads over both sides).
+    rounds = []
+    for r in range(args.rounds):
+        speed = os.path.join(work, f"speed{r}")
+        attn("train", "--model", "hierarchical-attention", "--csv", docs, "--labels", LABELS, "--out", speed, "--epochs", "2",
+             "--val-split", "0", "--threads", threads)
+        ours = last_epoch(speed)
+        peer = json.loads(subprocess.run([PYTHON, os.path.join(HERE, "python_han.py"), speed, threads, "2"], check=True,
+                                         capture_output=True, text=True).stdout)
+        rounds.append({"attn": ours["seconds"], "python": peer["seconds_per_epoch"], "speedup": peer["seconds_per_epoch"] / ours["seconds"]})
+        print(f"speed, round {r + 1}: attn {ours['seconds']:.2f} s, Python {peer['seconds_per_epoch']:.2f} s per epoch "
+              f"({rounds[-1]['speedup']:.2f}x)", file=sys.stderr)
+    data = json.load(open(os.path.join(speed, "config.json")))
+    median = lambda key: statistics.median(r[key] for r in rounds)  # noqa: E731
+    result["speed"] = {"attn_seconds_per_epoch": median("attn"), "python_seconds_per_epoch": median("python"),
+                       "speedup": median("speedup"), "target_speedup": 3.0, "rounds": rounds,
+                       "train_rows": ours["train_rows"], "sentences": data["data"]["sentences"],
+                       "model_config": data["model_config"], "python_loss": peer["loss"], "attn_loss": ours["loss"]}
 
     # Quality: both models on the same rows, scored on held-out documents.
     quality = {}

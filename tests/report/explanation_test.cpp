@@ -79,3 +79,38 @@ TEST_CASE("alignments: a heatmap per input, characters shown visibly", "[report]
   CHECK_THAT(svg[0], Catch::StartsWith("<svg") && Catch::Contains("9 may -&gt; 05"));
   CHECK_THAT(report::to_html({e}), Catch::Contains("<h1>Attention: output x input</h1>"));
 }
+
+TEST_CASE("a document's sentences: weights, words within each, statuses, in JSON, text and HTML", "[report]") {
+  report::TextExplanation e;
+  e.text = "Hi <Tom>. You suck!\n!!!";
+  e.label_names = {"toxic"};
+  e.probabilities = {0.8f};
+  e.words = {{"Hi", {"hi"}, 0.06, "kept", "", 0, 1},
+             {"<Tom>.", {"tom"}, 0.14, "kept", "", 1, 1},
+             {"You", {"you"}, 0.24, "kept", "", 2, 1},
+             {"suck!", {"suck"}, 0.56, "kept", "", 3, 1},
+             {"!!!", {}, 0.0, "filtered", "only filtered characters"}};
+  e.ids = {5, 6, 7 + (1 << 20), 8 + (1 << 20)};
+  e.word_attention = {0.3f, 0.7f, 0.3f, 0.7f};
+  e.sentence_attention = {0.2f, 0.2f, 0.8f, 0.8f};
+  e.attention = {0.06f, 0.14f, 0.24f, 0.56f};
+  e.sentences = {{"Hi <Tom>.", 0.2, "read", "", 0, 2}, {"You suck!", 0.8, "read", "", 2, 2},
+                 {"!!!", 0.0, "empty", "no word the tokenizer keeps", 4, 1}};
+  const auto j = report::to_json(e);
+  REQUIRE(j.at("sentences").size() == 3);
+  CHECK(j["sentences"][1]["weight"].get<double>() == 0.8);
+  CHECK(j["sentences"][1]["words"][1]["word"] == "suck!");
+  CHECK(j["sentences"][1]["words"][1]["weight"].get<double>() == Approx(0.7));  // within its sentence
+  CHECK(j["sentences"][1]["words"][1]["effective"].get<double>() == 0.56);     // sentence x word
+  CHECK(j["sentences"][2]["reason"] == "no word the tokenizer keeps");
+  CHECK(report::to_json_line(e) == j.dump());
+  const std::string text = report::to_text(e);
+  CHECK_THAT(text, Catch::Contains("  sentence 2 0.8000 ################################  You suck!\n"));
+  CHECK_THAT(text, Catch::Contains("    suck!                0.5600 (in its sentence 0.7000) "));
+  CHECK_THAT(text, Catch::Contains("  sentence 3 empty (no word the tokenizer keeps): !!!\n"));
+  const std::string html = report::to_html({e});
+  CHECK_THAT(html, Catch::Contains("data-weight=\"0.800000\"") && Catch::Contains("&lt;Tom&gt;.") &&
+                       Catch::Contains("<div class=\"sbar\" style=\"width:96px\">"));
+  // Yang et al.'s display: the lesser sentence's strongest word is dimmed by sqrt(0.2 / 0.8) = 0.5.
+  CHECK_THAT(html, Catch::Contains("rgba(220,40,40,0.500)"));
+}
