@@ -3,7 +3,8 @@
 the labels; `attn datagen documents` records which): on held-out documents of another seed, the
 sentence with the highest attention is the carrying one in >= 90% of the labelled documents, and
 their ROC AUC is high; `attn explain --json` lists every sentence with its words; the sentence
-settings are flags of `attn train` that only hierarchical models take.
+settings are flags of `attn train` that only hierarchical models take; an interrupted run resumes
+exactly, with early stopping on.
 
 usage: hierarchical_test.py ATTN TINY_RUN_DIR
 """
@@ -60,6 +61,22 @@ check(data["sentences"] == {"max_sentences": 3, "max_words": 5} and data["maxlen
 cut = json.loads(attn("explain", "--model", small, "--json", "A b c d e f g. A b. C d. E f.").stdout)
 check([s["status"] for s in cut["sentences"]] == ["read", "read", "read", "dropped"] or len(cut["ids"]) <= 15,
       "explain applies the model's sentence settings")
+# Resume and early stopping as for every model: 1 epoch, then --resume --epochs 2, ends where 2 epochs
+# in one go end (same loss, same model file's outputs); early stopping keeps the best epoch.
+whole, split = os.path.join(DIR, "hierarchical_whole"), os.path.join(DIR, "hierarchical_split")
+for d in (whole, split):
+    shutil.rmtree(d, ignore_errors=True)
+common = ["--model", "hierarchical-attention", "--csv", HELD, "--set", "embed_dim=8", "--set", "gru_units=4", "--threads", "1",
+          "--batch-size", "32", "--early-stopping-patience", "5", "--monitor", "val_loss"]
+attn("train", *common, "--out", whole, "--epochs", "2")
+attn("train", *common, "--out", split, "--epochs", "1")
+attn("train", "--resume", split, "--epochs", "2")
+last = [json.loads(open(os.path.join(d, "metrics.jsonl")).read().splitlines()[-1]) for d in (whole, split)]
+check(last[0]["epoch"] == last[1]["epoch"] == 2 and last[0]["loss"] == last[1]["loss"] and last[0]["val_loss"] == last[1]["val_loss"],
+      f"an interrupted run resumes to exactly the uninterrupted one (loss {last[0]['loss']} and {last[1]['loss']})")
+outputs = [json.loads(attn("explain", "--model", d, "--json", "Hi Tom,\nYou are stupid. Thanks!").stdout) for d in (whole, split)]
+check(outputs[0]["probabilities"] == outputs[1]["probabilities"] and outputs[0]["attention"] == outputs[1]["attention"],
+      "the resumed run's model.pt explains exactly as the uninterrupted one's")
 refused = attn("train", "--csv", HELD, "--out", os.path.join(DIR, "refused"), "--max-sentences", "3", ok=False)
 check(refused.returncode != 0 and "hierarchical models" in refused.stderr, f"bilstm-attention refuses --max-sentences ({refused.stderr.strip()})")
 finish()

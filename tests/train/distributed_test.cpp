@@ -237,6 +237,45 @@ TEST_CASE("two workers train seq2seq as one process does: each share weighs its 
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("two workers train hierarchical-attention as one process does: documents of sentences shared out", "[train][distributed]") {
+  torch::set_num_threads(1);
+  const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_han_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string csv = (dir / "documents.csv").string();
+  {
+    std::ofstream f(csv, std::ios::binary);
+    data::write_document_corpus(f, data::DocumentCorpusOptions{160, 4, 0.35});
+  }
+  const auto& entry = models::find_model("hierarchical-attention");
+  data::Inputs in;
+  in.set("csv", csv, data::Inputs::Origin::kGiven);
+  in.set("labels", "toxic,insult", data::Inputs::Origin::kGiven);
+  const tasks::Task& task = tasks::task_for(entry.kind);
+  for (const auto& spec : task.inputs(tasks::Command::kTrain))
+    if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+  const auto data = task.open(in, entry, (dir / "run").string(), 1);
+  const auto build = [&] {
+    torch::manual_seed(5);
+    return entry.build(models::fit_config(entry, {{"embed_dim", 8}, {"gru_units", 4}, {"dropout", 0.0}}, data->sizes()),
+                       nn::Runtime::kNative);  // no dropout: its masks are drawn per worker
+  };
+  train::TrainOptions o;
+  o.epochs = 2;
+  o.batch_size = 32;
+  o.seed = 3;
+  torch::jit::Module single_model = build();
+  train::Trainer single(single_model, *data, nullptr, o);
+  const std::atomic<bool> no_stop{false};
+  train::EpochRecord single_last;
+  REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
+  const auto expected = parameters_of(single.model());
+  std::vector<torch::jit::Module> models{build(), build()};
+  const auto runs = train_on_two_workers(models, *data, o);
+  for (std::size_t i = 0; i < expected.size(); ++i) CHECK((runs[0].parameters[i] - expected[i]).abs().max().item<double>() <= 1e-5);
+  CHECK(runs[0].last.loss == Approx(single_last.loss).margin(1e-6));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a worker whose data differ from rank 0's is refused, naming both", "[train][distributed]") {
   torch::set_num_threads(1);
   const auto data = toxic_data(400), other = toxic_data(300);
