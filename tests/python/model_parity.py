@@ -22,15 +22,8 @@ except ImportError as e:  # pragma: no cover
 
 ATTN, DIR = sys.argv[1:3]
 RUN = os.path.join(DIR, "run")
-failures, checks = [], 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 
 
 texts = ["ice cream", "ice cream is worthless", "ice cream sucks", "You are a STUPID idiot!!!",
@@ -254,5 +247,4 @@ for run, source, keys in [("run", "toxic.csv", ["loss", "accuracy", "mean_auc"])
     for k in keys:
         check(abs(got[k] - last["val_" + k]) <= 1e-6, f"{run}: evaluate's {k} {got[k]} equals the last val_{k} {last['val_' + k]}")
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -22,15 +22,8 @@ if not CHROMIUM:
     print("SKIP: no chromium (apt-get install chromium; scripts/setup.sh installs it)")
     sys.exit(77)
 os.makedirs(OUT, exist_ok=True)
-failures, checks = [], 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 
 
 proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates",
@@ -161,5 +154,4 @@ finally:
     proc.terminate()
     proc.wait(timeout=30)
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

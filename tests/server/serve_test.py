@@ -19,15 +19,8 @@ import urllib.error
 import urllib.request
 
 ATTN, DIR = sys.argv[1:3]
-failures, checks = [], 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 
 
 class Server:
@@ -256,5 +249,4 @@ check(bad.returncode == 1 and "broken" in bad.stderr and "toxic.csv" in bad.stde
 bad = subprocess.run([ATTN, "serve", "--port", "0"], capture_output=True, text=True, timeout=60)
 check(bad.returncode == 2 and "--model" in bad.stderr, "no --model: a usage error")
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
