@@ -283,14 +283,18 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const std:
     throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read as sentences, " + std::to_string(prepared.data.x.rows) +
                            " prepared");
   nlohmann::ordered_json report;
+  // Every text split and tokenised once, for the sizes taken from the data and for the rows.
+  const auto documents = text::read_documents(prepared.tokenizer, texts, {text::kSentenceLimit, 1}, threads);
+  texts = {};
   if (layout.max_sentences == 0 || layout.max_words == 0) {
-    const text::SentenceStats stats = text::sentence_stats(prepared.tokenizer, texts, threads);
-    const text::SentenceLayout from_data = text::layout_from(stats);
+    const text::SentenceLayout from_data = text::layout_from(text::sentence_stats(documents));
     if (layout.max_sentences == 0) layout.max_sentences = from_data.max_sentences;
     if (layout.max_words == 0) layout.max_words = from_data.max_words;
     report["from_data"] = "95th percentiles of sentences per document and words per sentence, capped at 64 and 100";
   }
-  const std::vector<text::Sequence> rows = text::encode_documents(prepared.tokenizer, texts, layout, threads);
+  std::vector<text::Sequence> rows;
+  rows.reserve(documents.size());
+  for (const auto& document : documents) rows.push_back(text::encode_document(document, layout));
   prepared.pad.maxlen = layout.max_sentences * layout.max_words;
   prepared.pad.padding = prepared.pad.truncating = text::Side::kPost;
   prepared.data.x = text::pad_sequences(rows, prepared.pad);

@@ -86,16 +86,24 @@ std::vector<DocumentSentence> read_document(const Tokenizer& tokenizer, std::str
   return std::move(read_all(tokenizer, {std::string(text)}, layout, 1).front());
 }
 
+std::vector<std::vector<DocumentSentence>> read_documents(const Tokenizer& tokenizer, const std::vector<std::string>& texts,
+                                                          const SentenceLayout& layout, int threads) {
+  return read_all(tokenizer, texts, layout, threads);
+}
+
 Sequence encode_document(const std::vector<DocumentSentence>& sentences, const SentenceLayout& layout) {
   Sequence row;
+  std::int64_t index = 0;  // number_sentences' rule, for this layout
   for (const DocumentSentence& s : sentences) {
-    if (s.index < 0) continue;
+    if (s.empty()) continue;
+    if (index >= layout.max_sentences) break;
     const auto n = std::min<std::size_t>(s.ids.size(), static_cast<std::size_t>(layout.max_words));
     for (std::size_t t = 0; t < n; ++t) {
       if (s.ids[t] >= kWordIdLimit)
         throw std::invalid_argument("word id " + std::to_string(s.ids[t]) + " does not fit a sentence layout (num_words above 2^20)");
-      row.push_back(encode_word(s.ids[t], s.index));
+      row.push_back(encode_word(s.ids[t], index));
     }
+    ++index;
   }
   return row;
 }
@@ -110,8 +118,12 @@ std::vector<Sequence> encode_documents(const Tokenizer& tokenizer, const std::ve
 }
 
 SentenceStats sentence_stats(const Tokenizer& tokenizer, const std::vector<std::string>& texts, int threads) {
+  return sentence_stats(read_all(tokenizer, texts, {kSentenceLimit, 1}, threads));
+}
+
+SentenceStats sentence_stats(const std::vector<std::vector<DocumentSentence>>& documents) {
   SentenceStats stats;
-  for (const auto& doc : read_all(tokenizer, texts, {kSentenceLimit, 1}, threads)) {
+  for (const auto& doc : documents) {
     std::int64_t kept = 0;
     for (const DocumentSentence& s : doc)
       if (!s.empty()) {

@@ -58,10 +58,14 @@ struct DocumentSentence {
 
 /// `text` split into sentences and tokenised: every sentence, read or not.
 std::vector<DocumentSentence> read_document(const Tokenizer& tokenizer, std::string_view text, const SentenceLayout& layout);
-/// The row of ids of a document (above): its read sentences' first max_words ids, each carrying its
-/// sentence, in order.
+/// Many texts split and tokenised at once (their sentences on `threads` threads), numbered for `layout`.
+std::vector<std::vector<DocumentSentence>> read_documents(const Tokenizer& tokenizer, const std::vector<std::string>& texts,
+                                                          const SentenceLayout& layout, int threads = 1);
+/// The row of ids of a document (above) as `layout` reads it: its first max_sentences sentences that
+/// keep a word, each one's first max_words ids carrying its rank among them, in order (whatever
+/// layout the sentences were numbered for).
 Sequence encode_document(const std::vector<DocumentSentence>& sentences, const SentenceLayout& layout);
-/// read_document then encode_document, for many texts on `threads` threads.
+/// read_documents then encode_document.
 std::vector<Sequence> encode_documents(const Tokenizer& tokenizer, const std::vector<std::string>& texts, const SentenceLayout& layout,
                                        int threads = 1);
 
@@ -70,6 +74,7 @@ std::vector<Sequence> encode_documents(const Tokenizer& tokenizer, const std::ve
 struct SentenceStats {
   std::vector<std::int64_t> sentences_per_document, words_per_sentence;
 };
+SentenceStats sentence_stats(const std::vector<std::vector<DocumentSentence>>& documents);
 SentenceStats sentence_stats(const Tokenizer& tokenizer, const std::vector<std::string>& texts, int threads = 1);
 /// The layout that reads most documents whole: the 95th percentile of sentences per document and of
 /// words per sentence (numpy's linear interpolation, rounded up), capped at `cap` (at least 1 each).
