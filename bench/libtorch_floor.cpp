@@ -2,9 +2,9 @@
 // numbers, print, exit. attn explain's start-up is measured against this.
 #include <iostream>
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 int main() {
-  const torch::Tensor one = torch::ones({1});
+  const at::Tensor one = at::ones({1});
   std::cout << (one + one).item<float>() << "\n";
 }

@@ -5,7 +5,6 @@
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
-#include "attn/tasks/task.h"
 
 namespace attn::apps {
 namespace {

@@ -5,7 +5,6 @@
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
-#include "attn/tasks/task.h"
 
 namespace attn::apps {
 namespace {
@@ -13,8 +12,7 @@ namespace {
 /// Every importance method's name, for the help.
 std::string method_list() {
   std::string out;
-  for (const models::MethodInfo& m : models::all_methods())
-    if (m.method != models::Method::kRandom) out += (out.empty() ? "" : ", ") + std::string(m.name);
+  for (const std::string& m : tasks::method_names()) out += (out.empty() ? "" : ", ") + m;
   return out;
 }
 

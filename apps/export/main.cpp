@@ -3,7 +3,6 @@
 
 #include "../common/app.h"
 #include "attn/tasks/commands.h"
-#include "attn/tasks/task.h"
 
 namespace attn::apps {
 namespace {

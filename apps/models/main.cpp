@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/train/run.h"
+#include "attn/train/command.h"
 
 namespace attn::apps {
 namespace {

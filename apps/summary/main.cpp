@@ -3,7 +3,6 @@
 
 #include "../common/app.h"
 #include "attn/models/overrides.h"
-#include "attn/models/registry.h"
 #include "attn/tasks/commands.h"
 
 namespace attn::apps {

@@ -11,10 +11,8 @@
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
 #include "attn/models/overrides.h"
-#include "attn/models/registry.h"
-#include "attn/tasks/task.h"
-#include "attn/train/distributed.h"
-#include "attn/train/run.h"
+#include "attn/tasks/commands.h"
+#include "attn/train/command.h"
 
 namespace attn::apps {
 namespace {

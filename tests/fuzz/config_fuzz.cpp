@@ -5,7 +5,7 @@
 #include "attn/io/json_like.h"
 #include "attn/models/overrides.h"
 #include "attn/models/registry.h"
-#include "attn/train/run.h"
+#include "attn/train/options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attn;

@@ -47,6 +47,13 @@ std::string describe(const models::SavedModel& m) { return m.entry->name + " (a 
 
 }  // namespace
 
+std::vector<std::string> method_names() {
+  std::vector<std::string> out;
+  for (const models::MethodInfo& m : models::all_methods())
+    if (m.method != models::Method::kRandom) out.emplace_back(m.name);
+  return out;
+}
+
 ExplainOptions explain_options(const TrainedModel& model, const std::string& methods, int steps, const std::string& label,
                                const std::string& flag) {
   ExplainOptions o;

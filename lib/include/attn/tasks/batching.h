@@ -8,15 +8,10 @@
 
 #include <torch/types.h>
 
+#include "attn/tasks/commands.h"  // kScoringBatchSize
 #include "attn/text/padding.h"
 
 namespace attn::tasks {
-
-/// Validation and `attn evaluate` score rows in length-bucketed batches of this many: the same
-/// rows make the same batches, so evaluate on a run's validation rows reproduces its validation
-/// bit for bit (other batch sizes agree to float rounding, which can move an AUC where
-/// probabilities nearly tie).
-constexpr std::int64_t kScoringBatchSize = 512;
 
 struct BatchPlan {
   enum class Grouping {

@@ -1,7 +1,9 @@
 #pragma once
 /// The model commands as library calls: each app parses its options into one of these requests,
 /// calls the function, and prints what it returns. No function here knows a task or a model by
-/// name; they go through the registry and the task table.
+/// name; they go through the registry and the task table. This header does not include LibTorch:
+/// a program that only calls the commands compiles in seconds (the tasks' own API is task.h).
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -9,10 +11,26 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
-#include "attn/tasks/batching.h"
-#include "attn/tasks/task.h"
 
 namespace attn::tasks {
+
+/// The commands whose inputs (and help) a task declares.
+enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport };
+/// Every task's inputs for `command`, each name once (an app registers them all).
+std::vector<data::InputSpec> all_inputs(Command command);
+/// For --help: per task, its registered models and what `command` does with them (Task::about).
+std::string tasks_help(Command command);
+/// The importance methods a user can ask for (--method), in the order explanations show them.
+std::vector<std::string> method_names();
+
+/// Validation and `attn evaluate` score rows in length-bucketed batches of this many: the same
+/// rows make the same batches, so evaluate on a run's validation rows reproduces its validation
+/// bit for bit (other batch sizes agree to float rounding, which can move an AUC where
+/// probabilities nearly tie).
+constexpr std::int64_t kScoringBatchSize = 512;
+/// The most integrated-gradients steps a request may ask for: the cost grows with them, the gap to
+/// completeness stops shrinking long before.
+constexpr int kMaxSteps = 1024;
 
 struct ExplainRequest {
   enum class Format { kText, kJson };
@@ -32,12 +50,6 @@ void explain(const ExplainRequest& request, const std::function<std::vector<std:
              const std::function<void(const std::string&)>& print);
 /// The same, everything printed returned as one string.
 std::string explain(const ExplainRequest& request, const std::function<std::vector<std::string>()>& stdin_lines);
-
-/// The inputs of `attn explain --method`: methods parsed against what `model` gives (an unknown
-/// one, or one it cannot give, throws std::invalid_argument naming `flag`), steps checked. A list
-/// of the attention alone is no methods: today's output.
-ExplainOptions explain_options(const TrainedModel& model, const std::string& methods, int steps, const std::string& label,
-                               const std::string& flag = "--method");
 
 struct FaithfulnessRequest {
   std::string model;        ///< run directory or model.pt

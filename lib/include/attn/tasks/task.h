@@ -39,12 +39,10 @@
 #include "attn/models/saved_model.h"
 #include "attn/report/explanation.h"
 #include "attn/tasks/batching.h"
+#include "attn/tasks/commands.h"
 #include "attn/text/tokenizer.h"
 
 namespace attn::tasks {
-
-/// The commands whose inputs (and help) a task declares.
-enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport };
 
 /// One batch: the arguments of the model's `logits` method, and the targets.
 struct Batch {
@@ -135,9 +133,6 @@ struct ExplainOptions {
   std::string label;                    ///< the label text and HTML show the methods for ("": the most probable)
 };
 
-/// The most integrated-gradients steps a request may ask for: the cost grows with them, the gap to
-/// completeness stops shrinking long before.
-constexpr int kMaxSteps = 1024;
 /// Throws std::invalid_argument naming `flag` unless 1 <= steps <= kMaxSteps.
 void check_steps(int steps, const std::string& flag);
 
@@ -257,11 +252,13 @@ class Task {
 
 /// The task of a kind of model (the table).
 const Task& task_for(models::ModelKind kind);
-/// Every task's inputs for `command`, each name once (an app registers them all).
-std::vector<data::InputSpec> all_inputs(Command command);
-/// For --help: per task, its registered models and what `command` does with them (Task::about).
-std::string tasks_help(Command command);
 /// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
 std::unique_ptr<TrainedModel> open_model(const std::string& path);
+
+/// The inputs of `attn explain --method`: methods parsed against what `model` gives (an unknown
+/// one, or one it cannot give, throws std::invalid_argument naming `flag`), steps checked. A list
+/// of the attention alone is no methods: today's output.
+ExplainOptions explain_options(const TrainedModel& model, const std::string& methods, int steps, const std::string& label,
+                               const std::string& flag = "--method");
 
 }  // namespace attn::tasks

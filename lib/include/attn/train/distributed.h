@@ -15,6 +15,8 @@
 
 #include <torch/types.h>
 
+#include "attn/train/command.h"  // worker_arguments, run_local_workers
+
 namespace attn::train {
 
 /// This process's place among the workers, from torchrun's environment.
@@ -59,14 +61,6 @@ class Workers {
   std::unique_ptr<Impl> impl_;
 };
 
-/// This program's arguments (after argv[0]) without `--nproc N`: what each local worker is given.
-std::vector<std::string> worker_arguments(int argc, char** argv);
 
-/// `attn train --nproc N`: runs `program` with `arguments` as N local workers (RANK, WORLD_SIZE,
-/// LOCAL_RANK, MASTER_ADDR=127.0.0.1, a free MASTER_PORT), forwards SIGINT and SIGTERM to them, and
-/// when one fails stops the others (SIGTERM, then SIGKILL after `grace`). Returns the exit status:
-/// 0 when all succeeded, else the first failed worker's (128 + signal when one was killed).
-int run_local_workers(int n, const std::vector<std::string>& arguments, const std::string& program = "/proc/self/exe",
-                      std::chrono::seconds grace = std::chrono::seconds(30));
 
 }  // namespace attn::train

@@ -100,4 +100,19 @@ nlohmann::json training_overrides(const data::Inputs& inputs);
 /// std::invalid_argument naming them.
 TrainOptions effective_options(const nlohmann::json& defaults, const nlohmann::json& overrides);
 
+/// config.json: what was trained, on what, how. Embedded in model.pt.
+struct RunConfig {
+  std::string format = "attn.run/1";
+  std::string model;            ///< registry name
+  std::string task;             ///< the task's name
+  int model_revision = 0;       ///< the registry entry's revision the weights belong to (ModelEntry::revision)
+  nlohmann::json model_config;  ///< complete: defaults, overrides, and the sizes the data fixes
+  TrainOptions training;
+  nlohmann::json data;        ///< the task's data config
+  nlohmann::json validation;  ///< the validation rows' data config (--val-csv), or null
+  nlohmann::json embeddings;  ///< what --embeddings covered (file, words and tokens found), or null
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, format, model, task, model_revision, model_config, training, data, validation,
+                                                embeddings)
+
 }  // namespace attn::train

@@ -17,16 +17,10 @@
 #include "attn/data/inputs.h"
 #include "attn/tasks/task.h"
 #include "attn/train/distributed.h"
+#include "attn/train/command.h"  // Progress
 #include "attn/train/options.h"
 
 namespace attn::train {
-
-/// Where an epoch is, for a progress bar.
-struct Progress {
-  int epoch = 0, epochs = 0;
-  std::int64_t rows_done = 0, rows_total = 0;
-  double seconds = 0, loss = 0, accuracy = 0;
-};
 
 struct EpochRecord {
   int epoch = 0;
