@@ -19,6 +19,7 @@ if [ "$mode" != main ]; then
   packages+=(catch2 python3 python3-torch python3-keras-preprocessing)  # tests: Catch2, Python torch.load, the real Keras
   packages+=(openssl python3-jsonschema)      # the server's tests: a self-signed certificate, OpenAPI validation
   packages+=(chromium)                        # the explain page's test, in a real (headless) browser
+  packages+=(iproute2)                        # the two-host training test: network namespaces, veth, tc
   packages+=(clang libclang-rt-14-dev libfuzzer-14-dev)  # scripts/fuzz.sh: libFuzzer with ASan and UBSan
 fi
 missing=()

@@ -114,3 +114,31 @@ TEST_CASE("a document's sentences: weights, words within each, statuses, in JSON
   // Yang et al.'s display: the lesser sentence's strongest word is dimmed by sqrt(0.2 / 0.8) = 0.5.
   CHECK_THAT(html, Catch::Contains("rgba(220,40,40,0.500)"));
 }
+
+TEST_CASE("text explanations with several methods: HTML shows one row of shaded words per method, for the shown label",
+          "[report][importance]") {
+  auto e = sample_text();
+  for (std::size_t i = 0; i < 3; ++i) e.words[i].first = i, e.words[i].count = 1;
+  e.importance = {{"attention", {{0.25f, 0.0f, 0.75f}, {0.5f, 0.0f, 0.5f}}},
+                  {"integrated-gradients", {{-0.4f, 0.0f, 0.8f}, {0.1f, 0.2f, -0.05f}}}};
+  e.shown_label = 0;
+  const std::string html = report::to_html({e});
+  CHECK_THAT(html, Catch::Contains("<table class=\"methods\"><tr><th colspan=\"2\">importance for toxic</th></tr>") &&
+                       Catch::Contains("<tr data-method=\"attention\"><td>attention</td>") &&
+                       Catch::Contains("<tr data-method=\"integrated-gradients\"><td>integrated-gradients</td>"));
+  const auto row = [&](const std::string& method) {
+    const auto at = html.find("<tr data-method=\"" + method + "\">");
+    REQUIRE(at != std::string::npos);
+    return html.substr(at, html.find("</tr>", at) - at);
+  };
+  // Each row is scaled by its own largest |score|: red for the label, blue against it, the dropped word greyed with its reason.
+  const std::string ig = row("integrated-gradients");
+  CHECK_THAT(ig, Catch::Contains("background:rgba(40,90,220,0.500)\" title=\"-0.4\">ice</span>") &&
+                     Catch::Contains("background:rgba(220,40,40,1.000)\" title=\"0.8\">sucks</span>") &&
+                     Catch::Contains("<span class=\"w dropped\" title=\"unknown word\">zzz</span>"));
+  CHECK_THAT(row("attention"), Catch::Contains("background:rgba(220,40,40,0.333)\" title=\"0.25\">ice</span>"));
+  // Another shown label: the same rows with that label's scores.
+  e.shown_label = 1;
+  const std::string insult = report::to_html({e});
+  CHECK_THAT(insult, Catch::Contains("importance for insult") && Catch::Contains("title=\"-0.05\">sucks</span>"));
+}

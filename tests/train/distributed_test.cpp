@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
@@ -93,7 +94,9 @@ torch::jit::Module small_model() {
 }
 
 /// Runs body(rank, workers) as two connected workers, one thread each; returns each one's error ("" if none).
-std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body) {
+/// `place` adjusts where each worker stands (by default: rank 0 hosts the store on a free port).
+std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body,
+                                     const std::function<void(train::WorkerPlace&)>& place_as = nullptr) {
   const int port = free_port();
   std::vector<std::string> errors(2);
   std::vector<std::thread> threads;
@@ -101,7 +104,8 @@ std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::fu
     threads.emplace_back([&, rank] {
       try {
         train::WorkerPlace place;
-        place.rank = rank, place.world_size = 2, place.master_port = port;
+        place.rank = rank, place.world_size = 2, place.local_world_size = 2, place.master_port = port;
+        if (place_as) place_as(place);
         const auto workers = train::Workers::connect(place, timeout);
         body(rank, *workers);
       } catch (const std::exception& e) {
@@ -170,7 +174,57 @@ TEST_CASE("torchrun's environment: the worker's place, and a malformed variable 
   CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("RANK=one"));
   ::setenv("RANK", "0", 1), ::setenv("MASTER_PORT", "99999", 1);
   CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("MASTER_PORT=99999"));
-  for (const char* k : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT"}) ::unsetenv(k);
+  ::setenv("RANK", "1", 1), ::setenv("MASTER_PORT", "29511", 1);
+  CHECK(train::worker_place_from_environment().local_world_size == 2);  // unset: every worker on this machine
+  CHECK_FALSE(train::worker_place_from_environment().agent_store);
+  ::setenv("LOCAL_WORLD_SIZE", "1", 1), ::setenv("TORCHELASTIC_USE_AGENT_STORE", "True", 1);
+  p = train::worker_place_from_environment();
+  CHECK(p.local_world_size == 1);
+  CHECK(p.agent_store);
+  for (const char* k : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "LOCAL_WORLD_SIZE",
+                        "TORCHELASTIC_USE_AGENT_STORE"})
+    ::unsetenv(k);
+}
+
+TEST_CASE("torchrun's static form: the workers join the store its agent serves, under the attempt's prefix", "[train][distributed]") {
+  // What torchrun's agent does on --node_rank 0: serve a TCPStore at MASTER_ADDR:MASTER_PORT itself.
+  const int port = free_port();
+  c10d::TCPStoreOptions o;
+  o.port = static_cast<std::uint16_t>(port);
+  o.isServer = true;
+  o.waitWorkers = false;
+  o.timeout = std::chrono::seconds(30);
+  const auto agent = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", o);
+  std::vector<double> sums(2);
+  const auto errors = two_workers(
+      std::chrono::seconds(30),
+      [&](int rank, train::Workers& w) {
+        torch::Tensor t = torch::full({3}, static_cast<double>(rank + 1), torch::kFloat64);
+        w.sum(t);
+        sums[static_cast<std::size_t>(rank)] = t[0].item<double>();
+      },
+      [&](train::WorkerPlace& place) {
+        place.master_port = port;  // the agent's, where no worker may start a server (the port is taken)
+        place.agent_store = true;
+        place.restart_count = 1;
+      });
+  INFO(errors[0] + " / " + errors[1]);
+  CHECK(errors[0].empty());
+  CHECK(errors[1].empty());
+  CHECK(sums == std::vector<double>{3.0, 3.0});
+  CHECK(agent->getNumKeys() > 0);  // the group met in the agent's store
+}
+
+TEST_CASE("workers on several machines cannot meet at a loopback address: each says so at once instead of waiting",
+          "[train][distributed]") {
+  train::WorkerPlace place;
+  place.rank = 1, place.world_size = 2, place.local_world_size = 1, place.master_port = free_port();
+  place.master_addr = "localhost";  // what a host name mapped to 127.0.1.1 in /etc/hosts resolves to
+  CHECK_THROWS_WITH(train::Workers::connect(place, std::chrono::seconds(600)),
+                    Catch::Contains("worker 1 of 2") && Catch::Contains("MASTER_ADDR=localhost resolves to") &&
+                        Catch::Contains("(loopback)") && Catch::Contains("several machines"));
+  place.master_addr = "127.0.0.1";
+  CHECK_THROWS_WITH(train::Workers::connect(place, std::chrono::seconds(600)), Catch::Contains("MASTER_ADDR=127.0.0.1 resolves to"));
 }
 
 TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the same global batch", "[train][distributed]") {
@@ -212,6 +266,37 @@ TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the 
   }
   CHECK(runs[0].validation["loss"].get<double>() == Approx(expected_val["loss"].get<double>()).margin(1e-5));
   CHECK(runs[0].validation["mean_auc"].get<double>() == Approx(expected_val["mean_auc"].get<double>()).margin(1e-4));
+}
+
+TEST_CASE("two workers sum only the embedding rows a batch touched: the dense exchange's weights for a fraction of its bytes",
+          "[train][distributed][sparse]") {
+  torch::set_num_threads(1);
+  const auto data = toxic_data(400);
+  train::TrainOptions o;
+  o.epochs = 2;
+  o.batch_size = 50;
+  o.seed = 3;
+  o.clip_norm = 1.0;  // the global norm sees every row's gradient, zero or not
+  std::vector<torch::jit::Module> sparse_models{small_model(), small_model()}, dense_models{small_model(), small_model()};
+  const auto sparse = train_on_two_workers(sparse_models, *data, o);
+  o.sparse_gradients = false;
+  const auto dense = train_on_two_workers(dense_models, *data, o);
+  REQUIRE(sparse[0].parameters.size() == dense[0].parameters.size());
+  std::int64_t numel = 0;
+  for (std::size_t i = 0; i < dense[0].parameters.size(); ++i) {
+    INFO("parameter " << i);
+    CHECK((sparse[0].parameters[i] - dense[0].parameters[i]).abs().max().item<double>() <= 1e-6);
+    CHECK(sparse[0].parameters[i].equal(sparse[1].parameters[i]));
+    numel += dense[0].parameters[i].numel();
+  }
+  // Adam's moments decay on every row either way (the gradient it sees is the same dense one).
+  CHECK(sparse[0].validation["loss"].get<double>() == Approx(dense[0].validation["loss"].get<double>()).margin(1e-6));
+  // Bytes per step: the dense exchange sends every parameter's gradient (float32) and the step's
+  // four totals (float64); the sparse one the touched rows, their indices and counts.
+  CHECK(dense[0].last.allreduce_bytes == Approx(static_cast<double>(numel * 4 + 32)));
+  CHECK(sparse[0].last.allreduce_bytes > 0);
+  CHECK(sparse[0].last.allreduce_bytes < 0.25 * dense[0].last.allreduce_bytes);  // 20,000 embedding rows; a batch of 25 rows per worker touches a few hundred
+  CHECK(sparse[1].last.allreduce_bytes == sparse[0].last.allreduce_bytes);
 }
 
 TEST_CASE("two workers train seq2seq as one process does: each share weighs its target characters", "[train][distributed]") {

@@ -21,6 +21,7 @@ const std::map<std::string, std::string> kSamples = {
     {"val-split", "0.25"},
     {"seed", "11"},
     {"no-bucket", ""},
+    {"no-sparse-gradients", ""},
     {"early-stopping-patience", "3"},
     {"monitor", "val_mean_auc"},
     {"lr-schedule", "cosine"},

@@ -134,7 +134,8 @@ TEST_CASE("seq2seq importance: per output character over the source, complete an
   // output): integrated gradients of each character's log-probability add up to its change from
   // zero source embeddings; leave-one-out by deleting each source character.
   tasks::ExplainOptions o;
-  o.methods = {models::Method::kAttention, models::Method::kIntegratedGradients, models::Method::kLeaveOneOut, models::Method::kGradient};
+  o.methods = {models::Method::kAttention, models::Method::kIntegratedGradients, models::Method::kLeaveOneOut, models::Method::kGradient,
+               models::Method::kGradInput};
   o.steps = 64;
   const std::string text = "hello";
   const auto j = model->explain({{text, {}}}, 8, o)->json(0);
@@ -142,7 +143,7 @@ TEST_CASE("seq2seq importance: per output character over the source, complete an
   const std::size_t out = j.at("output_tokens").size(), src = j.at("source_tokens").size();
   REQUIRE(src == text.size());
   REQUIRE(out > 0);
-  for (const char* m : {"attention", "integrated-gradients", "leave-one-out", "gradient"})
+  for (const char* m : {"attention", "integrated-gradients", "leave-one-out", "gradient", "grad-input"})
     CHECK(j.at("importance").at(m).size() == out * src);
   CHECK(j.at("importance").at("attention") == j.at("attention"));
   const auto& gaps = j.at("integrated_gradients").at("completeness_gap");
@@ -164,6 +165,22 @@ TEST_CASE("seq2seq importance: per output character over the source, complete an
                                      .scores;
     return torch::softmax(logits[0], -1);  // [out, V]
   };
+  // grad-input of output character k over source character t: sum_e x_te * d log p(y_k) / d x_te,
+  // by autograd through the file's logits_embedded.
+  {
+    const text::Sequence ids = source.texts_to_sequences({text}).front();
+    const torch::Tensor src_ids = torch::tensor(std::vector<std::int64_t>(ids.begin(), ids.end()), torch::kInt64).view({1, -1});
+    const torch::Tensor target_in = torch::tensor(in, torch::kInt64).view({1, -1});
+    for (std::size_t k = 0; k < out; ++k) {
+      torch::Tensor x = s2s.source_embeddings(src_ids).detach().requires_grad_(true);
+      const torch::Tensor log_p = torch::log_softmax(s2s.logits_embedded(x, src_ids, target_in).scores[0], -1);
+      log_p[static_cast<std::int64_t>(k)][ys[k]].backward();
+      const torch::Tensor expected = (x * x.grad()).sum(-1)[0];
+      for (std::size_t t = 0; t < src; ++t)
+        CHECK(j.at("importance").at("grad-input")[k * src + t].get<double>() ==
+              Approx(expected[static_cast<std::int64_t>(t)].item<double>()).margin(1e-5));
+    }
+  }
   const torch::Tensor whole = probabilities(text), without = probabilities(text.substr(1));
   for (std::size_t k = 0; k < out; ++k) {
     const auto y = ys[k], row = static_cast<std::int64_t>(k);

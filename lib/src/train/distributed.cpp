@@ -5,6 +5,7 @@
 #define USE_C10D_GLOO 1
 #endif
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +21,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -51,6 +54,45 @@ int environment_int(const char* name, int fallback, int lowest) {
 
 bool loopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
 
+/// The addresses `host` resolves to here, as text ("" for a name that does not resolve).
+std::vector<std::string> addresses_of(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  std::vector<std::string> out;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return out;
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    char text[NI_MAXHOST];
+    if (::getnameinfo(a->ai_addr, a->ai_addrlen, text, sizeof text, nullptr, 0, NI_NUMERICHOST) == 0) out.emplace_back(text);
+  }
+  ::freeaddrinfo(found);
+  return out;
+}
+
+/// Workers on several machines meet at MASTER_ADDR, and Gloo connects to each worker at the
+/// address of its host's name (unless GLOO_SOCKET_IFNAME names an interface): a name that resolves
+/// only to loopback addresses here cannot be reached from another machine. Throws saying which.
+void check_reachable(const WorkerPlace& place) {
+  if (place.local_world_size <= 0 || place.local_world_size >= place.world_size) return;  // one machine: loopback is right
+  const auto only_loopback = [](const std::vector<std::string>& addresses) {
+    return !addresses.empty() && std::all_of(addresses.begin(), addresses.end(), [](const std::string& a) { return loopback(a); });
+  };
+  const auto spans = "the " + std::to_string(place.world_size) + " workers span several machines (LOCAL_WORLD_SIZE=" +
+                     std::to_string(place.local_world_size) + ")";
+  if (only_loopback(addresses_of(place.master_addr)))
+    throw std::runtime_error("MASTER_ADDR=" + place.master_addr + " resolves to " + addresses_of(place.master_addr).front() +
+                             " (loopback) here, but " + spans +
+                             ": give torchrun an address the other machines reach, or map this name to one in /etc/hosts");
+  if (!place.interface.empty()) return;
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return;
+  if (only_loopback(addresses_of(name)))
+    throw std::runtime_error("this host's name " + std::string(name) + " resolves to " + addresses_of(name).front() + " (loopback), but " +
+                             spans + " and the others could not reach this one: map the name to the machine's network address "
+                             "in /etc/hosts, or set GLOO_SOCKET_IFNAME to the interface to use");
+}
+
 }  // namespace
 
 WorkerPlace worker_place_from_environment() {
@@ -67,6 +109,8 @@ WorkerPlace worker_place_from_environment() {
   if (p.master_port > 65535)
     throw std::invalid_argument("environment variable MASTER_PORT=" + std::to_string(p.master_port) + ": not a port");
   p.interface = environment("GLOO_SOCKET_IFNAME");
+  p.local_world_size = environment_int("LOCAL_WORLD_SIZE", p.world_size, 1);
+  p.agent_store = environment("TORCHELASTIC_USE_AGENT_STORE") == "True";
   return p;
 }
 
@@ -104,13 +148,16 @@ std::unique_ptr<Workers> Workers::connect(const WorkerPlace& place, std::chrono:
   impl->place = place;
   const std::string where = place.master_addr + ":" + std::to_string(place.master_port);
   try {
+    check_reachable(place);
     c10d::TCPStoreOptions o;
     o.port = static_cast<std::uint16_t>(place.master_port);
-    o.isServer = place.rank == 0;
+    o.isServer = place.rank == 0 && !place.agent_store;
     o.numWorkers = static_cast<std::size_t>(place.world_size);
-    o.waitWorkers = true;
+    o.waitWorkers = !place.agent_store;
     o.timeout = timeout;
-    auto store = c10::make_intrusive<c10d::TCPStore>(place.master_addr, o);
+    c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(place.master_addr, o);
+    if (place.agent_store)
+      store = c10::make_intrusive<c10d::PrefixStore>("/worker/attempt_" + std::to_string(place.restart_count), store);
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     // GLOO_SOCKET_IFNAME is not read for C++ callers: an interface is used only when passed. On one
     // machine the loopback address; across machines the host name's address.
@@ -179,7 +226,7 @@ std::vector<std::string> environment_without_placement() {
     const std::string kv = *e;
     const std::string key = kv.substr(0, kv.find('='));
     if (key != "RANK" && key != "WORLD_SIZE" && key != "LOCAL_RANK" && key != "LOCAL_WORLD_SIZE" && key != "MASTER_ADDR" &&
-        key != "MASTER_PORT" && key != "TORCHELASTIC_RESTART_COUNT")
+        key != "MASTER_PORT" && key != "TORCHELASTIC_RESTART_COUNT" && key != "TORCHELASTIC_USE_AGENT_STORE")
       base_env.push_back(kv);
   }
   return base_env;

@@ -34,6 +34,7 @@ nlohmann::ordered_json to_json(const EpochRecord& r) {
   j["train_tokens"] = r.train_tokens;
   j["seconds"] = r.seconds;
   j["rows_per_second"] = r.rows_per_second;
+  if (r.allreduce_bytes >= 0) j["allreduce_bytes"] = r.allreduce_bytes;
   return j;
 }
 
@@ -51,9 +52,10 @@ struct CheckpointState {
   double best = 0;
   int best_epoch = 0, since_best = 0, since_reduced = 0;
   double plateau_lr = 0;
+  double exchanged_bytes = 0;  ///< the epoch's bytes this worker sent into the collectives so far
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckpointState, format, parameters, epoch, next_batch, rows_done, tokens_done, loss_sum,
-                                                acc_sum, seconds, best, best_epoch, since_best, since_reduced, plateau_lr)
+                                                acc_sum, seconds, best, best_epoch, since_best, since_reduced, plateau_lr, exchanged_bytes)
 
 }  // namespace
 
@@ -172,6 +174,7 @@ struct Trainer::Impl {
     double loss_sum = 0, acc_sum = 0;  // over the batch's rows
     std::int64_t tokens = 0;
     bool stop = false;  // some worker was asked to stop
+    double bytes = 0;   // what this worker put into the step's collectives
   };
 
   /// One optimizer step on batch `rows`. With several workers each computes its share's loss,
@@ -208,26 +211,81 @@ struct Trainer::Impl {
     return t;
   }
 
-  /// The gradients (one flat float32 buffer), then the step's totals (float64), summed over the
-  /// workers: two collectives a step.
+  /// A matrix with at least this many rows is a table (an embedding's): its gradient may go row-sparse.
+  static constexpr std::int64_t kSparseMinRows = 1024;
+
+  /// The rows of a matrix parameter's gradient (an embedding table's) that some worker's share
+  /// touched, the same on every worker: each worker's nonzero rows, gathered with one sum (each
+  /// fills its own slot of a [world, most] table, index + 1, 0 for none), sorted. Undefined when
+  /// sending them would not halve the bytes (the batch touched most rows): then the whole matrix.
+  /// Rows no share touched have a zero gradient on every worker, so summing only the touched rows
+  /// gives the dense sum's bits; Adam then sees the same dense gradient (zeros elsewhere) and
+  /// decays every row's moments, as it does in one process.
+  torch::Tensor touched_rows(const std::vector<torch::Tensor>& matrices, std::vector<torch::Tensor>& nonzero, StepTotals& t) {
+    const auto n = static_cast<std::int64_t>(matrices.size());
+    torch::Tensor counts = torch::zeros({world, n}, torch::kInt64);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const torch::Tensor& g = matrices[static_cast<std::size_t>(i)].grad();
+      nonzero.push_back(g.defined() ? g.ne(0).any(1).nonzero().view({-1}) : torch::empty({0}, torch::kInt64));
+      counts[rank][i] = nonzero.back().numel();
+    }
+    workers->sum(counts);
+    t.bytes += static_cast<double>(counts.numel() * 8);
+    torch::Tensor all = torch::empty({0}, torch::kInt64);
+    const std::int64_t most = counts.max().item<std::int64_t>();
+    torch::Tensor table = torch::zeros({world, n, most}, torch::kInt64);
+    for (std::int64_t i = 0; i < n; ++i) table[rank][i].narrow(0, 0, nonzero[static_cast<std::size_t>(i)].numel()).copy_(nonzero[static_cast<std::size_t>(i)] + 1);
+    workers->sum(table);
+    t.bytes += static_cast<double>(table.numel() * 8);
+    return table;
+  }
+
+  /// The gradients (one flat float32 buffer; of an embedding table only the rows some share touched,
+  /// when that halves its bytes: options.sparse_gradients), then the step's totals (float64), summed
+  /// over the workers: two collectives a step, and two small ones before them for the touched rows.
   void sum_over_workers(StepTotals& t) {
+    // Matrices with many rows (embedding tables) may go row-sparse.
+    std::vector<std::size_t> matrices;
+    if (options.sparse_gradients)
+      for (std::size_t i = 0; i < trained.size(); ++i)
+        if (trained[i].dim() == 2 && trained[i].size(0) >= kSparseMinRows) matrices.push_back(i);
+    std::vector<torch::Tensor> rows_of(trained.size());  // the rows to send of each parameter (undefined: all)
+    if (!matrices.empty()) {
+      std::vector<torch::Tensor> ms, nonzero;
+      for (std::size_t i : matrices) ms.push_back(trained[i]);
+      const torch::Tensor table = touched_rows(ms, nonzero, t);
+      for (std::size_t k = 0; k < matrices.size(); ++k) {
+        const torch::Tensor ids = table.select(1, static_cast<std::int64_t>(k)).reshape({-1});
+        const torch::Tensor rows = std::get<0>(torch::_unique(ids.masked_select(ids > 0) - 1, /*sorted=*/true));
+        if (rows.numel() * 2 <= trained[matrices[k]].size(0)) rows_of[matrices[k]] = rows;
+      }
+    }
     std::vector<torch::Tensor> grads;
-    for (const torch::Tensor& p : trained)
-      grads.push_back(p.grad().defined() ? p.grad().reshape({-1}) : torch::zeros({p.numel()}, p.options()));
+    for (std::size_t i = 0; i < trained.size(); ++i) {
+      const torch::Tensor& p = trained[i];
+      const torch::Tensor g = p.grad().defined() ? p.grad() : torch::zeros_like(p);
+      grads.push_back(rows_of[i].defined() ? g.index_select(0, rows_of[i]).reshape({-1}) : g.reshape({-1}));
+    }
     torch::Tensor flat = torch::cat(grads);
     workers->sum(flat);
+    t.bytes += static_cast<double>(flat.numel() * 4);
     std::int64_t offset = 0;
-    for (torch::Tensor& p : trained) {
-      const torch::Tensor summed = flat.narrow(0, offset, p.numel()).view_as(p);
-      if (p.grad().defined()) {
-        p.mutable_grad().copy_(summed);
+    for (std::size_t i = 0; i < trained.size(); ++i) {
+      torch::Tensor& p = trained[i];
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+      const torch::Tensor sent = grads[i];
+      const torch::Tensor summed = flat.narrow(0, offset, sent.numel());
+      if (rows_of[i].defined()) {
+        p.mutable_grad().zero_();
+        p.mutable_grad().index_copy_(0, rows_of[i], summed.view({rows_of[i].numel(), p.size(1)}));
       } else {
-        p.mutable_grad() = summed.clone();  // not a view of the flat buffer
+        p.mutable_grad().copy_(summed.view_as(p));
       }
-      offset += p.numel();
+      offset += sent.numel();
     }
     torch::Tensor totals = torch::tensor({t.loss_sum, t.acc_sum, static_cast<double>(t.tokens), t.stop ? 1.0 : 0.0}, torch::kFloat64);
     workers->sum(totals);
+    t.bytes += static_cast<double>(totals.numel() * 8);
     t.loss_sum = totals[0].item<double>();
     t.acc_sum = totals[1].item<double>();
     t.tokens = totals[2].item<std::int64_t>();
@@ -332,6 +390,7 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
       p.acc_sum += t.acc_sum;
       p.rows_done += static_cast<std::int64_t>(rows.size());
       p.tokens_done += t.tokens;
+      p.exchanged_bytes += t.bytes;
       p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (on_progress)
         on_progress(Progress{p.epoch + 1, s.options.epochs, p.rows_done, static_cast<std::int64_t>(s.train_rows.size()), p.seconds,
@@ -350,11 +409,12 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
     rec.rows_per_second = static_cast<double>(p.rows_done) / p.seconds;
     rec.train_rows = p.rows_done;
     rec.train_tokens = p.tokens_done;
+    if (s.world > 1) rec.allreduce_bytes = p.exchanged_bytes / static_cast<double>(batches.size());
     rec.validation = s.validate();
     s.watch(rec);
     ++p.epoch;  // done: a checkpoint written by on_epoch starts the next epoch
     p.next_batch = p.rows_done = p.tokens_done = 0;
-    p.loss_sum = p.acc_sum = p.seconds = 0;
+    p.loss_sum = p.acc_sum = p.seconds = p.exchanged_bytes = 0;
     if (on_epoch) on_epoch(rec);
     if (rec.stop) break;
   }

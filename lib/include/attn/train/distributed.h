@@ -27,10 +27,19 @@ struct WorkerPlace {
   int master_port = 29500;
   /// GLOO_SOCKET_IFNAME: the network interface Gloo connects through ("": the host name's address).
   std::string interface;
+  /// LOCAL_WORLD_SIZE: the workers on this machine (WORLD_SIZE when unset; 0: not known, taken as
+  /// all); fewer than WORLD_SIZE means the workers span machines, and then no address they meet at
+  /// may be a loopback one.
+  int local_world_size = 0;
+  /// TORCHELASTIC_USE_AGENT_STORE=True (torchrun's static form: --master_addr, --node_rank): torchrun's
+  /// agent already serves the store at MASTER_ADDR:MASTER_PORT, so every worker joins it as a client,
+  /// under the key prefix "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>" (as torch.distributed does).
+  bool agent_store = false;
 };
 
-/// Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RESTART_COUNT and
-/// GLOO_SOCKET_IFNAME; one worker (rank 0 of 1) when WORLD_SIZE is unset. A malformed value throws
+/// Reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+/// TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_USE_AGENT_STORE and GLOO_SOCKET_IFNAME; one worker
+/// (rank 0 of 1) when WORLD_SIZE is unset. A malformed value throws
 /// std::invalid_argument naming the variable.
 WorkerPlace worker_place_from_environment();
 
@@ -41,9 +50,12 @@ std::string rank_prefix(const WorkerPlace& place);
 /// The workers of one training run, connected.
 class Workers {
  public:
-  /// Rendezvous (rank 0 hosts the TCPStore at MASTER_ADDR:MASTER_PORT) and the Gloo group. A
-  /// collective that does not complete within `timeout` (a worker stopped or unreachable) throws;
-  /// a worker that died makes the others' next collective throw at once.
+  /// Rendezvous (rank 0 hosts the TCPStore at MASTER_ADDR:MASTER_PORT, or torchrun's agent does:
+  /// agent_store) and the Gloo group. Workers that span machines while MASTER_ADDR or this host's
+  /// name resolves to a loopback address (a name /etc/hosts maps to 127.0.1.1) cannot meet: that
+  /// throws at once, saying so, instead of waiting. A collective that does not complete within
+  /// `timeout` (a worker stopped or unreachable) throws; a worker that died makes the others' next
+  /// collective throw at once.
   static std::unique_ptr<Workers> connect(const WorkerPlace& place, std::chrono::seconds timeout);
   ~Workers();
   int rank() const;

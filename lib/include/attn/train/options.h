@@ -37,6 +37,9 @@ struct TrainOptions {
   std::uint64_t seed = 0;
   /// Length-bucketed batches (each trimmed to its longest row); false pads every batch to maxlen.
   bool bucket = true;
+  /// Data-parallel workers sum only the rows of an embedding table's gradient that the step's batch
+  /// touched (the same bits as the whole table; distributed.h); false sends every row (for comparison).
+  bool sparse_gradients = true;
   /// LibTorch's intra-op threads (the same threads, the same bits); the app's --threads.
   int threads = 1;
   /// Stop after this many epochs without improvement of `monitor`; model.pt then holds the best

@@ -31,9 +31,12 @@ struct EpochRecord {
   nlohmann::ordered_json validation;              ///< the task's metrics of the validation rows
   bool best = false;                              ///< the best epoch so far by `monitor`
   bool stop = false;                              ///< early stopping ends training after this epoch
+  /// Data-parallel workers: the bytes each put into the collectives per step, the epoch's mean
+  /// (-1: one process; not written).
+  double allreduce_bytes = -1;
 };
 /// One metrics.jsonl record: epoch, loss, accuracy, the validation metrics prefixed "val_", then
-/// lr, best, train_rows, train_tokens, seconds, rows_per_second.
+/// lr, best, train_rows, train_tokens, seconds, rows_per_second (and allreduce_bytes with workers).
 nlohmann::ordered_json to_json(const EpochRecord& r);
 
 class Trainer {
