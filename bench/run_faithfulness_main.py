@@ -36,6 +36,7 @@ for name, rows, label in (("heldout_400", 400, None), ("heldout_toxic_300", 300,
                                         "--json", out], check=True, stdout=subprocess.DEVNULL)
     with open(out) as f:
         figures = json.load(f)
+    figures.pop("csv", None)  # a temporary file
     figures["seconds"] = round(seconds, 2)
     result[name] = figures
 write_result(args.out, result)

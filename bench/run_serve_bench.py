@@ -10,8 +10,9 @@ maxlen behind ThreadingHTTPServer, one forward per request). The model is the ma
 train.csv's profile (bench/gen_jigsaw_profile.cpp); the requests are 4,000 other comments of the same
 profile, so their words are the model's and their lengths Jigsaw's (median 36 words, a long tail).
 
-usage: python3 bench/run_serve_bench.py [--seconds 20] [--out bench/results/serve.json]
-Also with API keys on (--api-key-file) and over TLS (a self-signed certificate, keys on), same run.
+usage: python3 bench/run_serve_bench.py [--seconds 20] [--rounds 3] [--out bench/results/serve.json]
+Also with API keys on (--api-key-file) and over TLS (a self-signed certificate, keys on), same run,
+the three in alternating rounds (medians), with the server's CPU time per request.
 Target: >= 10x the Python way's requests/s, a lower p99, no errors; keys within 5%, TLS within 15%.
 """
 import argparse
@@ -73,10 +74,18 @@ def load(port, path, bodies, seconds, work, key="", scheme="http"):
             "socket_errors": errors.group(1) if errors else None}
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds of process `pid` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of the plain, API-key and TLS runs")
     ap.add_argument("--out", default=os.path.join(RESULTS, "serve.json"))
     args = ap.parse_args()
     if not shutil.which("wrk"):
@@ -113,21 +122,38 @@ def main():
                ("attn_serve_tls", ["--max-batch", "64", "--api-key-file", keys, "--tls-cert", cert, "--tls-key", private], key, "https"),
                ("attn_serve_max_delay_5", ["--max-batch", "64", "--max-delay-ms", "5"], "", "http"),
                ("attn_serve_max_batch_1", ["--max-batch", "1"], "", "http")]
+    def serve(name, extra, run_key, scheme):
+        """One load run against a fresh server: wrk's figures, the mean batch, and the server's own CPU
+        time per request (wrk shares the cores: its TLS work lowers the requests/s of a TLS run too)."""
+        port = free_port()
+        proc = subprocess.Popen([ATTN, "serve", "--model", f"toxic={run}", "--port", str(port), "--threads", str(args.threads),
+                                 *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wait_ready(proc, "ready")
+        print(f"load: {name} ...", file=sys.stderr)
+        cpu0 = cpu_seconds(proc.pid)
+        figures = load(port, "/v1/explain", bodies, args.seconds, work, run_key, scheme)
+        figures["server_cpu_us_per_request"] = round((cpu_seconds(proc.pid) - cpu0) / max(1, figures["requests"]) * 1e6, 1)
+        metrics = subprocess.run(["curl", "-sk", "-H", f"Authorization: Bearer {run_key}", f"{scheme}://127.0.0.1:{port}/metrics"],
+                                 capture_output=True, text=True).stdout
+        count = float(re.search(r"^attn_batch_size_count (\S+)", metrics, re.M).group(1))
+        total = float(re.search(r"^attn_batch_size_sum (\S+)", metrics, re.M).group(1))
+        figures["mean_batch_size"] = total / count if count else None
+        proc.terminate()
+        proc.wait()
+        return figures
+
     try:
-        for name, extra, run_key, scheme in configs:
-            port = free_port()
-            proc = subprocess.Popen([ATTN, "serve", "--model", f"toxic={run}", "--port", str(port), "--threads", str(args.threads),
-                                     *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            wait_ready(proc, "ready")
-            print(f"load: {name} ...", file=sys.stderr)
-            result["runs"][name] = load(port, "/v1/explain", bodies, args.seconds, work, run_key, scheme)
-            metrics = subprocess.run(["curl", "-sk", "-H", f"Authorization: Bearer {run_key}", f"{scheme}://127.0.0.1:{port}/metrics"],
-                                     capture_output=True, text=True).stdout
-            count = float(re.search(r"^attn_batch_size_count (\S+)", metrics, re.M).group(1))
-            total = float(re.search(r"^attn_batch_size_sum (\S+)", metrics, re.M).group(1))
-            result["runs"][name]["mean_batch_size"] = total / count if count else None
-            proc.terminate()
-            proc.wait()
+        # The three the security settings compare, in alternating rounds (this machine's speed drifts
+        # by 10% over minutes): each figure is the median round's.
+        compared, rounds = configs[:3], {}
+        for _ in range(args.rounds):
+            for name, extra, run_key, scheme in compared:
+                rounds.setdefault(name, []).append(serve(name, extra, run_key, scheme))
+        for name, runs in rounds.items():
+            ordered = sorted(runs, key=lambda r: r["requests_per_second"])
+            result["runs"][name] = dict(ordered[len(ordered) // 2], rounds_requests_per_second=[r["requests_per_second"] for r in runs])
+        for name, extra, run_key, scheme in configs[3:]:
+            result["runs"][name] = serve(name, extra, run_key, scheme)
         for name, extra in (("python_threading_http_server", []), ("python_threading_http_server_nodelay", ["--nodelay"])):
             port = free_port()
             proc = subprocess.Popen(["/usr/bin/python3", os.path.join(ROOT, "bench", "python_serve.py"), os.path.join(run, "model.pt"),
@@ -147,6 +173,8 @@ def main():
     result["speedup_vs_max_delay_5"] = ours["requests_per_second"] / result["runs"]["attn_serve_max_delay_5"]["requests_per_second"]
     result["api_key_vs_none"] = result["runs"]["attn_serve_api_key"]["requests_per_second"] / ours["requests_per_second"]
     result["tls_vs_none"] = result["runs"]["attn_serve_tls"]["requests_per_second"] / ours["requests_per_second"]
+    result["server_cpu_per_request_tls_vs_none"] = (result["runs"]["attn_serve_tls"]["server_cpu_us_per_request"] /
+                                                    ours["server_cpu_us_per_request"])
     result["note"] = ("16 clients never queue --max-batch 64 inputs, so with --max-delay-ms 5 every batch waits its full 5 ms "
                       "while its inference thread's core idles; batching what queued while the threads were busy needs no wait. "
                       "wrk shares the two cores with the server.")
