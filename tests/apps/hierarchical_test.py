@@ -58,9 +58,14 @@ attn("train", "--model", "hierarchical-attention", "--csv", HELD, "--out", small
      "--max-words", "5", "--set", "embed_dim=8", "--set", "gru_units=4", "--threads", "2")
 data = json.load(open(os.path.join(small, "config.json")))["data"]
 check(data["sentences"] == {"max_sentences": 3, "max_words": 5} and data["maxlen"] == 15, f"--max-sentences/--max-words recorded ({data['sentences']})")
-cut = json.loads(attn("explain", "--model", small, "--json", "A b c d e f g. A b. C d. E f.").stdout)
-check([s["status"] for s in cut["sentences"]] == ["read", "read", "read", "dropped"] or len(cut["ids"]) <= 15,
-      "explain applies the model's sentence settings")
+cut = json.loads(attn("explain", "--model", small, "--json",
+                      "Thanks for the edit and for the note on the talk page. Thanks for the edit. See you at the meeting. "
+                      "Thanks for the note.").stdout)
+statuses = [s["status"] for s in cut["sentences"]]
+check(statuses[:3] == ["read"] * 3 and statuses[3:] == ["dropped"], f"explain reads max_sentences=3 sentences ({statuses})")
+check(all(sum(w["status"] == "kept" for w in s["words"]) <= 5 for s in cut["sentences"])
+      and sum(w["status"] == "kept" for w in cut["sentences"][0]["words"]) == 5 and len(cut["ids"]) <= 15,
+      f"and max_words=5 words of each ({[[w['status'] for w in s['words']] for s in cut['sentences']]})")
 # Resume and early stopping as for every model: 1 epoch, then --resume --epochs 2, ends where 2 epochs
 # in one go end (same loss, same model file's outputs); early stopping keeps the best epoch.
 whole, split = os.path.join(DIR, "hierarchical_whole"), os.path.join(DIR, "hierarchical_split")

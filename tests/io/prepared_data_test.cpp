@@ -1,4 +1,6 @@
 #include <cstdio>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -13,7 +15,8 @@ using namespace attn;
 
 namespace {
 io::PreparedData round_trip(const io::PreparedData& d) {
-  const auto path = (std::filesystem::temp_directory_path() / "attn_prepared_test.pt").string();
+  // Per process: CTest runs the test cases that call this at the same time.
+  const auto path = (std::filesystem::temp_directory_path() / ("attn_prepared_test_" + std::to_string(::getpid()) + ".pt")).string();
   io::write_prepared(path, d);
   auto back = io::read_prepared(path);
   std::filesystem::remove(path);

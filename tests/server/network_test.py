@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`attn serve` against the traffic of a real network, on 127.0.0.1: 64 slowloris connections (headers
 sent partway, never finished) and 16 idle ones cannot keep a normal client from answers within 1 s;
-a request not whole within --client-timeout-ms is answered 408 and closed; an idle connection closes
+a request not whole within --client-timeout-ms is answered 408 and closed, also one that keeps
+trickling a byte every 50 ms (the deadline is the whole request's, not each read's); an idle connection closes
 after --keep-alive-ms, and the longest idle one makes room at --max-connections; more connections
 than --connections-per-client from one address get 429; with --max-connections open and none idle, a
 new one gets 503 with Retry-After at once; pipelined requests are answered in order; /metrics counts
@@ -13,6 +14,7 @@ usage: network_test.py ATTN TINY_RUN_DIR
 import json
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -140,6 +142,26 @@ check(s2.startswith(b"HTTP/1.1 200") and b'"ready"' in s2, "and then the second"
 s.close()
 m = server.metrics()
 check('attn_connections_refused_total{reason="read_timeout",status="408"} 1' in m, "/metrics counts the 408")
+# The deadline is the whole request's, not each read's: a client that keeps sending a byte every 50 ms
+# (no read ever waits 300 ms) is still answered 408 once 300 ms have passed since its first byte.
+trickle = server.connect()
+trickle.sendall(PARTIAL[:1])
+start, sent, reply = time.monotonic(), 1, b""
+header = b"X-Slow: " + b"a" * 200
+while not reply and sent < len(header):
+    if select.select([trickle], [], [], 0.05)[0]:  # paced by the wait for the server's answer
+        reply = read_all(trickle)
+        break
+    try:
+        trickle.sendall(header[sent - 1:sent])
+    except OSError:
+        break
+    sent += 1
+if not reply:
+    reply = read_all(trickle)
+took = time.monotonic() - start
+check(reply.startswith(b"HTTP/1.1 408 "), f"a request trickled a byte at a time is answered 408 ({reply[:40]!r})")
+check(took < 2.0 and sent < len(header), f"when its whole-request deadline passes, while it is still sending ({took:.2f} s, {sent} bytes)")
 check(server.stop() == 0, "stopped")
 
 # ---- Caps: per client address (429), and --max-connections (the longest idle makes room; else 503).

@@ -80,14 +80,15 @@ def close(a, b, tol=1e-6, path="$"):
 texts = ["ice cream", "ice cream sucks", "You are a STUPID idiot!!!", "thanks for the edit, see the talk page",
          "zzz unknown words only", "the the the " * 80]
 srv = Server("--model", f"toxic={DIR}/run", "--model", f"features={DIR}/features", "--model", f"dates={DIR}/dates/model.pt",
-             "--model", f"{DIR}/transformer")
+             "--model", f"{DIR}/transformer", "--model", f"documents={DIR}/hierarchical")
 try:
     # ---- health, readiness, the models ----
     check(srv.request("GET", "/healthz")[0] == 200, "/healthz answers 200")
     status, _, body = srv.request("GET", "/readyz")
-    check(status == 200 and json.loads(body)["models"] == 4, "/readyz is 200 with 4 models once they are warm")
+    check(status == 200 and json.loads(body)["models"] == 5, "/readyz is 200 with 5 models once they are warm")
     models = {m["name"]: m for m in json.loads(srv.request("GET", "/v1/models")[2])["models"]}
-    check(set(models) == {"toxic", "features", "dates", "transformer"}, "/v1/models lists every model (a PATH is named by its run)")
+    check(set(models) == {"toxic", "features", "dates", "transformer", "documents"},
+          "/v1/models lists every model (a PATH is named by its run)")
     check(models["toxic"]["task"] == "text-classification" and models["toxic"]["labels"][0] == "toxic"
           and models["toxic"]["input"] == "texts", "/v1/models: task, labels, input of a text model")
     check(models["features"]["input"] == "rows" and models["features"]["features"][0] == "x0", "/v1/models: a feature model's features")
@@ -105,6 +106,15 @@ try:
     dates = ["may 9, 1998", "SATURDAY, JANUARY 1, 2000", "9.5.98"]
     check(close(srv.post("/v1/explain", {"model": "dates", "texts": dates})[2]["results"], attn_explain("dates", *dates)),
           "/v1/explain == attn explain --json (seq2seq)")
+    # A hierarchical model: sentences with their weights, words within them, the model's sentence layout applied.
+    documents = ["Thanks for the update. You are a stupid idiot and your edits are garbage.\n\nSee you at the meeting.",
+                 "One sentence only", ""]
+    status, _, got = srv.post("/v1/explain", {"model": "documents", "texts": documents})
+    check(status == 200 and close(got["results"], attn_explain("hierarchical", *documents)),
+          "/v1/explain == attn explain --json (hierarchical: sentences and words)")
+    check(status == 200 and len(got["results"][0]["sentences"]) == 3 and len(got["results"][1]["sentences"]) == 1
+          and got["results"][2]["status"] == "no known word" and "sentences" not in got["results"][2],
+          f"the documents' sentences, and a clear status for an empty one: {str(got)[:300]}")
     rows = [[0.5, 1.5, -1.0, 0.0, 2.0, -0.25], [-1.0, -2.0, -1.5, 0.3, 0.0, 1.0]]
     check(close(srv.post("/v1/explain", {"model": "features", "rows": rows})[2]["results"],
                 attn_explain("features", "--", *[",".join(map(str, r)) for r in rows])), "/v1/explain == attn explain --json (features)")
@@ -173,7 +183,7 @@ try:
     # ---- the metrics ----
     metrics = srv.request("GET", "/metrics")[2]
     for family in ("attn_requests_total", "attn_request_duration_seconds_bucket", "attn_batch_size_bucket", "attn_queue_depth",
-                   "attn_models_loaded 4"):
+                   "attn_models_loaded 5"):
         check(family in metrics, f"/metrics has {family}")
     check('attn_requests_total{route="/v1/explain",status="413"} 1' in metrics, "/metrics counts requests by route and status")
     check('route="other",status="404"' in metrics, "unknown paths count under one label")

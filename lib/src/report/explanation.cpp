@@ -8,6 +8,12 @@
 
 namespace attn::report {
 namespace {
+/// A text none of whose words the model knows (empty, or every word unknown): its probabilities are
+/// the model's bias. JSON says so in "status" (text output in a line of its own).
+constexpr const char* kNoKnownWord = "no known word";
+}  // namespace
+
+namespace {
 
 std::string format(const char* f, double a) {
   char buf[64];
@@ -126,6 +132,7 @@ nlohmann::ordered_json to_json(const TextExplanation& e) {
   out["words"] = std::move(words);
   out["ids"] = e.ids;
   out["attention"] = e.attention;
+  if (e.ids.empty()) out["status"] = kNoKnownWord;
   if (!e.sentences.empty()) out["sentences"] = sentences_json(e);
   if (!e.self_attention.empty()) out["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
   if (!e.importance.empty()) {
@@ -242,6 +249,7 @@ std::string to_json_line(const TextExplanation& e, SelfAttention self_attention)
   put_numbers(s, e.ids);
   s += ",\"attention\":";
   put_numbers(s, e.attention);
+  if (e.ids.empty()) s += ",\"status\":\"" + std::string(kNoKnownWord) + "\"";
   if (!e.sentences.empty()) s += ",\"sentences\":" + sentences_json(e).dump();
   if (self_attention == SelfAttention::kInclude && !e.self_attention.empty()) {
     s += ",\"self_attention\":[";
