@@ -256,7 +256,7 @@ struct Trainer::Impl {
       const torch::Tensor table = touched_rows(ms, nonzero, t);
       for (std::size_t k = 0; k < matrices.size(); ++k) {
         const torch::Tensor ids = table.select(1, static_cast<std::int64_t>(k)).reshape({-1});
-        const torch::Tensor rows = std::get<0>(torch::_unique(ids.masked_select(ids > 0) - 1, /*sorted=*/true));
+        const torch::Tensor rows = std::get<0>(torch::unique_consecutive(std::get<0>((ids.masked_select(ids > 0) - 1).sort())));
         if (rows.numel() * 2 <= trained[matrices[k]].size(0)) rows_of[matrices[k]] = rows;
       }
     }
