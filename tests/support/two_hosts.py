@@ -11,6 +11,7 @@ All traffic stays inside the namespaces it makes; they are deleted on exit, also
 import os
 import shutil
 import subprocess
+import threading
 import time
 
 TORCHRUN = shutil.which("torchrun")
@@ -81,11 +82,12 @@ class TwoHosts:
                 for h in self.hosts:
                     f.write(f"{own_name if own_name and h is me else h['addr']} {h['name']}\n")
 
-    def start(self, i, command, log):
-        """Starts `command` on host i: its network namespace, its own UTS namespace with its name."""
+    def start(self, i, command):
+        """Starts `command` on host i (its network namespace, its own UTS namespace with its name),
+        its output (both streams) readable line by line from .stdout."""
         h = self.hosts[i]
         return subprocess.Popen(["ip", "netns", "exec", h["ns"], "unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', h["name"],
-                                 *command], stdout=log, stderr=subprocess.STDOUT, text=True)
+                                 *command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def link(self, up):
         """Plugs the cable in or pulls it out (host 0's end)."""
@@ -94,37 +96,39 @@ class TwoHosts:
     def torchrun_pair(self, work, name, forms, program, timeout=300, nproc=1, while_running=None):
         """One torchrun per host (forms[i]: its rendezvous flags) starting `program` (a list: the
         binary, then its arguments) as `nproc` workers; returns ([exit codes], [outputs], seconds).
-        while_running(log paths) runs once both have started (e.g. to pull the cable)."""
-        procs, logs = [], []
+        while_running(procs, heads) runs once both have started (e.g. to pull the cable): it may
+        read the processes' output (read_until), kept in heads."""
+        procs = []
         t0 = time.time()
         for i in range(2):
-            path = os.path.join(work, f"{name}-{i}.log")
-            log = open(path, "w+")
-            logs.append(log)
             # bookworm's torchrun (torch 1.13, Python 3.11) needs --redirects/--tee/--log_dir to start workers.
             command = [TORCHRUN, "--nnodes", "2", "--nproc_per_node", str(nproc), *forms[i], "--redirects", "1", "--tee", "1", "--log_dir",
                        os.path.join(work, f"{name}-logs-{i}"), "--no_python", *program]
-            procs.append(self.start(i, command, log))
+            procs.append(self.start(i, command))
+        heads = ["", ""]
         if while_running:
             try:
-                while_running([log.name for log in logs])
+                while_running(procs, heads)
             except Exception:
                 for p in procs:
                     p.kill()
                 raise
-        codes = []
-        for p in procs:
-            try:
-                codes.append(p.wait(timeout=max(1, timeout - (time.time() - t0))))
-            except subprocess.TimeoutExpired:
-                p.kill()
-                codes.append(p.wait())
-        outputs = []
-        for log in logs:
-            log.seek(0)
-            outputs.append(log.read())
-            log.close()
-        return codes, outputs, time.time() - t0
+        timer = threading.Timer(max(1, timeout - (time.time() - t0)), lambda: [p.kill() for p in procs])
+        timer.start()
+        outputs = [heads[i] + procs[i].communicate()[0] for i in range(2)]  # the timer ends a hung pair
+        timer.cancel()
+        return [p.returncode for p in procs], outputs, time.time() - t0
+
+
+def read_until(proc, heads, i, text):
+    """Reads process i's output line by line (blocking) until a line holds `text`, keeping what it
+    read in heads[i]; returns the seconds it took, or None if the output ended first."""
+    t0 = time.time()
+    for line in proc.stdout:
+        heads[i] += line
+        if text in line:
+            return time.time() - t0
+    return None
 
 
 def c10d_form(host, port, run_id):
@@ -134,13 +138,3 @@ def c10d_form(host, port, run_id):
 def static_forms(host, port):
     return [["--node_rank", str(i), "--master_addr", host, "--master_port", str(port)] for i in range(2)]
 
-
-def wait_for_text(path, text, seconds):
-    """Seconds until `text` appears in the file at `path` (polled as it grows), or None after `seconds`."""
-    t0 = time.time()
-    while time.time() - t0 < seconds:
-        with open(path, errors="replace") as f:
-            if text in f.read():
-                return time.time() - t0
-        time.sleep(0.1)
-    return None
