@@ -215,10 +215,9 @@ struct Trainer::Impl {
   static constexpr std::int64_t kSparseMinRows = 1024;
 
   /// The rows of a matrix parameter's gradient (an embedding table's) that some worker's share
-  /// touched, the same on every worker: each worker's nonzero rows, gathered with one sum (each
-  /// fills its own slot of a [world, most] table, index + 1, 0 for none), sorted. Undefined when
-  /// sending them would not halve the bytes (the batch touched most rows): then the whole matrix.
-  /// Rows no share touched have a zero gradient on every worker, so summing only the touched rows
+  /// touched, on every worker: the counts, then each worker's nonzero rows, gathered with one sum
+  /// each (a worker fills its own slot of a [world, matrices, most] table with index + 1; 0 is
+  /// none). Rows no share touched have a zero gradient on every worker, so summing only the touched rows
   /// gives the dense sum's bits; Adam then sees the same dense gradient (zeros elsewhere) and
   /// decays every row's moments, as it does in one process.
   torch::Tensor touched_rows(const std::vector<torch::Tensor>& matrices, std::vector<torch::Tensor>& nonzero, StepTotals& t) {
@@ -231,7 +230,6 @@ struct Trainer::Impl {
     }
     workers->sum(counts);
     t.bytes += static_cast<double>(counts.numel() * 8);
-    torch::Tensor all = torch::empty({0}, torch::kInt64);
     const std::int64_t most = counts.max().item<std::int64_t>();
     torch::Tensor table = torch::zeros({world, n, most}, torch::kInt64);
     for (std::int64_t i = 0; i < n; ++i) table[rank][i].narrow(0, 0, nonzero[static_cast<std::size_t>(i)].numel()).copy_(nonzero[static_cast<std::size_t>(i)] + 1);
@@ -257,14 +255,14 @@ struct Trainer::Impl {
       for (std::size_t k = 0; k < matrices.size(); ++k) {
         const torch::Tensor ids = table.select(1, static_cast<std::int64_t>(k)).reshape({-1});
         const torch::Tensor rows = std::get<0>(torch::unique_consecutive(std::get<0>((ids.masked_select(ids > 0) - 1).sort())));
-        if (rows.numel() * 2 <= trained[matrices[k]].size(0)) rows_of[matrices[k]] = rows;
+        if (rows.numel() * 2 <= trained[matrices[k]].size(0)) rows_of[matrices[k]] = rows;  // else the whole matrix: not half the bytes
       }
     }
     std::vector<torch::Tensor> grads;
     for (std::size_t i = 0; i < trained.size(); ++i) {
-      const torch::Tensor& p = trained[i];
-      const torch::Tensor g = p.grad().defined() ? p.grad() : torch::zeros_like(p);
-      grads.push_back(rows_of[i].defined() ? g.index_select(0, rows_of[i]).reshape({-1}) : g.reshape({-1}));
+      torch::Tensor& p = trained[i];
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // a worker whose share was empty
+      grads.push_back(rows_of[i].defined() ? p.grad().index_select(0, rows_of[i]).reshape({-1}) : p.grad().reshape({-1}));
     }
     torch::Tensor flat = torch::cat(grads);
     workers->sum(flat);
@@ -272,7 +270,6 @@ struct Trainer::Impl {
     std::int64_t offset = 0;
     for (std::size_t i = 0; i < trained.size(); ++i) {
       torch::Tensor& p = trained[i];
-      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
       const torch::Tensor sent = grads[i];
       const torch::Tensor summed = flat.narrow(0, offset, sent.numel());
       if (rows_of[i].defined()) {
