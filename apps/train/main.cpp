@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "../common/app.h"
 #include "../common/memory.h"
@@ -34,6 +35,12 @@ std::string format_progress(const train::Progress& p) {
 }
 
 extern "C" void on_signal(int) { g_stop = true; }
+
+/// "attn train", or in a worker after the first "[rank N] attn train": what its errors start with.
+std::string command_name() {
+  const char* rank = std::getenv("RANK");
+  return rank && std::string(rank) != "0" ? "[rank " + std::string(rank) + "] attn train" : "attn train";
+}
 
 int run(int argc, char** argv) {
   // (the option tables read best as written)
@@ -74,7 +81,15 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  if (r.count("nproc")) return train::run_local_workers(r["nproc"].as<int>(), train::worker_arguments(argc, argv));
+  if (r.count("nproc")) {  // each worker runs this command again, without --nproc
+    std::vector<std::string> args = train::worker_arguments(argc, argv);
+    return train::run_local_workers(r["nproc"].as<int>(), [&] {
+      std::vector<char*> worker_argv{argv[0]};
+      for (std::string& a : args) worker_argv.push_back(a.data());
+      worker_argv.push_back(nullptr);
+      return guarded(command_name(), [&] { return run(static_cast<int>(worker_argv.size()) - 1, worker_argv.data()); });
+    });
+  }
   train::TrainCommand command{
       {r["model"].as<std::string>(),
        models::read_overrides(given<std::string>(r, "config").value_or(""),
@@ -106,7 +121,5 @@ int run(int argc, char** argv) {
 }  // namespace attn::apps
 
 int main(int argc, char** argv) {
-  const char* rank = std::getenv("RANK");  // a worker's errors name it (distributed.h)
-  const std::string name = rank && std::string(rank) != "0" ? "[rank " + std::string(rank) + "] attn train" : "attn train";
-  return attn::apps::guarded(name, [&] { return attn::apps::run(argc, argv); });
+  attn::apps::exit_now(attn::apps::guarded(attn::apps::command_name(), [&] { return attn::apps::run(argc, argv); }));
 }

@@ -51,7 +51,8 @@ def torchrun(log_dir, *extra):
 
 
 def workers_of(out_dir):
-    """pid -> RANK of the attn train processes writing out_dir."""
+    """pid -> RANK of the attn train processes writing out_dir: torchrun's workers carry RANK in their
+    environment; attn train --nproc's are named attn-worker-RANK (forked, they share the launcher's)."""
     found = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -62,6 +63,9 @@ def workers_of(out_dir):
             with open(f"/proc/{pid}/comm") as f:
                 comm = f.read().strip()
             if not comm.startswith("attn") or out_dir.encode() not in cmd:
+                continue
+            if comm.startswith("attn-worker-"):
+                found[int(pid)] = int(comm[len("attn-worker-"):])
                 continue
             with open(f"/proc/{pid}/environ", "rb") as f:
                 env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)

@@ -291,12 +291,70 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
   }
   // Adam's moments decay on every row either way (the gradient it sees is the same dense one).
   CHECK(sparse[0].validation["loss"].get<double>() == Approx(dense[0].validation["loss"].get<double>()).margin(1e-6));
-  // Bytes per step: the dense exchange sends every parameter's gradient (float32) and the step's
-  // four totals (float64); the sparse one the touched rows, their indices and counts.
-  CHECK(dense[0].last.allreduce_bytes == Approx(static_cast<double>(numel * 4 + 32)));
+  // Bytes per step: the dense exchange sends every parameter's gradient (float32) and the stop flag
+  // with them, in one collective; the sparse one a byte per table row (which rows some worker
+  // touched, and the stop flag), then the touched rows with the other gradients. The loss sums
+  // wait for the epoch's end.
+  CHECK(dense[0].last.allreduce_bytes == Approx(static_cast<double>(numel * 4 + 4)));
   CHECK(sparse[0].last.allreduce_bytes > 0);
   CHECK(sparse[0].last.allreduce_bytes < 0.25 * dense[0].last.allreduce_bytes);  // 20,000 embedding rows; a batch of 25 rows per worker touches a few hundred
   CHECK(sparse[1].last.allreduce_bytes == sparse[0].last.allreduce_bytes);
+}
+
+TEST_CASE("two workers stopped mid-epoch resume from rank 0's checkpoint to the uninterrupted run's epoch", "[train][distributed]") {
+  // Each worker adds only its own shares' loss during an epoch; a stop mid-epoch sums them into the
+  // checkpoint (rank 0 writes it), and the resumed workers must count each share once.
+  torch::set_num_threads(1);
+  const auto data = toxic_data(400);
+  train::TrainOptions o;
+  o.epochs = 1;
+  o.batch_size = 40;
+  o.seed = 4;
+  std::vector<torch::jit::Module> whole_models{small_model(), small_model()};
+  const auto whole = train_on_two_workers(whole_models, *data, o);
+
+  const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_stop_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string checkpoint = (dir / "checkpoint.pt").string();
+  std::vector<bool> finished(2, true);
+  // The models are built before the threads start: building seeds the global generator.
+  std::vector<torch::jit::Module> stopped_models{small_model(), small_model()}, resumed_models{small_model(), small_model()};
+  auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+    train::Trainer t(stopped_models[static_cast<std::size_t>(rank)], *data, nullptr, o, &workers);
+    std::atomic<bool> stop{false};
+    // Rank 1 alone is asked to stop once 120 of the 320 training rows are done: both stop together.
+    const auto progress = [&](const train::Progress& p) {
+      if (rank == 1 && p.rows_done >= 120) stop = true;
+    };
+    finished[static_cast<std::size_t>(rank)] = t.run(stop, progress, nullptr);
+    if (rank == 0) t.save_checkpoint(checkpoint);
+  });
+  INFO(errors[0] + " / " + errors[1]);
+  REQUIRE(errors[0].empty());
+  REQUIRE(errors[1].empty());
+  CHECK(finished == std::vector<bool>{false, false});
+
+  std::vector<WorkerRun> resumed(2);
+  errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+    const auto r = static_cast<std::size_t>(rank);
+    train::Trainer t(resumed_models[r], *data, nullptr, o, &workers);
+    t.load_checkpoint(checkpoint);
+    const std::atomic<bool> no_stop{false};
+    REQUIRE(t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { resumed[r].last = e; }));
+    resumed[r].parameters = parameters_of(t.model());
+  });
+  std::filesystem::remove_all(dir);
+  INFO(errors[0] + " / " + errors[1]);
+  REQUIRE(errors[0].empty());
+  REQUIRE(errors[1].empty());
+  for (std::size_t r = 0; r < 2; ++r) {
+    CHECK(resumed[r].last.loss == Approx(whole[0].last.loss).margin(1e-9));
+    CHECK(resumed[r].last.accuracy == Approx(whole[0].last.accuracy).margin(1e-9));
+    CHECK(resumed[r].last.train_tokens == whole[0].last.train_tokens);
+    CHECK(resumed[r].last.train_rows == whole[0].last.train_rows);
+  }
+  for (std::size_t i = 0; i < whole[0].parameters.size(); ++i)
+    CHECK((resumed[0].parameters[i] - whole[0].parameters[i]).abs().max().item<double>() <= 1e-6);
 }
 
 TEST_CASE("two workers train seq2seq as one process does: each share weighs its target characters", "[train][distributed]") {

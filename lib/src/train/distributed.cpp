@@ -8,7 +8,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,15 +17,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-
-extern char** environ;
 
 namespace attn::train {
 
@@ -179,6 +177,13 @@ void Workers::sum(torch::Tensor& t) {
   impl_->run("summing across workers", [&] { return impl_->group->allreduce(tensors); });
 }
 
+void Workers::max(torch::Tensor& t) {
+  std::vector<torch::Tensor> tensors{t};
+  c10d::AllreduceOptions o;
+  o.reduceOp = c10d::ReduceOp::MAX;
+  impl_->run("combining across workers", [&] { return impl_->group->allreduce(tensors, o); });
+}
+
 void Workers::broadcast(torch::Tensor& t) {
   std::vector<torch::Tensor> tensors{t};
   impl_->run("broadcasting from rank 0", [&] { return impl_->group->broadcast(tensors); });
@@ -188,48 +193,15 @@ void Workers::broadcast(torch::Tensor& t) {
 
 namespace {
 
-/// A TCP port nobody listens on now (the kernel's pick), for the workers' store.
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error(std::string("cannot open a socket: ") + std::strerror(errno));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  const bool ok =
-      ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-  ::close(fd);
-  if (!ok) throw std::runtime_error(std::string("cannot find a free port: ") + std::strerror(errno));
-  return ntohs(a.sin_port);
-}
-
 volatile sig_atomic_t g_forward = 0;
 extern "C" void remember_signal(int sig) { g_forward = sig; }
 
 int status_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
-/// The program to start: `program`, or the binary /proc/self/exe links to, so that ps and /proc name it as the user would.
-std::string program_path(const std::string& program) {
-  std::string path = program;
-  if (program == "/proc/self/exe") {
-    std::error_code ec;
-    const auto resolved = std::filesystem::read_symlink(program, ec);
-    if (!ec) path = resolved.string();
-  }
-  return path;
-}
-
-/// This process's environment ("KEY=value" strings) without the variables that place a worker.
-std::vector<std::string> environment_without_placement() {
-  std::vector<std::string> base_env;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const std::string key = kv.substr(0, kv.find('='));
-    if (key != "RANK" && key != "WORLD_SIZE" && key != "LOCAL_RANK" && key != "LOCAL_WORLD_SIZE" && key != "MASTER_ADDR" &&
-        key != "MASTER_PORT" && key != "TORCHELASTIC_RESTART_COUNT" && key != "TORCHELASTIC_USE_AGENT_STORE")
-      base_env.push_back(kv);
-  }
-  return base_env;
+/// Sends `sig` to every worker still running (a pid of -1: one that has ended).
+void signal_all(const std::vector<pid_t>& pids, int sig) {
+  for (pid_t p : pids)
+    if (p > 0) ::kill(p, sig);
 }
 
 /// The handlers SIGINT and SIGTERM had before remember_stop_signals.
@@ -255,46 +227,26 @@ void restore_stop_signals(const SavedHandlers& saved) {
   sigaction(SIGTERM, &saved.old_term, nullptr);
 }
 
-/// Sends `sig` to every worker still running (a pid of -1: one that has ended).
-void signal_all(const std::vector<pid_t>& pids, int sig) {
-  for (pid_t p : pids)
-    if (p > 0) ::kill(p, sig);
-}
-
-/// Starts worker `rank` of `n` (argv `args`, the environment `base_env` and its place) into `pid`; posix_spawn's error, 0 when started.
-int spawn_worker(const std::string& path, const std::vector<char*>& args, const std::vector<std::string>& base_env, int rank, int n,
-                 int port, pid_t& pid) {
-  std::vector<std::string> env = base_env;
-  env.push_back("RANK=" + std::to_string(rank));
-  env.push_back("LOCAL_RANK=" + std::to_string(rank));
-  env.push_back("WORLD_SIZE=" + std::to_string(n));
-  env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(n));
-  env.push_back("MASTER_ADDR=127.0.0.1");
-  env.push_back("MASTER_PORT=" + std::to_string(port));
-  env.push_back("TORCHELASTIC_RESTART_COUNT=0");
-  std::vector<char*> envp;
-  for (auto& kv : env) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  return ::posix_spawn(&pid, path.c_str(), nullptr, nullptr, args.data(), envp.data());
-}
-
-/// Starts the `n` workers and returns their pids; when one cannot start, kills and reaps those started, gives the
-/// signals back their `saved` handlers and throws.
-std::vector<pid_t> start_workers(int n, const std::string& path, const std::vector<char*>& args, const std::vector<std::string>& base_env,
-                                 int port, const SavedHandlers& saved) {
-  std::vector<pid_t> pids;
-  for (int rank = 0; rank < n; ++rank) {
-    pid_t pid = 0;
-    const int err = spawn_worker(path, args, base_env, rank, n, port, pid);
-    if (err != 0) {
-      signal_all(pids, SIGKILL);
-      for (pid_t p : pids) ::waitpid(p, nullptr, 0);
-      restore_stop_signals(saved);
-      throw std::runtime_error(path + ": cannot start worker " + std::to_string(rank) + ": " + std::strerror(err));
-    }
-    pids.push_back(pid);
+/// In a forked worker: waits for the store's port on `from` (end of file: the launcher failed) and
+/// sets the variables that place worker `rank` of `n`, as torchrun's agent does when it serves the store.
+bool place_forked_worker(int from, int rank, int n) {
+  int port = 0;
+  std::size_t got = 0;
+  while (got < sizeof port) {
+    const ssize_t r = ::read(from, reinterpret_cast<char*>(&port) + got, sizeof port - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
   }
-  return pids;
+  ::close(from);
+  const std::pair<const char*, std::string> place[] = {
+      {"RANK", std::to_string(rank)}, {"LOCAL_RANK", std::to_string(rank)}, {"WORLD_SIZE", std::to_string(n)},
+      {"LOCAL_WORLD_SIZE", std::to_string(n)}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)},
+      {"TORCHELASTIC_RESTART_COUNT", "0"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}};
+  for (const auto& [key, value] : place) ::setenv(key, value.c_str(), 1);
+  // ps and /proc/PID/comm tell the workers apart (their command lines are the launcher's).
+  ::prctl(PR_SET_NAME, ("attn-worker-" + std::to_string(rank)).c_str());
+  return true;
 }
 
 /// Waits for the `running` workers in `pids` to end (their pids become -1), forwarding a SIGTERM; after the first
@@ -351,19 +303,57 @@ std::vector<std::string> worker_arguments(int argc, char** argv) {
   return command;
 }
 
-int run_local_workers(int n, const std::vector<std::string>& arguments, const std::string& program, std::chrono::seconds grace) {
+int run_local_workers(int n, const std::function<int()>& worker, std::chrono::seconds grace) {
   if (n < 1) throw std::invalid_argument("--nproc must be >= 1, got " + std::to_string(n));
-  std::string path = program_path(program);
-  const int port = free_port();
-  const std::vector<std::string> base_env = environment_without_placement();
-  std::vector<char*> args{path.data()};
-  for (const auto& a : arguments) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-
   // Ctrl-C reaches every worker through the terminal's process group; SIGTERM sent to this process
   // is forwarded. Either way the workers stop together at the same batch and rank 0 checkpoints.
   const SavedHandlers saved = remember_stop_signals();
-  std::vector<pid_t> pids = start_workers(n, path, args, base_env, port, saved);
+  // Forked, not started afresh: this process has loaded LibTorch (0.7 s here) and started no
+  // thread yet, so the workers begin at once. Each waits on a pipe for the store's port.
+  std::vector<pid_t> pids;
+  std::vector<int> ports_to;
+  const auto fail = [&](const std::string& what) {
+    for (int fd : ports_to) ::close(fd);  // a waiting worker reads end of file and ends
+    for (pid_t p : pids) ::waitpid(p, nullptr, 0);
+    restore_stop_signals(saved);
+    throw std::runtime_error(what);
+  };
+  for (int rank = 0; rank < n; ++rank) {
+    int fds[2];
+    if (::pipe(fds) != 0) fail(std::string("cannot start the workers: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(fds[0]), ::close(fds[1]);
+      fail("cannot start worker " + std::to_string(rank) + ": " + std::strerror(errno));
+    }
+    if (pid == 0) {  // the worker: its own stop handlers, its place, then the command
+      for (int fd : ports_to) ::close(fd);
+      ::close(fds[1]);
+      restore_stop_signals(saved);
+      if (!place_forked_worker(fds[0], rank, n)) return 1;  // the launcher failed and says why
+      return worker();
+    }
+    ::close(fds[0]);
+    pids.push_back(pid);
+    ports_to.push_back(fds[1]);
+  }
+  // The workers' store, served here as torchrun's agent serves it (port 0: the kernel picks a free one).
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  try {
+    c10d::TCPStoreOptions o;
+    o.port = 0;
+    o.isServer = true;
+    o.waitWorkers = false;
+    o.numWorkers = static_cast<std::size_t>(n);
+    store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", o);
+  } catch (const std::exception& e) {
+    fail(std::string("cannot serve the workers' store on 127.0.0.1: ") + e.what());
+  }
+  const int port = store->getPort();
+  for (int fd : ports_to) {
+    (void)!::write(fd, &port, sizeof port);  // a worker that already ended is seen by wait_for_workers
+    ::close(fd);
+  }
   const int first_failure = wait_for_workers(pids, n, grace);
   restore_stop_signals(saved);
   return first_failure;

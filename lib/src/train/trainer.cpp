@@ -167,13 +167,16 @@ struct Trainer::Impl {
                                said(first) + "): every worker must read the same data, and resume from the same checkpoint " +
                                "(across machines: the run directory on a shared file system)");
     for (torch::Tensor& p : params) workers->broadcast(p);
+    // A checkpoint mid-epoch holds the epoch's sums so far: rank 0 carries them (settle_sums).
+    if (rank != 0) state.loss_sum = state.acc_sum = 0, state.tokens_done = 0;
     joined = true;
   }
 
   struct StepTotals {
-    double loss_sum = 0, acc_sum = 0;  // over the batch's rows
+    double loss_sum = 0, acc_sum = 0;  // over this worker's share of the batch (summed over the workers once an epoch: settle_sums)
     std::int64_t tokens = 0;
-    bool stop = false;  // some worker was asked to stop
+    double rows = 0;    // this worker's share of the batch, in rows (part of the batch's loss x its rows)
+    bool stop = false;  // some worker was asked to stop (known to every worker after the step's exchange)
     double bytes = 0;   // what this worker put into the step's collectives
   };
 
@@ -200,12 +203,13 @@ struct Trainer::Impl {
         (loss.value * part).backward();
       }
       const double n = part * static_cast<double>(rows.size());
+      t.rows = n;
       t.loss_sum = loss.value.item<double>() * n;
       t.acc_sum = loss.accuracy * n;
       t.tokens = batch.tokens;
     }
     t.stop = stop_requested;
-    if (world > 1) sum_over_workers(t);
+    if (world > 1) exchange(t);
     if (options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(trained, options.clip_norm);
     optimizer->step();
     return t;
@@ -214,49 +218,53 @@ struct Trainer::Impl {
   /// A matrix with at least this many rows is a table (an embedding's): its gradient may go row-sparse.
   static constexpr std::int64_t kSparseMinRows = 1024;
 
-  /// The rows of a matrix parameter's gradient (an embedding table's) that some worker's share
-  /// touched, on every worker: the counts, then each worker's nonzero rows, gathered with one sum
-  /// each (a worker fills its own slot of a [world, matrices, most] table with index + 1; 0 is
-  /// none). Rows no share touched have a zero gradient on every worker, so summing only the touched rows
-  /// gives the dense sum's bits; Adam then sees the same dense gradient (zeros elsewhere) and
+  /// The rows of each matrix's gradient (an embedding table's) that some worker's share touched,
+  /// and whether some worker was asked to stop: one collective, the maximum over the workers of
+  /// each worker's 0/1 flags (a byte per row: the matrices' rows one after another, then the stop
+  /// flag). Rows no share touched have a zero gradient on every worker, so summing only the touched
+  /// rows gives the dense sum's bits; Adam then sees the same dense gradient (zeros elsewhere) and
   /// decays every row's moments, as it does in one process.
-  torch::Tensor touched_rows(const std::vector<torch::Tensor>& matrices, std::vector<torch::Tensor>& nonzero, StepTotals& t) {
-    const auto n = static_cast<std::int64_t>(matrices.size());
-    torch::Tensor counts = torch::zeros({world, n}, torch::kInt64);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const torch::Tensor& g = matrices[static_cast<std::size_t>(i)].grad();
-      nonzero.push_back(g.defined() ? g.ne(0).any(1).nonzero().view({-1}) : torch::empty({0}, torch::kInt64));
-      counts[rank][i] = nonzero.back().numel();
+  std::vector<torch::Tensor> touched_rows(const std::vector<torch::Tensor>& matrices, StepTotals& t) {
+    std::int64_t total = 0;
+    for (const torch::Tensor& m : matrices) total += m.size(0);
+    torch::Tensor flags = torch::zeros({total + 1}, torch::kUInt8);
+    std::int64_t at = 0;
+    for (const torch::Tensor& m : matrices) {
+      if (m.grad().defined()) flags.narrow(0, at, m.size(0)).copy_(m.grad().ne(0).any(1));
+      at += m.size(0);
     }
-    workers->sum(counts);
-    t.bytes += static_cast<double>(counts.numel() * 8);
-    const std::int64_t most = counts.max().item<std::int64_t>();
-    torch::Tensor table = torch::zeros({world, n, most}, torch::kInt64);
-    for (std::int64_t i = 0; i < n; ++i) table[rank][i].narrow(0, 0, nonzero[static_cast<std::size_t>(i)].numel()).copy_(nonzero[static_cast<std::size_t>(i)] + 1);
-    workers->sum(table);
-    t.bytes += static_cast<double>(table.numel() * 8);
-    return table;
+    flags[total] = t.stop ? 1 : 0;
+    workers->max(flags);
+    t.bytes += static_cast<double>(flags.numel());
+    t.stop = flags[total].item<std::uint8_t>() != 0;
+    std::vector<torch::Tensor> rows;
+    at = 0;
+    for (const torch::Tensor& m : matrices) {
+      rows.push_back(flags.narrow(0, at, m.size(0)).nonzero().view({-1}));
+      at += m.size(0);
+    }
+    return rows;
   }
 
-  /// The gradients (one flat float32 buffer; of an embedding table only the rows some share touched,
-  /// when that halves its bytes: options.sparse_gradients), then the step's totals (float64), summed
-  /// over the workers: two collectives a step, and two small ones before them for the touched rows.
-  void sum_over_workers(StepTotals& t) {
+  /// The gradients summed over the workers, in one flat float32 buffer: of an embedding table only
+  /// the rows some share touched when that halves its bytes (options.sparse_gradients), found by
+  /// touched_rows (which also shares the stop flag), else every row. One collective a step, two with
+  /// a row-sparse table; the step's loss and token sums stay with each worker until settle_sums.
+  void exchange(StepTotals& t) {
     // Matrices with many rows (embedding tables) may go row-sparse.
     std::vector<std::size_t> matrices;
     if (options.sparse_gradients)
       for (std::size_t i = 0; i < trained.size(); ++i)
         if (trained[i].dim() == 2 && trained[i].size(0) >= kSparseMinRows) matrices.push_back(i);
     std::vector<torch::Tensor> rows_of(trained.size());  // the rows to send of each parameter (undefined: all)
+    bool stop_shared = false;
     if (!matrices.empty()) {
-      std::vector<torch::Tensor> ms, nonzero;
+      std::vector<torch::Tensor> ms;
       for (std::size_t i : matrices) ms.push_back(trained[i]);
-      const torch::Tensor table = touched_rows(ms, nonzero, t);
-      for (std::size_t k = 0; k < matrices.size(); ++k) {
-        const torch::Tensor ids = table.select(1, static_cast<std::int64_t>(k)).reshape({-1});
-        const torch::Tensor rows = std::get<0>(torch::unique_consecutive(std::get<0>((ids.masked_select(ids > 0) - 1).sort())));
-        if (rows.numel() * 2 <= trained[matrices[k]].size(0)) rows_of[matrices[k]] = rows;  // else the whole matrix: not half the bytes
-      }
+      const std::vector<torch::Tensor> rows = touched_rows(ms, t);
+      stop_shared = true;
+      for (std::size_t k = 0; k < matrices.size(); ++k)
+        if (rows[k].numel() * 2 <= trained[matrices[k]].size(0)) rows_of[matrices[k]] = rows[k];  // else the whole matrix: not half the bytes
     }
     std::vector<torch::Tensor> grads;
     for (std::size_t i = 0; i < trained.size(); ++i) {
@@ -264,29 +272,38 @@ struct Trainer::Impl {
       if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // a worker whose share was empty
       grads.push_back(rows_of[i].defined() ? p.grad().index_select(0, rows_of[i]).reshape({-1}) : p.grad().reshape({-1}));
     }
+    if (!stop_shared) grads.push_back(torch::full({1}, t.stop ? 1.0F : 0.0F));  // the stop flag rides with the gradients
     torch::Tensor flat = torch::cat(grads);
     workers->sum(flat);
     t.bytes += static_cast<double>(flat.numel() * 4);
+    if (!stop_shared) t.stop = flat[-1].item<float>() > 0;
     std::int64_t offset = 0;
     for (std::size_t i = 0; i < trained.size(); ++i) {
       torch::Tensor& p = trained[i];
-      const torch::Tensor sent = grads[i];
-      const torch::Tensor summed = flat.narrow(0, offset, sent.numel());
+      const torch::Tensor summed = flat.narrow(0, offset, grads[i].numel());
       if (rows_of[i].defined()) {
         p.mutable_grad().zero_();
         p.mutable_grad().index_copy_(0, rows_of[i], summed.view({rows_of[i].numel(), p.size(1)}));
       } else {
         p.mutable_grad().copy_(summed.view_as(p));
       }
-      offset += sent.numel();
+      offset += grads[i].numel();
     }
-    torch::Tensor totals = torch::tensor({t.loss_sum, t.acc_sum, static_cast<double>(t.tokens), t.stop ? 1.0 : 0.0}, torch::kFloat64);
-    workers->sum(totals);
-    t.bytes += static_cast<double>(totals.numel() * 8);
-    t.loss_sum = totals[0].item<double>();
-    t.acc_sum = totals[1].item<double>();
-    t.tokens = totals[2].item<std::int64_t>();
-    t.stop = totals[3].item<double>() > 0;
+  }
+
+  /// The epoch's running sums (loss, accuracy, tokens) over the workers, in one collective: each
+  /// worker adds only its shares' during the epoch. Every worker gets the totals; with `carry_on_rank_0`
+  /// (a checkpoint mid-epoch) only rank 0 keeps them and the others start again from zero, so that
+  /// the next settle counts each share once.
+  void settle_sums(bool carry_on_rank_0) {
+    if (world == 1) return;
+    CheckpointState& p = state;
+    torch::Tensor sums = torch::tensor({p.loss_sum, p.acc_sum, static_cast<double>(p.tokens_done)}, torch::kFloat64);
+    workers->sum(sums);
+    p.loss_sum = sums[0].item<double>();
+    p.acc_sum = sums[1].item<double>();
+    p.tokens_done = sums[2].item<std::int64_t>();
+    if (carry_on_rank_0 && rank != 0) p.loss_sum = p.acc_sum = 0, p.tokens_done = 0;
   }
 
   std::vector<std::vector<std::int64_t>> epoch_batches(int e) const {
@@ -371,6 +388,8 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
   const tasks::Width width = s.options.bucket ? tasks::Width::kLongestRow : tasks::Width::kData;
   double lr = s.options.lr;
   s.join();
+  // The rows behind this worker's running sums (its shares'; rank 0's include what a checkpoint carried).
+  double share_rows = s.rank == 0 ? static_cast<double>(p.rows_done) : 0;
   while (p.epoch < s.options.epochs) {
     const auto batches = s.epoch_batches(p.epoch);
     s.model.train();
@@ -384,6 +403,7 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
       s.set_lr(lr);
       const Impl::StepTotals t = s.step(rows, width, stop.load());
       p.loss_sum += t.loss_sum;
+      share_rows += t.rows;
       p.acc_sum += t.acc_sum;
       p.rows_done += static_cast<std::int64_t>(rows.size());
       p.tokens_done += t.tokens;
@@ -391,12 +411,14 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
       p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (on_progress)
         on_progress(Progress{p.epoch + 1, s.options.epochs, p.rows_done, static_cast<std::int64_t>(s.train_rows.size()), p.seconds,
-                             p.loss_sum / static_cast<double>(p.rows_done), p.acc_sum / static_cast<double>(p.rows_done)});
+                             p.loss_sum / share_rows, p.acc_sum / share_rows});  // this worker's shares' (all of it in one process)
       if (s.world == 1 ? stop.load() : t.stop) {  // workers: when any of them was asked to, all stop after the same batch
         ++p.next_batch;
+        s.settle_sums(true);  // the checkpoint's sums
         return false;
       }
     }
+    s.settle_sums(false);
     EpochRecord rec;
     rec.epoch = p.epoch + 1;
     rec.loss = p.loss_sum / static_cast<double>(p.rows_done);
@@ -411,7 +433,7 @@ bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const 
     s.watch(rec);
     ++p.epoch;  // done: a checkpoint written by on_epoch starts the next epoch
     p.next_batch = p.rows_done = p.tokens_done = 0;
-    p.loss_sum = p.acc_sum = p.seconds = p.exchanged_bytes = 0;
+    p.loss_sum = p.acc_sum = p.seconds = p.exchanged_bytes = share_rows = 0;
     if (on_epoch) on_epoch(rec);
     if (rec.stop) break;
   }

@@ -76,11 +76,13 @@ TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& 
 /// This program's arguments (after argv[0]) without `--nproc N`: what each local worker is given.
 std::vector<std::string> worker_arguments(int argc, char** argv);
 
-/// `attn train --nproc N`: runs `program` with `arguments` as N local workers (RANK, WORLD_SIZE,
-/// LOCAL_RANK, MASTER_ADDR=127.0.0.1, a free MASTER_PORT), forwards SIGINT and SIGTERM to them, and
-/// when one fails stops the others (SIGTERM, then SIGKILL after `grace`). Returns the exit status:
-/// 0 when all succeeded, else the first failed worker's (128 + signal when one was killed).
-int run_local_workers(int n, const std::vector<std::string>& arguments, const std::string& program = "/proc/self/exe",
-                      std::chrono::seconds grace = std::chrono::seconds(30));
+/// `attn train --nproc N`: N local workers, each a copy of this process made with fork() (so call it
+/// before this process starts any thread). In each worker, with its place in the environment as
+/// torchrun gives it (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR=127.0.0.1, MASTER_PORT, and
+/// TORCHELASTIC_USE_AGENT_STORE: this process serves the workers' store), returns `worker()`'s exit
+/// status. In this process: forwards SIGTERM to the workers (SIGINT reaches them from the terminal),
+/// and when one fails stops the others (SIGTERM, then SIGKILL after `grace`); returns 0 when all
+/// succeeded, else the first failed worker's status (128 + signal when one was killed).
+int run_local_workers(int n, const std::function<int()>& worker, std::chrono::seconds grace = std::chrono::seconds(30));
 
 }  // namespace attn::train

@@ -64,6 +64,8 @@ class Workers {
   /// Sums `t` (contiguous, CPU) over the workers, in place. Errors are std::runtime_error naming
   /// this worker.
   void sum(torch::Tensor& t);
+  /// The elementwise maximum of `t` over the workers, in place (of 0/1 flags: whether any worker set each).
+  void max(torch::Tensor& t);
   /// Rank 0's `t` on every worker, in place.
   void broadcast(torch::Tensor& t);
 
@@ -72,7 +74,5 @@ class Workers {
   explicit Workers(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-
 
 }  // namespace attn::train
