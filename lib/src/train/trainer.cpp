@@ -189,10 +189,12 @@ struct Trainer::Impl {
     // Gradients start undefined: backward hands each parameter its gradient tensor, with nothing
     // to zero and add to (zero_grad() would clear 10 MB and add into it every step).
     for (torch::Tensor& p : trained) p.mutable_grad() = torch::Tensor();
-    const auto [begin, end] = tasks::share_of(rows.size(), rank, world);  // a batch smaller than the world leaves some none
-    if (end > begin) {
-      const std::vector<std::int64_t> mine(rows.begin() + static_cast<std::ptrdiff_t>(begin),
-                                           rows.begin() + static_cast<std::ptrdiff_t>(end));
+    // This worker's share: every world-th row from its rank on. A length-bucketed batch comes sorted
+    // by length, so the shares are alike in width and tokens and no worker waits long for another
+    // (halves would give the last worker the longest rows). A batch smaller than the world leaves some none.
+    std::vector<std::int64_t> mine;
+    for (auto i = static_cast<std::size_t>(rank); i < rows.size(); i += static_cast<std::size_t>(world)) mine.push_back(rows[i]);
+    if (!mine.empty()) {
       const tasks::Batch batch = data.batch(mine, width);
       const tasks::Loss loss = data.loss(model, batch, pos_weight);
       // This share's part of the batch's loss, counted in rows (the epoch's sums are per row).
