@@ -11,6 +11,7 @@
 #include "../common/app.h"
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
+#include "../common/workers.h"
 #include "attn/models/overrides.h"
 #include "attn/tasks/commands.h"
 #include "attn/train/command.h"
@@ -35,12 +36,6 @@ std::string format_progress(const train::Progress& p) {
 }
 
 extern "C" void on_signal(int) { g_stop = true; }
-
-/// "attn train", or in a worker after the first "[rank N] attn train": what its errors start with.
-std::string command_name() {
-  const char* rank = std::getenv("RANK");
-  return rank && std::string(rank) != "0" ? "[rank " + std::string(rank) + "] attn train" : "attn train";
-}
 
 int run(int argc, char** argv) {
   // (the option tables read best as written)
@@ -81,15 +76,7 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  if (r.count("nproc")) {  // each worker runs this command again, without --nproc
-    std::vector<std::string> args = train::worker_arguments(argc, argv);
-    return train::run_local_workers(r["nproc"].as<int>(), [&] {
-      std::vector<char*> worker_argv{argv[0]};
-      for (std::string& a : args) worker_argv.push_back(a.data());
-      worker_argv.push_back(nullptr);
-      return guarded(command_name(), [&] { return run(static_cast<int>(worker_argv.size()) - 1, worker_argv.data()); });
-    });
-  }
+  if (r.count("nproc")) return run_as_local_workers(r["nproc"].as<int>(), "attn train", argc, argv, run);  // each worker: without --nproc
   train::TrainCommand command{
       {r["model"].as<std::string>(),
        models::read_overrides(given<std::string>(r, "config").value_or(""),
@@ -121,5 +108,5 @@ int run(int argc, char** argv) {
 }  // namespace attn::apps
 
 int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded(attn::apps::command_name(), [&] { return attn::apps::run(argc, argv); }));
+  attn::apps::exit_now(attn::apps::guarded(attn::apps::worker_command_name("attn train"), [&] { return attn::apps::run(argc, argv); }));
 }

@@ -13,6 +13,7 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def finish():
-    print(f"{count - len(failures)} of {count} checks passed")
-    sys.exit(1 if failures else 0)
+def finish(skipped=False):
+    """Exit status: 1 when a check failed, else 77 (CTest's skip) when part was `skipped`, else 0."""
+    print(f"{count - len(failures)} of {count} checks passed" + ("; some skipped" if skipped else ""))
+    sys.exit(1 if failures else 77 if skipped else 0)

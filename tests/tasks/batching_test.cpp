@@ -69,18 +69,3 @@ TEST_CASE("batch_ids: trimmed to the longest row, real tokens kept at the padded
   CHECK(torch::equal(tasks::batch_ids(post, {1, 0}, tasks::Width::kLongestRow, text::Side::kPost),
                      torch::tensor({{4, 0, 0}, {1, 2, 3}}, torch::kInt64)));
 }
-
-TEST_CASE("share_of: contiguous shares of a batch, sizes within one, none lost", "[tasks][batching]") {
-  for (std::size_t n : {0, 1, 2, 5, 512, 513}) {
-    for (int world : {1, 2, 3, 4}) {
-      std::size_t expect = 0;
-      for (int r = 0; r < world; ++r) {
-        const auto [begin, end] = tasks::share_of(n, r, world);
-        CHECK(begin == expect);
-        CHECK(end - begin <= n / static_cast<std::size_t>(world) + 1);
-        expect = end;
-      }
-      CHECK(expect == n);
-    }
-  }
-}

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,12 +30,20 @@ struct TwoThreads {
   std::condition_variable cv;
   std::vector<std::vector<float>> parts{2};
   int arrived = 0, round = 0;
+  std::map<std::int64_t, std::int64_t> jobs;  // per scoring, the jobs handed out
+  std::vector<int> jobs_taken{0, 0};          // per worker, all the jobs it took
 };
 class ThreadSharing : public attn::tasks::RowSharing {
  public:
   ThreadSharing(TwoThreads& s, int rank) : s_(s), rank_(rank) {}
   int rank() const override { return rank_; }
   int size() const override { return 2; }
+  void new_jobs() const override { ++scoring_; }
+  std::int64_t next_job() const override {
+    std::lock_guard<std::mutex> lock(s_.m);
+    ++s_.jobs_taken[static_cast<std::size_t>(rank_)];
+    return s_.jobs[scoring_]++;
+  }
   std::vector<float> gather(const std::vector<float>& mine) const override {
     std::unique_lock<std::mutex> lock(s_.m);
     const int round = s_.round;
@@ -53,31 +62,46 @@ class ThreadSharing : public attn::tasks::RowSharing {
  private:
   TwoThreads& s_;
   int rank_;
+  mutable std::int64_t scoring_ = -1;
 };
 
-/// The metrics of `rows` as two workers compute them, sharing the rows: rank 0's, and whether
-/// rank 1 got the same. Each thread has the model loaded from `model_path` on its own (as each
-/// worker process would; a clone() shares the compiled methods, which two threads must not run at
-/// once).
-inline nlohmann::ordered_json shared_metrics(const attn::tasks::Dataset& data, const std::string& model_path,
-                                             const std::vector<std::int64_t>& rows, std::int64_t batch_size, bool* same = nullptr) {
+/// The evaluations of `rows` by two workers sharing them, rank 0's then rank 1's: each thread has
+/// the model loaded from `model_path` on its own (as each worker process would; a clone() shares
+/// the compiled methods, which two threads must not run at once).
+inline std::vector<attn::tasks::Evaluation> shared_evaluations(const attn::tasks::Dataset& data, const std::string& model_path,
+                                                               const std::vector<std::int64_t>& rows, std::int64_t batch_size,
+                                                               attn::tasks::EvaluateOptions::Detail detail) {
   std::vector<std::unique_ptr<attn::tasks::TrainedModel>> models;
   for (int rank = 0; rank < 2; ++rank) models.push_back(attn::tasks::open_model(model_path));
   TwoThreads state;
-  std::vector<nlohmann::ordered_json> got(2);
+  std::vector<attn::tasks::Evaluation> got(2);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < 2; ++rank) {
     threads.emplace_back([&, rank] {
       const ThreadSharing sharing(state, rank);
-      got[static_cast<std::size_t>(rank)] = data.evaluate(models[static_cast<std::size_t>(rank)]->module(), rows,
-                                                          {batch_size, attn::tasks::EvaluateOptions::Detail::kMetrics, &sharing})
-                                                .metrics;
+      got[static_cast<std::size_t>(rank)] =
+          data.evaluate(models[static_cast<std::size_t>(rank)]->module(), rows, {batch_size, detail, &sharing});
     });
   }
   for (auto& t : threads) t.join();
   CHECK(state.round > 0);  // the rows were shared out and gathered
-  if (same) *same = got[0] == got[1];
-  return got[0];
+  return got;
+}
+
+/// Each worker's evaluation of `rows` shared by two is the one process's `alone` bit for bit:
+/// metrics, predictions and pictures.
+inline void check_shared_as_alone(const attn::tasks::Dataset& data, const std::string& model_path, const std::vector<std::int64_t>& rows,
+                                  std::int64_t batch_size, const attn::tasks::Evaluation& alone) {
+  for (const auto detail : {attn::tasks::EvaluateOptions::Detail::kMetrics, attn::tasks::EvaluateOptions::Detail::kFull}) {
+    const auto shared = shared_evaluations(data, model_path, rows, batch_size, detail);
+    for (const attn::tasks::Evaluation& e : shared) {
+      CHECK(e.metrics.dump() == alone.metrics.dump());
+      if (detail == attn::tasks::EvaluateOptions::Detail::kFull) {
+        CHECK(e.predictions_csv == alone.predictions_csv);
+        CHECK(e.svg == alone.svg);
+      }
+    }
+  }
 }
 
 inline fs::path scratch(const std::string& name) {
@@ -114,7 +138,8 @@ inline std::vector<std::string> text_rows(int count) {
 /// A model file as a run directory holds one, without training: `model` built by the registry for
 /// the data `inputs` give (its tokenizer, labels, sizes), initial weights from `seed`, saved with
 /// the task's files to DIR/model.pt. Returns DIR. (Tests of what training learns are in tests/train/.)
-inline std::string saved_model(const std::string& model, const fs::path& dir, const std::vector<std::pair<std::string, std::string>>& inputs,
+inline std::string saved_model(const std::string& model, const fs::path& dir,
+                               const std::vector<std::pair<std::string, std::string>>& inputs,
                                const nlohmann::json& overrides = nlohmann::json::object(), std::uint64_t seed = 1) {
   const attn::models::ModelEntry& entry = attn::models::find_model(model);
   const attn::tasks::Task& task = attn::tasks::task_for(entry.kind);

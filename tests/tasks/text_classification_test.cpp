@@ -1,4 +1,5 @@
 // Text classification: explain's word alignment, and one scoring path for validation and evaluate.
+#include <algorithm>
 #include <cmath>
 
 #include <torch/torch.h>
@@ -109,11 +110,13 @@ TEST_CASE("explain_text: words beyond num_words, the OOV word, and the maxlen cu
   CHECK(e.words[5].status == "dropped");
 }
 
-TEST_CASE("text: evaluate scores a CSV, the same shared by two workers; predict agrees with explain; Kaggle's test labels", "[tasks][text][evaluate]") {
+TEST_CASE("text: evaluate scores a CSV, the same shared by two workers; predict agrees with explain; Kaggle's test labels",
+          "[tasks][text][evaluate]") {
   const auto dir = scratch("text_eval");
   const auto rows = text_rows(250);
   const std::string csv = write_csv(dir / "train.csv", "id,comment_text,bad,rude", rows);
-  saved_model("bilstm-attention", dir / "run", {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}}, {{"embed_dim", 8}, {"lstm_units", 4}});
+  saved_model("bilstm-attention", dir / "run", {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
+              {{"embed_dim", 8}, {"lstm_units", 4}});
   const std::string val = write_csv(dir / "val.csv", "id,comment_text,bad,rude", std::vector<std::string>(rows.end() - 50, rows.end()));
   const auto model = tasks::open_model((dir / "run").string());
   // Its example inputs (the page's, a server's warm-up) come from its own data: the last rows.
@@ -128,12 +131,14 @@ TEST_CASE("text: evaluate scores a CSV, the same shared by two workers; predict 
   CHECK(e.metrics.at("rows") == 50);
   CHECK(e.metrics.at("auc").contains("rude"));
   CHECK_THAT(e.predictions_csv, Catch::StartsWith("id,bad,rude\nr200,"));
-  // Shared by two workers (each scoring half the rows), validation gives the same metrics.
-  bool same = false;
-  const auto shared = shared_metrics(*data, (dir / "run").string(), tasks::all_rows(data->rows()), 7, &same);
-  CHECK(same);
-  for (const char* key : {"loss", "mean_auc", "accuracy"})
-    CHECK(std::abs(shared.at(key).get<double>() - e.metrics.at(key).get<double>()) <= 1e-6);
+  // Shared by two workers (each scoring its share of the batches), the same bits: metrics and
+  // predictions, rows in any order.
+  check_shared_as_alone(*data, (dir / "run").string(), tasks::all_rows(data->rows()), 7, e);
+  std::vector<std::int64_t> backwards = tasks::all_rows(data->rows());
+  std::reverse(backwards.begin(), backwards.end());
+  const auto e_backwards = data->evaluate(model->module(), backwards, {7, tasks::EvaluateOptions::Detail::kFull});
+  CHECK_THAT(e_backwards.predictions_csv, Catch::StartsWith("id,bad,rude\nr249,"));
+  check_shared_as_alone(*data, (dir / "run").string(), backwards, 7, e_backwards);
   // predict, the cheap path, gives what explain gives, whatever the batch mates and their lengths.
   const std::vector<tasks::Input> in = {
       {"thanks good edit stupid", {}}, {"sucks", {}}, {"page fine see talk source good edit", {}}, {"zzz", {}}};
@@ -376,13 +381,13 @@ TEST_CASE("a hierarchical model's data: sentences from the data, recorded, appli
     rows.push_back("d" + std::to_string(i) + ",\"Thanks for the edit. The page is fine" + (i % 3 == 0 ? ". You are stupid" : "") +
                    ".\nSee the talk page.\"," + (i % 3 == 0 ? "1" : "0"));
   const std::string csv = write_csv(dir / "docs.csv", "id,comment_text,bad", rows);
-  const std::string run = saved_model("hierarchical-attention", dir / "run", {{"csv", csv}, {"labels", "bad"}},
-                                      {{"embed_dim", 8}, {"gru_units", 4}});
+  const std::string run =
+      saved_model("hierarchical-attention", dir / "run", {{"csv", csv}, {"labels", "bad"}}, {{"embed_dim", 8}, {"gru_units", 4}});
   const auto model = tasks::open_model(run);
   const auto described = model->describe();
   REQUIRE(described.contains("sentences"));
   CHECK(described["sentences"]["max_sentences"] == 4);  // numpy.percentile([3]*26 + [4]*14, 95) = 4
-  CHECK(described["sentences"]["max_words"] == 4);  // every sentence has 3 or 4 words
+  CHECK(described["sentences"]["max_words"] == 4);      // every sentence has 3 or 4 words
   CHECK(described["maxlen"] == 16);
   data::Inputs none;
   const auto scored = model->open_csv(csv, none, 1);

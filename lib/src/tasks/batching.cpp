@@ -83,9 +83,4 @@ std::vector<std::int64_t> all_rows(std::int64_t n) {
   return rows;
 }
 
-std::pair<std::size_t, std::size_t> share_of(std::size_t n, int rank, int world) {
-  const auto r = static_cast<std::size_t>(rank), w = static_cast<std::size_t>(world);
-  return {n * r / w, n * (r + 1) / w};
-}
-
 }  // namespace attn::tasks

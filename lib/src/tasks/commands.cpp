@@ -131,14 +131,14 @@ std::string evaluate(const EvaluateRequest& r) {
   data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kEvaluate), describe(model->saved()));
   model->configure(r.options);
   const std::unique_ptr<Dataset> data = model->open_csv(r.csv, r.options, r.threads);
-  const Evaluation e = data->evaluate(model->module(), all_rows(data->rows()), {r.batch_size, EvaluateOptions::Detail::kFull});
+  const Evaluation e = data->evaluate(model->module(), all_rows(data->rows()), {r.batch_size, EvaluateOptions::Detail::kFull, r.sharing});
+  if (e.metrics.empty() && !r.metrics.empty())
+    throw std::invalid_argument("--metrics needs labels or targets in the CSV (text models: or --labels-csv)");
+  if (r.sharing && r.sharing->rank() != 0) return "";  // rank 0 writes and reports
   if (!r.predictions.empty()) io::write_file_atomic(r.predictions, e.predictions_csv);
   if (r.options.given("svg") && !e.svg.empty()) io::write_file_atomic(r.options.text("svg"), e.svg.front());
   std::string out = "scored " + std::to_string(data->rows()) + " rows of " + r.csv + "\n";
-  if (e.metrics.empty()) {
-    if (!r.metrics.empty()) throw std::invalid_argument("--metrics needs labels or targets in the CSV (text models: or --labels-csv)");
-    return out;
-  }
+  if (e.metrics.empty()) return out;
   nlohmann::ordered_json metrics = {{"csv", r.csv}};
   for (const auto& [key, value] : e.metrics.items()) metrics[key] = value;
   if (!r.metrics.empty()) io::write_file_atomic(r.metrics, metrics.dump(2) + "\n");

@@ -187,16 +187,18 @@ class FeatureDataset : public Dataset {
       if (!t_.labels.empty()) y.push_back(t_.labels[static_cast<std::size_t>(r)]);
     // Per row: the probability, then the d weights (gathered so, when validation is shared).
     const std::size_t d = static_cast<std::size_t>(d_);
-    const std::vector<float> scored = score_shared(rows, options.sharing, [&](const std::vector<std::int64_t>& some) {
-      std::vector<float> values, packed;
-      for (std::int64_t r : some) values.insert(values.end(), t_.values.begin() + r * d_, t_.values.begin() + (r + 1) * d_);
-      const auto [p, a] = predict(model, values, d_, options.batch_size);
-      for (std::size_t i = 0; i < some.size(); ++i) {
-        packed.push_back(p[i]);
-        packed.insert(packed.end(), a.begin() + static_cast<std::ptrdiff_t>(i * d), a.begin() + static_cast<std::ptrdiff_t>((i + 1) * d));
-      }
-      return packed;
-    });
+    const std::vector<float> scored =
+        score_shared(rows, lengths_, options.batch_size, options.sharing, [&](const std::vector<std::int64_t>& some) {
+          std::vector<float> values, packed;
+          for (std::int64_t r : some) values.insert(values.end(), t_.values.begin() + r * d_, t_.values.begin() + (r + 1) * d_);
+          const auto [p, a] = predict(model, values, d_, options.batch_size);
+          for (std::size_t i = 0; i < some.size(); ++i) {
+            packed.push_back(p[i]);
+            packed.insert(packed.end(), a.begin() + static_cast<std::ptrdiff_t>(i * d),
+                          a.begin() + static_cast<std::ptrdiff_t>((i + 1) * d));
+          }
+          return packed;
+        });
     std::vector<float> probs, attention;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       probs.push_back(scored[i * (d + 1)]);

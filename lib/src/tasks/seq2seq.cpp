@@ -148,11 +148,11 @@ class Seq2SeqDataset : public Dataset {
     Evaluation out;
     if (rows.empty()) return out;
     const bool have_targets = !pairs_.targets.empty(), full = options.detail == EvaluateOptions::Detail::kFull;
-    std::vector<std::string> predicted;  // with Detail::kFull (then every row here: not shared)
+    SharedScoring shared(rows, enc_.source.lengths, options.batch_size, options.sharing);
+    std::vector<std::string> predicted;  // with Detail::kFull: the outputs of this worker's share, then of every row
     if (have_targets) {
-      const std::vector<float> t = score_shared(rows, full ? nullptr : options.sharing, [&](const std::vector<std::int64_t>& some) {
-        return tallies(module, some, options.batch_size, full ? &predicted : nullptr);
-      });
+      const std::vector<float> t = shared.scores(
+          [&](const std::vector<std::int64_t>& some) { return tallies(module, some, options.batch_size, full ? &predicted : nullptr); });
       double sum[kTally] = {};
       for (std::size_t i = 0; i < t.size(); ++i) sum[i % kTally] += t[i];
       out.metrics["loss"] = sum[0] / std::max(1.0, sum[2]);
@@ -163,9 +163,13 @@ class Seq2SeqDataset : public Dataset {
       out.metrics["rows"] = static_cast<std::int64_t>(rows.size());
       out.metrics["rows_skipped"] = 0;
     } else if (full) {
-      for (const Translation& t : translate(module, enc_.source, rows, options.batch_size, beam_))
-        predicted.push_back(decode(target_, t.ids));
+      shared.scores([&](const std::vector<std::int64_t>& some) {
+        for (const Translation& t : translate(module, enc_.source, some, options.batch_size, beam_))
+          predicted.push_back(decode(target_, t.ids));
+        return std::vector<float>(some.size(), 0.0f);  // the outputs are gathered as texts below
+      });
     }
+    if (full) predicted = shared.texts(predicted);
     if (full) {
       std::string& csv = out.predictions_csv;
       csv = have_targets ? "source,target,prediction\n" : "source,prediction\n";

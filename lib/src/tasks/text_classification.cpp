@@ -41,7 +41,8 @@ text::PadOptions pad_of(const TextDataConfig& config) {
 /// hierarchical model's documents of sentences (text/sentences.h).
 std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,
                                          int threads = 1) {
-  return config.sentences.enabled() ? text::encode_documents(tok, texts, config.sentences, threads) : tok.texts_to_sequences(texts, threads);
+  return config.sentences.enabled() ? text::encode_documents(tok, texts, config.sentences, threads)
+                                    : tok.texts_to_sequences(texts, threads);
 }
 
 void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
@@ -155,9 +156,9 @@ class TextDataset : public Dataset {
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;
-    const std::vector<float> probs = score_shared(rows, options.sharing, [&](const std::vector<std::int64_t>& some) {
-      return predict(model, data_.x, data_.padding, some, options.batch_size);
-    });
+    const std::vector<float> probs = score_shared(
+        rows, data_.x.lengths, options.batch_size, options.sharing,
+        [&](const std::vector<std::int64_t>& some) { return predict(model, data_.x, data_.padding, some, options.batch_size); });
     const std::size_t L = rows.empty() ? 0 : probs.size() / rows.size();
     if (labels_.defined()) {
       std::vector<float> y;
@@ -536,10 +537,11 @@ class TextClassification : public Task {
         std::vector<data::InputSpec> specs = data::prepare_inputs();
         specs.insert(specs.begin() + 1, {"data", "Text models: prepared data directory (attn prepare --out DIR) instead of --csv", ""});
         specs.insert(specs.begin() + 2, val_csv_input());
-        specs.push_back({"max-sentences", "Hierarchical models: sentences of a document read (default: the data's 95th percentile, at most 64)",
-                         "", data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
-        specs.push_back({"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)", "",
+        specs.push_back({"max-sentences",
+                         "Hierarchical models: sentences of a document read (default: the data's 95th percentile, at most 64)", "",
                          data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
+        specs.push_back({"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)",
+                         "", data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
         return specs;
       }
       case Command::kExplain:
@@ -568,10 +570,12 @@ class TextClassification : public Task {
     text::SentenceLayout layout;  // hierarchical models: 0 = from the data
     for (const char* flag : {"max-sentences", "max-words"}) {
       if (!in.given(flag)) continue;
-      if (!model.reads_sentences) throw std::invalid_argument(std::string("--") + flag + " applies to hierarchical models; " + model.name + " reads words");
+      if (!model.reads_sentences)
+        throw std::invalid_argument(std::string("--") + flag + " applies to hierarchical models; " + model.name + " reads words");
       const std::int64_t v = in.integer(flag);
       if (v < 1 || v > text::kSentenceLimit)
-        throw std::invalid_argument(std::string("--") + flag + " must be in 1.." + std::to_string(text::kSentenceLimit) + ", got " + std::to_string(v));
+        throw std::invalid_argument(std::string("--") + flag + " must be in 1.." + std::to_string(text::kSentenceLimit) + ", got " +
+                                    std::to_string(v));
       (std::string(flag) == "max-sentences" ? layout.max_sentences : layout.max_words) = v;
     }
     if (in.given("data")) {

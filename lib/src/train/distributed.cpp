@@ -76,8 +76,8 @@ void check_reachable(const WorkerPlace& place) {
   const auto only_loopback = [](const std::vector<std::string>& addresses) {
     return !addresses.empty() && std::all_of(addresses.begin(), addresses.end(), [](const std::string& a) { return loopback(a); });
   };
-  const auto spans = "the " + std::to_string(place.world_size) + " workers span several machines (LOCAL_WORLD_SIZE=" +
-                     std::to_string(place.local_world_size) + ")";
+  const auto spans = "the " + std::to_string(place.world_size) +
+                     " workers span several machines (LOCAL_WORLD_SIZE=" + std::to_string(place.local_world_size) + ")";
   if (only_loopback(addresses_of(place.master_addr)))
     throw std::runtime_error("MASTER_ADDR=" + place.master_addr + " resolves to " + addresses_of(place.master_addr).front() +
                              " (loopback) here, but " + spans +
@@ -87,7 +87,8 @@ void check_reachable(const WorkerPlace& place) {
   if (::gethostname(name, sizeof name - 1) != 0) return;
   if (only_loopback(addresses_of(name)))
     throw std::runtime_error("this host's name " + std::string(name) + " resolves to " + addresses_of(name).front() + " (loopback), but " +
-                             spans + " and the others could not reach this one: map the name to the machine's network address "
+                             spans +
+                             " and the others could not reach this one: map the name to the machine's network address "
                              "in /etc/hosts, or set GLOO_SOCKET_IFNAME to the interface to use");
 }
 
@@ -118,6 +119,7 @@ std::string rank_prefix(const WorkerPlace& place) { return place.rank == 0 ? "" 
 
 struct Workers::Impl {
   WorkerPlace place;
+  c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
 
   /// Runs one collective to completion; c10d's errors name this worker.
@@ -154,8 +156,7 @@ std::unique_ptr<Workers> Workers::connect(const WorkerPlace& place, std::chrono:
     o.waitWorkers = !place.agent_store;
     o.timeout = timeout;
     c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(place.master_addr, o);
-    if (place.agent_store)
-      store = c10::make_intrusive<c10d::PrefixStore>("/worker/attempt_" + std::to_string(place.restart_count), store);
+    if (place.agent_store) store = c10::make_intrusive<c10d::PrefixStore>("/worker/attempt_" + std::to_string(place.restart_count), store);
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     // GLOO_SOCKET_IFNAME is not read for C++ callers: an interface is used only when passed. On one
     // machine the loopback address; across machines the host name's address.
@@ -163,6 +164,7 @@ std::unique_ptr<Workers> Workers::connect(const WorkerPlace& place, std::chrono:
                                : loopback(place.master_addr) ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
                                                              : c10d::ProcessGroupGloo::createDefaultDevice());
     impl->group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, place.rank, place.world_size, options);
+    impl->store = store;
   } catch (const std::exception& e) {
     std::string message = e.what();
     if (const auto* c = dynamic_cast<const c10::Error*>(&e)) message = c->what_without_backtrace();
@@ -182,6 +184,17 @@ void Workers::max(torch::Tensor& t) {
   c10d::AllreduceOptions o;
   o.reduceOp = c10d::ReduceOp::MAX;
   impl_->run("combining across workers", [&] { return impl_->group->allreduce(tensors, o); });
+}
+
+std::int64_t Workers::take_number(const std::string& counter) {
+  try {
+    return impl_->store->add("attn/" + counter, 1) - 1;
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    if (const auto* c = dynamic_cast<const c10::Error*>(&e)) message = c->what_without_backtrace();
+    throw std::runtime_error("worker " + std::to_string(impl_->place.rank) + " of " + std::to_string(impl_->place.world_size) +
+                             ": counting on the workers' store failed (it stopped or cannot be reached): " + message.substr(0, 300));
+  }
 }
 
 void Workers::broadcast(torch::Tensor& t) {
@@ -239,10 +252,10 @@ bool place_forked_worker(int from, int rank, int n) {
     got += static_cast<std::size_t>(r);
   }
   ::close(from);
-  const std::pair<const char*, std::string> place[] = {
-      {"RANK", std::to_string(rank)}, {"LOCAL_RANK", std::to_string(rank)}, {"WORLD_SIZE", std::to_string(n)},
-      {"LOCAL_WORLD_SIZE", std::to_string(n)}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)},
-      {"TORCHELASTIC_RESTART_COUNT", "0"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}};
+  const std::pair<const char*, std::string> place[] = {{"RANK", std::to_string(rank)},      {"LOCAL_RANK", std::to_string(rank)},
+                                                       {"WORLD_SIZE", std::to_string(n)},   {"LOCAL_WORLD_SIZE", std::to_string(n)},
+                                                       {"MASTER_ADDR", "127.0.0.1"},        {"MASTER_PORT", std::to_string(port)},
+                                                       {"TORCHELASTIC_RESTART_COUNT", "0"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}};
   for (const auto& [key, value] : place) ::setenv(key, value.c_str(), 1);
   // ps and /proc/PID/comm tell the workers apart (their command lines are the launcher's).
   ::prctl(PR_SET_NAME, ("attn-worker-" + std::to_string(rank)).c_str());
@@ -357,6 +370,22 @@ int run_local_workers(int n, const std::function<int()>& worker, std::chrono::se
   const int first_failure = wait_for_workers(pids, n, grace);
   restore_stop_signals(saved);
   return first_failure;
+}
+
+int WorkerSharing::rank() const { return workers_.rank(); }
+int WorkerSharing::size() const { return workers_.size(); }
+void WorkerSharing::new_jobs() const { ++scoring_; }
+std::int64_t WorkerSharing::next_job() const { return workers_.take_number("jobs/" + std::to_string(scoring_)); }
+
+std::vector<float> WorkerSharing::gather(const std::vector<float>& mine) const {
+  torch::Tensor lengths = torch::zeros({size()}, torch::kInt64);
+  lengths[rank()] = static_cast<std::int64_t>(mine.size());
+  workers_.sum(lengths);
+  const std::int64_t offset = lengths.narrow(0, 0, rank()).sum().item<std::int64_t>();
+  torch::Tensor all = torch::zeros({lengths.sum().item<std::int64_t>()}, torch::kFloat32);
+  if (!mine.empty()) all.narrow(0, offset, static_cast<std::int64_t>(mine.size())).copy_(torch::tensor(mine, torch::kFloat32));
+  workers_.sum(all);
+  return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
 }
 
 }  // namespace attn::train

@@ -364,4 +364,14 @@ TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& 
   return TrainOutcome::kFinished;
 }
 
+std::string evaluate(const tasks::EvaluateRequest& request, std::chrono::seconds worker_timeout) {
+  const WorkerPlace place = worker_place_from_environment();  // torchrun's, or one worker
+  if (place.world_size == 1) return tasks::evaluate(request);
+  const auto workers = Workers::connect(place, worker_timeout);
+  const WorkerSharing sharing(*workers);
+  tasks::EvaluateRequest shared = request;
+  shared.sharing = &sharing;
+  return tasks::evaluate(shared);
+}
+
 }  // namespace attn::train

@@ -59,28 +59,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckpointState, format, paramet
 
 }  // namespace
 
-/// Validation shared by the workers: outputs gathered with one sum (each worker fills its own
-/// segment of a zero vector; adding zeros changes no bit).
-class WorkerSharing : public tasks::RowSharing {
- public:
-  explicit WorkerSharing(Workers& w) : workers_(w) {}
-  int rank() const override { return workers_.rank(); }
-  int size() const override { return workers_.size(); }
-  std::vector<float> gather(const std::vector<float>& mine) const override {
-    torch::Tensor lengths = torch::zeros({size()}, torch::kInt64);
-    lengths[rank()] = static_cast<std::int64_t>(mine.size());
-    workers_.sum(lengths);
-    const std::int64_t offset = lengths.narrow(0, 0, rank()).sum().item<std::int64_t>();
-    torch::Tensor all = torch::zeros({lengths.sum().item<std::int64_t>()}, torch::kFloat32);
-    if (!mine.empty()) all.narrow(0, offset, static_cast<std::int64_t>(mine.size())).copy_(torch::tensor(mine, torch::kFloat32));
-    workers_.sum(all);
-    return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
-  }
-
- private:
-  Workers& workers_;
-};
-
 struct Trainer::Impl {
   // TorchScript's executor swaps in an optimised graph after a module's first runs, which can
   // change the last bits of a result: a resumed run (a fresh module) would drift from an
@@ -266,7 +244,8 @@ struct Trainer::Impl {
       const std::vector<torch::Tensor> rows = touched_rows(ms, t);
       stop_shared = true;
       for (std::size_t k = 0; k < matrices.size(); ++k)
-        if (rows[k].numel() * 2 <= trained[matrices[k]].size(0)) rows_of[matrices[k]] = rows[k];  // else the whole matrix: not half the bytes
+        if (rows[k].numel() * 2 <= trained[matrices[k]].size(0))
+          rows_of[matrices[k]] = rows[k];  // else the whole matrix: not half the bytes
     }
     std::vector<torch::Tensor> grads;
     for (std::size_t i = 0; i < trained.size(); ++i) {

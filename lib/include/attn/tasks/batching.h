@@ -45,11 +45,6 @@ enum class Width {
 /// the end for pre padding, at the start for post padding.
 torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, Width width, text::Side padding);
 
-/// Positions [begin, end) of a list of `n` rows that worker `rank` of `world` takes (data-parallel
-/// validation; training shares each batch by every world-th row instead): contiguous, sizes
-/// differing by at most one.
-std::pair<std::size_t, std::size_t> share_of(std::size_t n, int rank, int world);
-
 /// 0, 1, ..., n - 1.
 std::vector<std::int64_t> all_rows(std::int64_t n);
 

@@ -32,6 +32,24 @@ constexpr std::int64_t kScoringBatchSize = 512;
 /// completeness stops shrinking long before.
 constexpr int kMaxSteps = 1024;
 
+/// Data-parallel workers sharing the scoring of rows (validation, a sharded `attn evaluate`): the
+/// rows' scoring batches are handed out whole, one at a time to whichever worker asks first, and
+/// the outputs gathered, so every worker ends with the bits one process computes (train/ implements
+/// it over c10d).
+class RowSharing {
+ public:
+  virtual ~RowSharing() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Every worker's `mine`, concatenated in rank order (the workers' lengths may differ).
+  virtual std::vector<float> gather(const std::vector<float>& mine) const = 0;
+  /// Starts handing out a new scoring's jobs: every worker calls it once per scoring, before that
+  /// scoring's first next_job().
+  virtual void new_jobs() const = 0;
+  /// A job of the current scoring no worker has been given yet: 0, 1, 2, ... over all the workers.
+  virtual std::int64_t next_job() const = 0;
+};
+
 struct ExplainRequest {
   enum class Format { kText, kJson };
   std::string model;                   ///< run directory or model.pt
@@ -76,9 +94,13 @@ struct EvaluateRequest {
   int threads = 1;
   std::string predictions;  ///< write the predictions CSV here ("" = none)
   std::string metrics;      ///< write the metrics JSON here ("" = none)
+  /// Workers sharing the rows (train::evaluate joins them), or none. Every worker reads the CSV and
+  /// scores its share; rank 0 writes the files and returns the report, the others return "".
+  const RowSharing* sharing = nullptr;
 };
 /// `attn evaluate`: scores every row with the task's evaluate() (what validation runs), writes the
-/// requested files, and returns what to print: the row count and the metrics.
+/// requested files, and returns what to print: the row count and the metrics. Shared by workers,
+/// the files are byte for byte those one process writes.
 std::string evaluate(const EvaluateRequest& request);
 
 /// `attn export`: checks the model through its task and writes it as one file; returns a line to print.

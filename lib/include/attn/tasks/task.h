@@ -63,23 +63,13 @@ struct VocabularyWord {
   std::int64_t count = 0;
 };
 
-/// Data-parallel workers sharing a validation: each scores its share of the rows (share_of) and
-/// the shares' outputs are gathered in order (train/ implements it over c10d).
-class RowSharing {
- public:
-  virtual ~RowSharing() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
-  /// Every worker's `mine`, concatenated in rank order (the workers' lengths may differ).
-  virtual std::vector<float> gather(const std::vector<float>& mine) const = 0;
-};
-
 struct EvaluateOptions {
   /// kMetrics: the metrics only (validation); kFull: also the predictions and the pictures.
   enum class Detail { kMetrics, kFull };
   std::int64_t batch_size = kScoringBatchSize;
   Detail detail = Detail::kMetrics;
-  /// Validation by several workers: each scores its share of the rows (Detail::kMetrics only).
+  /// Scoring by several workers (validation, a sharded `attn evaluate`): each scores its share of
+  /// the rows' batches and every worker gets every row's outputs, the same bits one process gets.
   const RowSharing* sharing = nullptr;
 };
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
+#include "attn/tasks/commands.h"
 #include "attn/train/options.h"
 
 namespace attn::train {
@@ -72,6 +73,12 @@ std::string describe_models();
 /// turns true (checkpoint written: kInterrupted). Settings --resume cannot change are a
 /// std::invalid_argument naming them.
 TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output);
+
+/// `attn evaluate` under torchrun or `attn evaluate --nproc N` (run_local_workers): joins the workers
+/// its environment names (distributed.h; one process when it names none) and shares the rows among
+/// them (tasks::EvaluateRequest::sharing): the same predictions and metrics files as one process.
+/// Rank 0 returns the report; the others return "".
+std::string evaluate(const tasks::EvaluateRequest& request, std::chrono::seconds worker_timeout);
 
 /// This program's arguments (after argv[0]) without `--nproc N`: what each local worker is given.
 std::vector<std::string> worker_arguments(int argc, char** argv);

@@ -15,7 +15,8 @@
 
 #include <torch/types.h>
 
-#include "attn/train/command.h"  // worker_arguments, run_local_workers
+#include "attn/tasks/commands.h"  // RowSharing
+#include "attn/train/command.h"   // worker_arguments, run_local_workers
 
 namespace attn::train {
 
@@ -66,6 +67,9 @@ class Workers {
   void sum(torch::Tensor& t);
   /// The elementwise maximum of `t` over the workers, in place (of 0/1 flags: whether any worker set each).
   void max(torch::Tensor& t);
+  /// The next number of the counter named `counter` that all the workers share: 0, 1, 2, ... each
+  /// given to one caller (c10d's store).
+  std::int64_t take_number(const std::string& counter);
   /// Rank 0's `t` on every worker, in place.
   void broadcast(torch::Tensor& t);
 
@@ -73,6 +77,23 @@ class Workers {
   struct Impl;
   explicit Workers(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+/// The workers sharing the scoring of rows (validation, a sharded `attn evaluate`): each worker's
+/// outputs are gathered with sums (each fills its own segment of a zero vector; adding zeros changes
+/// no bit); the jobs are numbered by a counter in the workers' store, one per scoring.
+class WorkerSharing : public tasks::RowSharing {
+ public:
+  explicit WorkerSharing(Workers& workers) : workers_(workers) {}
+  int rank() const override;
+  int size() const override;
+  std::vector<float> gather(const std::vector<float>& mine) const override;
+  void new_jobs() const override;
+  std::int64_t next_job() const override;
+
+ private:
+  Workers& workers_;
+  mutable std::int64_t scoring_ = -1;  // the scorings so far, alike on every worker
 };
 
 }  // namespace attn::train
