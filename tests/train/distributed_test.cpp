@@ -10,9 +10,9 @@
 #include <functional>
 #include <thread>
 
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "attn/data/prepare.h"
 #include "attn/data/toxic_corpus.h"
@@ -132,12 +132,12 @@ struct WorkerRun {
 
 /// Trains models[rank] on two connected workers with the same data and options.
 std::vector<WorkerRun> train_on_two_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data,
-                                            const train::TrainOptions& o) {
+                                            const train::TrainOptions& o, const std::string& word_embedding = "") {
   std::vector<WorkerRun> runs(2);
   const std::atomic<bool> no_stop{false};
   const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
     const auto r = static_cast<std::size_t>(rank);
-    train::Trainer t(models[r], data, nullptr, o, &workers);
+    train::Trainer t(models[r], data, nullptr, o, &workers, word_embedding);
     if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { runs[r].last = e; })) throw std::runtime_error("stopped");
     runs[r].parameters = parameters_of(t.model());
     runs[r].validation = t.validate();
@@ -277,8 +277,11 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
   o.batch_size = 50;
   o.seed = 3;
   o.clip_norm = 1.0;  // the global norm sees every row's gradient, zero or not
-  std::vector<torch::jit::Module> sparse_models{small_model(), small_model()}, dense_models{small_model(), small_model()};
+  std::vector<torch::jit::Module> sparse_models{small_model(), small_model()}, by_ids_models{small_model(), small_model()},
+      dense_models{small_model(), small_model()};
+  // The touched rows found in the gradients, or known from the batch's word ids.
   const auto sparse = train_on_two_workers(sparse_models, *data, o);
+  const auto by_ids = train_on_two_workers(by_ids_models, *data, o, models::find_model("bilstm-attention").word_embedding);
   o.sparse_gradients = false;
   const auto dense = train_on_two_workers(dense_models, *data, o);
   REQUIRE(sparse[0].parameters.size() == dense[0].parameters.size());
@@ -286,19 +289,27 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
   for (std::size_t i = 0; i < dense[0].parameters.size(); ++i) {
     INFO("parameter " << i);
     CHECK((sparse[0].parameters[i] - dense[0].parameters[i]).abs().max().item<double>() <= 1e-6);
+    CHECK((by_ids[0].parameters[i] - dense[0].parameters[i]).abs().max().item<double>() <= 1e-6);
     CHECK(sparse[0].parameters[i].equal(sparse[1].parameters[i]));
+    CHECK(by_ids[0].parameters[i].equal(by_ids[1].parameters[i]));
     numel += dense[0].parameters[i].numel();
   }
   // Adam's moments decay on every row either way (the gradient it sees is the same dense one).
   CHECK(sparse[0].validation["loss"].get<double>() == Approx(dense[0].validation["loss"].get<double>()).margin(1e-6));
+  CHECK(by_ids[0].validation["loss"].get<double>() == Approx(dense[0].validation["loss"].get<double>()).margin(1e-6));
   // Bytes per step: the dense exchange sends every parameter's gradient (float32) and the stop flag
   // with them, in one collective; the sparse one a byte per table row (which rows some worker
-  // touched, and the stop flag), then the touched rows with the other gradients. The loss sums
-  // wait for the epoch's end.
+  // touched, and the stop flag), then the touched rows with the other gradients; known from the
+  // word ids, the touched rows need no first collective (the stop flag rides with the gradients).
+  // The loss sums wait for the epoch's end.
   CHECK(dense[0].last.allreduce_bytes == Approx(static_cast<double>(numel * 4 + 4)));
   CHECK(sparse[0].last.allreduce_bytes > 0);
-  CHECK(sparse[0].last.allreduce_bytes < 0.25 * dense[0].last.allreduce_bytes);  // 20,000 embedding rows; a batch of 25 rows per worker touches a few hundred
+  CHECK(sparse[0].last.allreduce_bytes <
+        0.25 * dense[0].last.allreduce_bytes);  // 20,000 embedding rows; a batch of 25 rows per worker touches a few hundred
   CHECK(sparse[1].last.allreduce_bytes == sparse[0].last.allreduce_bytes);
+  CHECK(by_ids[0].last.allreduce_bytes > 0);
+  CHECK(by_ids[0].last.allreduce_bytes < sparse[0].last.allreduce_bytes);  // no byte per table row
+  CHECK(by_ids[1].last.allreduce_bytes == by_ids[0].last.allreduce_bytes);
 }
 
 TEST_CASE("two workers stopped mid-epoch resume from rank 0's checkpoint to the uninterrupted run's epoch", "[train][distributed]") {

@@ -153,6 +153,11 @@ class TextDataset : public Dataset {
     return binary_loss(models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores, b.targets, pos_weight);
   }
 
+  torch::Tensor word_ids(const std::vector<std::int64_t>& rows) const override {
+    // A hierarchical model's ids carry their sentence above the word (text/sentences.h).
+    return batch_ids(data_.x, rows, Width::kLongestRow, data_.padding).bitwise_and(text::kWordIdLimit - 1);
+  }
+
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;

@@ -154,7 +154,7 @@ struct TrainingRun::Impl {
     const TrainOptions& t = config.training;
     if (start == Start::kNewRun && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
     if (t.freeze_embeddings) model.attr(entry.word_embedding).toTensor().set_requires_grad(false);
-    trainer = std::make_unique<Trainer>(model, *data, validation.get(), t, workers);
+    trainer = std::make_unique<Trainer>(model, *data, validation.get(), t, workers, entry.word_embedding);
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 
@@ -78,8 +79,10 @@ struct Trainer::Impl {
   int rank = 0, world = 1;
   std::unique_ptr<WorkerSharing> sharing;  // their validation
   bool joined = false;                     // the workers agree on the data, the position and the weights
+  std::size_t word_table = SIZE_MAX;       // the word-vector table among `trained`, if it trains
 
-  Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, Workers* w)
+  Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, Workers* w,
+       const std::string& word_embedding)
       : model(std::move(m)),
         data(d),
         validation_data(v ? *v : d),
@@ -91,7 +94,10 @@ struct Trainer::Impl {
     for (const auto& p : model.named_parameters(true)) {
       params.push_back(p.value);
       state.parameters.push_back(p.name);
-      if (p.value.requires_grad()) trained.push_back(p.value);
+      if (p.value.requires_grad()) {
+        if (p.name == word_embedding && p.value.dim() == 2) word_table = trained.size();
+        trained.push_back(p.value);
+      }
     }
     optimizer = std::make_unique<FusedAdam>(trained, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
     const auto n = data.rows();
@@ -189,7 +195,7 @@ struct Trainer::Impl {
       t.tokens = batch.tokens;
     }
     t.stop = stop_requested;
-    if (world > 1) exchange(t);
+    if (world > 1) exchange(t, rows);
     if (options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(trained, options.clip_norm);
     optimizer->step();
     return t;
@@ -227,25 +233,36 @@ struct Trainer::Impl {
   }
 
   /// The gradients summed over the workers, in one flat float32 buffer: of an embedding table only
-  /// the rows some share touched when that halves its bytes (options.sparse_gradients), found by
-  /// touched_rows (which also shares the stop flag), else every row. One collective a step, two with
-  /// a row-sparse table; the step's loss and token sums stay with each worker until settle_sums.
-  void exchange(StepTotals& t) {
+  /// the rows some share touched when that halves its bytes (options.sparse_gradients), else every
+  /// row. The word-vector table's rows are those of the global batch `rows`' word ids
+  /// (Dataset::word_ids), known to every worker without asking the others; another table's are
+  /// found by touched_rows (which also shares the stop flag). One collective a step, two with a
+  /// table of the second kind; the step's loss and token sums stay with each worker until settle_sums.
+  void exchange(StepTotals& t, const std::vector<std::int64_t>& batch_rows) {
+    std::vector<torch::Tensor> rows_of(trained.size());  // the rows to send of each parameter (undefined: all)
+    const auto sparse_enough = [&](std::size_t i, const torch::Tensor& rows) {
+      if (rows.numel() * 2 <= trained[i].size(0)) rows_of[i] = rows;  // else the whole matrix: not half the bytes
+    };
     // Matrices with many rows (embedding tables) may go row-sparse.
     std::vector<std::size_t> matrices;
-    if (options.sparse_gradients)
+    if (options.sparse_gradients) {
+      const torch::Tensor ids = word_table < trained.size() ? data.word_ids(batch_rows) : torch::Tensor();
+      if (ids.defined()) {
+        // Rows of ids in no share have a zero gradient everywhere: sending them or not, the same sum.
+        torch::Tensor seen = torch::zeros({trained[word_table].size(0)}, torch::kUInt8);
+        seen.index_fill_(0, ids.reshape({-1}), 1);
+        sparse_enough(word_table, seen.nonzero().view({-1}));
+      }
       for (std::size_t i = 0; i < trained.size(); ++i)
-        if (trained[i].dim() == 2 && trained[i].size(0) >= kSparseMinRows) matrices.push_back(i);
-    std::vector<torch::Tensor> rows_of(trained.size());  // the rows to send of each parameter (undefined: all)
+        if (trained[i].dim() == 2 && trained[i].size(0) >= kSparseMinRows && !(ids.defined() && i == word_table)) matrices.push_back(i);
+    }
     bool stop_shared = false;
     if (!matrices.empty()) {
       std::vector<torch::Tensor> ms;
       for (std::size_t i : matrices) ms.push_back(trained[i]);
       const std::vector<torch::Tensor> rows = touched_rows(ms, t);
       stop_shared = true;
-      for (std::size_t k = 0; k < matrices.size(); ++k)
-        if (rows[k].numel() * 2 <= trained[matrices[k]].size(0))
-          rows_of[matrices[k]] = rows[k];  // else the whole matrix: not half the bytes
+      for (std::size_t k = 0; k < matrices.size(); ++k) sparse_enough(matrices[k], rows[k]);
     }
     std::vector<torch::Tensor> grads;
     for (std::size_t i = 0; i < trained.size(); ++i) {
@@ -353,8 +370,8 @@ struct Trainer::Impl {
 };
 
 Trainer::Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options,
-                 Workers* workers)
-    : impl_(std::make_unique<Impl>(std::move(model), data, validation, options, workers)) {}
+                 Workers* workers, const std::string& word_embedding)
+    : impl_(std::make_unique<Impl>(std::move(model), data, validation, options, workers, word_embedding)) {}
 Trainer::~Trainer() = default;
 
 int Trainer::epochs_done() const { return impl_->state.epoch; }

@@ -97,6 +97,14 @@ class Dataset {
   /// The positive class's loss weight per label from `spec`: "" none (undefined), "auto" negatives /
   /// positives over `rows`, "w1,w2,..." given. Tasks without binary labels refuse a non-empty spec.
   virtual torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const;
+  /// The word ids `rows` look up in the model's word-vector table (models::ModelEntry::word_embedding),
+  /// any shape, every id the batch of `rows` reads; undefined when the task has none. The table is
+  /// read at these ids only, so its gradient is zero in every other row (what data-parallel
+  /// workers exchange rests on it).
+  virtual torch::Tensor word_ids(const std::vector<std::int64_t>& rows) const {
+    (void)rows;
+    return {};
+  }
   /// The input vocabulary (text tasks, for pretrained word vectors); empty for the others.
   virtual std::vector<VocabularyWord> vocabulary() const { return {}; }
   /// Metrics (and predictions) of `rows`, in evaluation mode without gradients, in length-bucketed

@@ -16,8 +16,8 @@
 
 #include "attn/data/inputs.h"
 #include "attn/tasks/task.h"
-#include "attn/train/distributed.h"
 #include "attn/train/command.h"  // Progress
+#include "attn/train/distributed.h"
 #include "attn/train/options.h"
 
 namespace attn::train {
@@ -46,8 +46,10 @@ class Trainer {
   /// (frozen) stay as they are. With `workers` (distributed.h, outliving the trainer), this is one
   /// of several data-parallel workers: rank 0's weights are broadcast, each global batch is shared
   /// out and the gradients summed, so every worker holds the same weights after every step.
+  /// `word_embedding` names the model's word-vector table (models::ModelEntry::word_embedding, ""
+  /// for none): workers then know the rows a batch touches from its word ids (Dataset::word_ids).
   Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options,
-          Workers* workers = nullptr);
+          Workers* workers = nullptr, const std::string& word_embedding = "");
   ~Trainer();
 
   /// Trains the remaining epochs. `stop` is checked after every batch: when it turns true, run()
