@@ -7,7 +7,7 @@ one process's. One process on 2 threads is the other way to use both cores.
 The CSV is data/toxic_sample.csv's comments repeated to --rows, scored with runs/toxic, the model
 scripts/main.sh trains on them (their words are its vocabulary).
 
-usage: python3 bench/run_sharded_evaluate_bench.py [--rows 100000] [--runs 3] [--out bench/results/sharded_evaluate.json]
+usage: python3 bench/run_sharded_evaluate_bench.py [--rows 50000] [--runs 3] [--out bench/results/sharded_evaluate.json]
 """
 import csv
 import argparse
@@ -22,7 +22,7 @@ from benchlib import ATTN, RESULTS, ROOT, median_of, workdir, write_result
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=int, default=100000)
+    ap.add_argument("--rows", type=int, default=50000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=os.path.join(RESULTS, "sharded_evaluate.json"))
     args = ap.parse_args()
