@@ -34,7 +34,7 @@ int run(int argc, char** argv) {
       ("batch-size", "Rows per batch (the batches validation scored)", cxxopts::value<std::int64_t>()->default_value(std::to_string(attn::tasks::kScoringBatchSize)));
   options.add_options("Distributed")
       ("nproc", "Score as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)", cxxopts::value<int>())
-      ("worker-timeout", "Seconds a worker waits for the others before failing (default 300)", cxxopts::value<int>()->default_value("300"));
+      ("worker-timeout", "Seconds a worker waits for the others before failing", cxxopts::value<int>()->default_value("300"));
   // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);

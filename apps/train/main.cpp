@@ -70,7 +70,7 @@ int run(int argc, char** argv) {
       ("resume", "Continue the run in this directory from its checkpoint", cxxopts::value<std::string>());
   options.add_options("Distributed")
       ("nproc", "Train as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)", cxxopts::value<int>())
-      ("worker-timeout", "Seconds a worker waits for the others before failing (default 300)", cxxopts::value<int>()->default_value("300"));
+      ("worker-timeout", "Seconds a worker waits for the others before failing", cxxopts::value<int>()->default_value("300"));
   // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
