@@ -57,6 +57,34 @@ std::unique_ptr<tasks::Dataset> toxic_data(std::int64_t rows) {
 }
 
 /// Pairs of numbers ("n" -> "7n mod 1000"), read by the seq2seq task, and its model, small.
+/// `rows` comments of 30 words drawn evenly from 5,000, and 6 labels: batches whose rows share few words.
+std::unique_ptr<tasks::Dataset> scattered_words_data(std::int64_t rows) {
+  const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_words_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string csv = (dir / "words.csv").string();
+  {
+    std::ofstream f(csv, std::ios::binary);
+    f << "id,comment_text,toxic,severe_toxic,obscene,threat,insult,identity_hate\n";
+    std::uint32_t x = 12345;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      f << r << ",\"";
+      for (int w = 0; w < 30; ++w) {
+        x = x * 1664525U + 1013904223U;
+        f << (w ? " " : "") << "w" << (x >> 8) % 5000;
+      }
+      f << "\"," << r % 2 << ",0," << r % 3 % 2 << ",0,0,0\n";
+    }
+  }
+  data::PrepareOptions o;
+  o.csv = csv;
+  o.pad.maxlen = 60;
+  auto prepared = data::prepare_csv(o);
+  std::filesystem::remove_all(dir);
+  tasks::TextDataConfig config;
+  config.labels = prepared.data.label_names;
+  return tasks::text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
+}
+
 std::unique_ptr<tasks::Dataset> number_pairs(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const std::string csv = (dir / "numbers.csv").string();
@@ -81,30 +109,30 @@ torch::jit::Module small_seq2seq(const tasks::Dataset& data) {
 }
 
 /// The seed model, small, without dropout (so that the workers' result is one process's).
-torch::jit::Module small_model() {
+torch::jit::Module small_model(int lstm_units = 4) {
   torch::manual_seed(5);
   const auto& entry = models::find_model("bilstm-attention");
   return entry.build(models::resolve_config(entry, {{"num_words", 20000},
                                                     {"embed_dim", 8},
-                                                    {"lstm_units", 4},
+                                                    {"lstm_units", lstm_units},
                                                     {"spatial_dropout", 0.0},
                                                     {"lstm_dropout", 0.0},
                                                     {"recurrent_dropout", 0.0}}),
                      nn::Runtime::kNative);
 }
 
-/// Runs body(rank, workers) as two connected workers, one thread each; returns each one's error ("" if none).
+/// Runs body(rank, workers) as `n` connected workers, one thread each; returns each one's error ("" if none).
 /// `place` adjusts where each worker stands (by default: rank 0 hosts the store on a free port).
-std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body,
-                                     const std::function<void(train::WorkerPlace&)>& place_as = nullptr) {
+std::vector<std::string> connected_workers(int n, std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body,
+                                           const std::function<void(train::WorkerPlace&)>& place_as = nullptr) {
   const int port = free_port();
-  std::vector<std::string> errors(2);
+  std::vector<std::string> errors(static_cast<std::size_t>(n));
   std::vector<std::thread> threads;
-  for (int rank = 0; rank < 2; ++rank) {
+  for (int rank = 0; rank < n; ++rank) {
     threads.emplace_back([&, rank] {
       try {
         train::WorkerPlace place;
-        place.rank = rank, place.world_size = 2, place.local_world_size = 2, place.master_port = port;
+        place.rank = rank, place.world_size = n, place.local_world_size = n, place.master_port = port;
         if (place_as) place_as(place);
         const auto workers = train::Workers::connect(place, timeout);
         body(rank, *workers);
@@ -115,6 +143,11 @@ std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::fu
   }
   for (auto& t : threads) t.join();
   return errors;
+}
+
+std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body,
+                                     const std::function<void(train::WorkerPlace&)>& place_as = nullptr) {
+  return connected_workers(2, timeout, body, place_as);
 }
 
 std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
@@ -130,21 +163,19 @@ struct WorkerRun {
   nlohmann::ordered_json validation;
 };
 
-/// Trains models[rank] on two connected workers with the same data and options.
-std::vector<WorkerRun> train_on_two_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data,
+/// Trains models[rank] on as many connected workers as there are models, with the same data and options.
+std::vector<WorkerRun> train_on_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data,
                                             const train::TrainOptions& o, const std::string& word_embedding = "") {
-  std::vector<WorkerRun> runs(2);
+  std::vector<WorkerRun> runs(models.size());
   const std::atomic<bool> no_stop{false};
-  const auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+  const auto errors = connected_workers(static_cast<int>(models.size()), std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
     const auto r = static_cast<std::size_t>(rank);
     train::Trainer t(models[r], data, nullptr, o, &workers, word_embedding);
     if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { runs[r].last = e; })) throw std::runtime_error("stopped");
     runs[r].parameters = parameters_of(t.model());
     runs[r].validation = t.validate();
   });
-  INFO(errors[0] + " / " + errors[1]);
-  REQUIRE(errors[0].empty());
-  REQUIRE(errors[1].empty());
+  for (const std::string& e : errors) REQUIRE(e == "");
   return runs;
 }
 
@@ -250,7 +281,7 @@ TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the 
     torch::NoGradGuard no_grad;  // other initial weights on rank 1: rank 0's are broadcast
     for (const auto& p : models[1].parameters()) p.add_(1.0);
   }
-  const auto runs = train_on_two_workers(models, *data, o);
+  const auto runs = train_on_workers(models, *data, o);
   REQUIRE(runs[0].parameters.size() == expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     CHECK(runs[0].parameters[i].equal(runs[1].parameters[i]));  // every worker holds the same weights
@@ -280,16 +311,19 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
   std::vector<torch::jit::Module> sparse_models{small_model(), small_model()}, by_ids_models{small_model(), small_model()},
       dense_models{small_model(), small_model()};
   // The touched rows found in the gradients, or known from the batch's word ids.
-  const auto sparse = train_on_two_workers(sparse_models, *data, o);
-  const auto by_ids = train_on_two_workers(by_ids_models, *data, o, models::find_model("bilstm-attention").word_embedding);
+  const auto sparse = train_on_workers(sparse_models, *data, o);
+  const auto by_ids = train_on_workers(by_ids_models, *data, o, models::find_model("bilstm-attention").word_embedding);
   o.sparse_gradients = false;
-  const auto dense = train_on_two_workers(dense_models, *data, o);
+  const auto dense = train_on_workers(dense_models, *data, o);
   REQUIRE(sparse[0].parameters.size() == dense[0].parameters.size());
   std::int64_t numel = 0;
   for (std::size_t i = 0; i < dense[0].parameters.size(); ++i) {
     INFO("parameter " << i);
     CHECK((sparse[0].parameters[i] - dense[0].parameters[i]).abs().max().item<double>() <= 1e-6);
     CHECK((by_ids[0].parameters[i] - dense[0].parameters[i]).abs().max().item<double>() <= 1e-6);
+    // Two workers gather each other's share rows and add a + b, the very bits the allreduce of the
+    // rows some worker touched gives.
+    CHECK(by_ids[0].parameters[i].equal(sparse[0].parameters[i]));
     CHECK(sparse[0].parameters[i].equal(sparse[1].parameters[i]));
     CHECK(by_ids[0].parameters[i].equal(by_ids[1].parameters[i]));
     numel += dense[0].parameters[i].numel();
@@ -300,7 +334,8 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
   // Bytes per step: the dense exchange sends every parameter's gradient (float32) and the stop flag
   // with them, in one collective; the sparse one a byte per table row (which rows some worker
   // touched, and the stop flag), then the touched rows with the other gradients; known from the
-  // word ids, the touched rows need no first collective (the stop flag rides with the gradients).
+  // word ids, the touched rows need no first collective (the stop flag rides with the gradients),
+  // and each worker sends only the rows its own share touched.
   // The loss sums wait for the epoch's end.
   CHECK(dense[0].last.allreduce_bytes == Approx(static_cast<double>(numel * 4 + 4)));
   CHECK(sparse[0].last.allreduce_bytes > 0);
@@ -310,6 +345,40 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
   CHECK(by_ids[0].last.allreduce_bytes > 0);
   CHECK(by_ids[0].last.allreduce_bytes < sparse[0].last.allreduce_bytes);  // no byte per table row
   CHECK(by_ids[1].last.allreduce_bytes == by_ids[0].last.allreduce_bytes);
+}
+
+TEST_CASE("three workers exchange the word rows by gathering each share's or by summing the batch's, the dense exchange's weights either way",
+          "[train][distributed][sparse]") {
+  // Each worker receives world - 1 others' buffers in a gather, about twice its own buffer in a ring
+  // allreduce. When the shares have few words in common (comments of words drawn evenly from
+  // thousands) the gather of each share's rows moves fewer bytes; when they have most in common (the
+  // toxic corpus, a larger LSTM), the allreduce of the batch's rows does.
+  torch::set_num_threads(1);
+  train::TrainOptions o;
+  o.epochs = 1;
+  o.batch_size = 60;
+  o.seed = 3;
+  const std::string word_embedding = models::find_model("bilstm-attention").word_embedding;
+  for (const int units : {4, 32}) {
+    INFO("lstm_units " << units);
+    const auto data = units == 4 ? scattered_words_data(400) : toxic_data(400);
+    std::vector<torch::jit::Module> by_ids_models{small_model(units), small_model(units), small_model(units)},
+        dense_models{small_model(units), small_model(units), small_model(units)};
+    o.sparse_gradients = true;
+    const auto by_ids = train_on_workers(by_ids_models, *data, o, word_embedding);
+    o.sparse_gradients = false;
+    const auto dense = train_on_workers(dense_models, *data, o);
+    for (std::size_t i = 0; i < dense[0].parameters.size(); ++i) {
+      INFO("parameter " << i);
+      // Three addends: a ring allreduce adds them in an order that depends on where an element
+      // falls in the buffer, so the last bits differ from the dense exchange's (by 3e-6 here).
+      CHECK((by_ids[0].parameters[i] - dense[0].parameters[i]).abs().max().item<double>() <= 1e-5);
+      CHECK(by_ids[0].parameters[i].equal(by_ids[1].parameters[i]));
+      CHECK(by_ids[0].parameters[i].equal(by_ids[2].parameters[i]));
+    }
+    CHECK(by_ids[0].last.allreduce_bytes < 0.25 * dense[0].last.allreduce_bytes);
+    CHECK(by_ids[2].last.allreduce_bytes == by_ids[0].last.allreduce_bytes);
+  }
 }
 
 TEST_CASE("two workers stopped mid-epoch resume from rank 0's checkpoint to the uninterrupted run's epoch", "[train][distributed]") {
@@ -322,7 +391,7 @@ TEST_CASE("two workers stopped mid-epoch resume from rank 0's checkpoint to the 
   o.batch_size = 40;
   o.seed = 4;
   std::vector<torch::jit::Module> whole_models{small_model(), small_model()};
-  const auto whole = train_on_two_workers(whole_models, *data, o);
+  const auto whole = train_on_workers(whole_models, *data, o);
 
   const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_stop_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -384,7 +453,7 @@ TEST_CASE("two workers train seq2seq as one process does: each share weighs its 
   REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
   const auto expected = parameters_of(single.model());
   std::vector<torch::jit::Module> models{small_seq2seq(*data), small_seq2seq(*data)};
-  const auto runs = train_on_two_workers(models, *data, o);
+  const auto runs = train_on_workers(models, *data, o);
   for (std::size_t i = 0; i < expected.size(); ++i) CHECK((runs[0].parameters[i] - expected[i]).abs().max().item<double>() <= 1e-5);
   CHECK(runs[0].last.loss == Approx(single_last.loss).margin(1e-6));
   CHECK(runs[0].last.accuracy == Approx(single_last.accuracy).margin(1e-6));
@@ -424,7 +493,7 @@ TEST_CASE("two workers train hierarchical-attention as one process does: documen
   REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
   const auto expected = parameters_of(single.model());
   std::vector<torch::jit::Module> models{build(), build()};
-  const auto runs = train_on_two_workers(models, *data, o);
+  const auto runs = train_on_workers(models, *data, o);
   for (std::size_t i = 0; i < expected.size(); ++i) CHECK((runs[0].parameters[i] - expected[i]).abs().max().item<double>() <= 1e-5);
   CHECK(runs[0].last.loss == Approx(single_last.loss).margin(1e-6));
   std::filesystem::remove_all(dir);

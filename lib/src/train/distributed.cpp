@@ -186,6 +186,14 @@ void Workers::max(torch::Tensor& t) {
   impl_->run("combining across workers", [&] { return impl_->group->allreduce(tensors, o); });
 }
 
+std::vector<torch::Tensor> Workers::gather(const torch::Tensor& t) {
+  std::vector<torch::Tensor> mine{t};
+  std::vector<std::vector<torch::Tensor>> all(1);
+  for (int r = 0; r < size(); ++r) all[0].push_back(torch::empty_like(t));
+  impl_->run("gathering from the workers", [&] { return impl_->group->allgather(all, mine); });
+  return all[0];
+}
+
 std::int64_t Workers::take_number(const std::string& counter) {
   try {
     return impl_->store->add("attn/" + counter, 1) - 1;

@@ -164,6 +164,13 @@ struct Trainer::Impl {
     double bytes = 0;   // what this worker put into the step's collectives
   };
 
+  /// Worker `r`'s share of batch `rows`: every world-th row from r on.
+  std::vector<std::int64_t> share(const std::vector<std::int64_t>& rows, int r) const {
+    std::vector<std::int64_t> out;
+    for (auto i = static_cast<std::size_t>(r); i < rows.size(); i += static_cast<std::size_t>(world)) out.push_back(rows[i]);
+    return out;
+  }
+
   /// One optimizer step on batch `rows`. With several workers each computes its share's loss,
   /// weighted by the share's part of the batch's loss (its rows; a seq2seq share its target
   /// characters), and the gradients are summed: the step is the one a single process takes on the
@@ -176,8 +183,7 @@ struct Trainer::Impl {
     // This worker's share: every world-th row from its rank on. A length-bucketed batch comes sorted
     // by length, so the shares are alike in width and tokens and no worker waits long for another
     // (halves would give the last worker the longest rows). A batch smaller than the world leaves some none.
-    std::vector<std::int64_t> mine;
-    for (auto i = static_cast<std::size_t>(rank); i < rows.size(); i += static_cast<std::size_t>(world)) mine.push_back(rows[i]);
+    const std::vector<std::int64_t> mine = share(rows, rank);
     if (!mine.empty()) {
       const tasks::Batch batch = data.batch(mine, width);
       const tasks::Loss loss = data.loss(model, batch, pos_weight);
@@ -232,29 +238,53 @@ struct Trainer::Impl {
     return rows;
   }
 
-  /// The gradients summed over the workers, in one flat float32 buffer: of an embedding table only
-  /// the rows some share touched when that halves its bytes (options.sparse_gradients), else every
-  /// row. The word-vector table's rows are those of the global batch `rows`' word ids
-  /// (Dataset::word_ids), known to every worker without asking the others; another table's are
-  /// found by touched_rows (which also shares the stop flag). One collective a step, two with a
-  /// table of the second kind; the step's loss and token sums stay with each worker until settle_sums.
+  /// The gradients summed over the workers. Dense, or with options.sparse_gradients an embedding
+  /// table only in the rows some share touched (when that halves its bytes):
+  /// - the word-vector table's rows come from the word ids of the global batch `rows`
+  ///   (Dataset::word_ids), which every worker holds, so no worker asks the others. Each worker
+  ///   then puts in only the rows its own share touched, and all of them gather everyone's
+  ///   (gather_word_rows) when that moves fewer bytes than summing the rows of the whole batch:
+  ///   always with two workers (a share touches ~60% of its batch's rows);
+  /// - another table's rows are found by touched_rows (which also shares the stop flag).
+  /// One collective a step, two with a table of the second kind; the step's loss and token sums
+  /// stay with each worker until settle_sums.
   void exchange(StepTotals& t, const std::vector<std::int64_t>& batch_rows) {
+    for (torch::Tensor& p : trained)
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // a worker whose share was empty
     std::vector<torch::Tensor> rows_of(trained.size());  // the rows to send of each parameter (undefined: all)
     const auto sparse_enough = [&](std::size_t i, const torch::Tensor& rows) {
       if (rows.numel() * 2 <= trained[i].size(0)) rows_of[i] = rows;  // else the whole matrix: not half the bytes
     };
     // Matrices with many rows (embedding tables) may go row-sparse.
     std::vector<std::size_t> matrices;
+    const bool by_ids = options.sparse_gradients && word_table < trained.size();
     if (options.sparse_gradients) {
-      const torch::Tensor ids = word_table < trained.size() ? data.word_ids(batch_rows) : torch::Tensor();
-      if (ids.defined()) {
-        // Rows of ids in no share have a zero gradient everywhere: sending them or not, the same sum.
-        torch::Tensor seen = torch::zeros({trained[word_table].size(0)}, torch::kUInt8);
-        seen.index_fill_(0, ids.reshape({-1}), 1);
-        sparse_enough(word_table, seen.nonzero().view({-1}));
-      }
       for (std::size_t i = 0; i < trained.size(); ++i)
-        if (trained[i].dim() == 2 && trained[i].size(0) >= kSparseMinRows && !(ids.defined() && i == word_table)) matrices.push_back(i);
+        if (trained[i].dim() == 2 && trained[i].size(0) >= kSparseMinRows && !(by_ids && i == word_table)) matrices.push_back(i);
+    }
+    if (by_ids) {
+      // Rows of ids in no share have a zero gradient everywhere: sending them or not, the same sum.
+      const torch::Tensor all_rows = word_rows(batch_rows);
+      if (matrices.empty()) {
+        std::vector<torch::Tensor> own;
+        std::int64_t most = 0, others = 0;
+        for (int r = 0; r < world; ++r) {
+          own.push_back(word_rows(share(batch_rows, r)));
+          most = std::max(most, own.back().size(0));
+        }
+        for (std::size_t i = 0; i < trained.size(); ++i)
+          if (i != word_table) others += trained[i].numel();
+        // Bytes each worker receives: a gather brings world - 1 others' buffers; a ring allreduce
+        // moves 2 (world - 1) / world of the buffer.
+        const std::int64_t width = trained[word_table].size(1);
+        const std::int64_t table_rows = trained[word_table].size(0);
+        const std::int64_t summed = all_rows.size(0) * 2 <= table_rows ? all_rows.size(0) : table_rows;  // as sparse_enough sends
+        if ((others + most * width) * world <= 2 * (others + summed * width)) {
+          gather_word_rows(t, own, most);
+          return;
+        }
+      }
+      sparse_enough(word_table, all_rows);
     }
     bool stop_shared = false;
     if (!matrices.empty()) {
@@ -266,9 +296,8 @@ struct Trainer::Impl {
     }
     std::vector<torch::Tensor> grads;
     for (std::size_t i = 0; i < trained.size(); ++i) {
-      torch::Tensor& p = trained[i];
-      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // a worker whose share was empty
-      grads.push_back(rows_of[i].defined() ? p.grad().index_select(0, rows_of[i]).reshape({-1}) : p.grad().reshape({-1}));
+      const torch::Tensor& g = trained[i].grad();
+      grads.push_back(rows_of[i].defined() ? g.index_select(0, rows_of[i]).reshape({-1}) : g.reshape({-1}));
     }
     if (!stop_shared) grads.push_back(torch::full({1}, t.stop ? 1.0F : 0.0F));  // the stop flag rides with the gradients
     torch::Tensor flat = torch::cat(grads);
@@ -280,12 +309,59 @@ struct Trainer::Impl {
       torch::Tensor& p = trained[i];
       const torch::Tensor summed = flat.narrow(0, offset, grads[i].numel());
       if (rows_of[i].defined()) {
-        p.mutable_grad().zero_();
-        p.mutable_grad().index_copy_(0, rows_of[i], summed.view({rows_of[i].numel(), p.size(1)}));
+        p.mutable_grad().index_copy_(0, rows_of[i], summed.view({rows_of[i].numel(), p.size(1)}));  // the others are zero everywhere
       } else {
         p.mutable_grad().copy_(summed.view_as(p));
       }
       offset += grads[i].numel();
+    }
+  }
+
+  /// The rows of the word-vector table that the word ids of `batch` touch, ascending.
+  torch::Tensor word_rows(const std::vector<std::int64_t>& batch) const {
+    torch::Tensor seen = torch::zeros({trained[word_table].size(0)}, torch::kUInt8);
+    if (!batch.empty()) seen.index_fill_(0, data.word_ids(batch).reshape({-1}), 1);
+    return seen.nonzero().view({-1});
+  }
+
+  /// The exchange of exchange() in one gather: each worker puts in every other gradient, the rows
+  /// its own share touched of the word-vector table (own[rank], padded with zeros to `most` rows)
+  /// and the stop flag; every worker then adds up everyone's in rank order, so all hold the same
+  /// sums (with two workers the very bits an allreduce gives: a + b is b + a).
+  void gather_word_rows(StepTotals& t, const std::vector<torch::Tensor>& own, std::int64_t most) {
+    torch::Tensor& table = trained[word_table];
+    const std::int64_t width = table.size(1);
+    std::vector<torch::Tensor> parts;
+    std::int64_t others = 0;
+    for (std::size_t i = 0; i < trained.size(); ++i) {
+      if (i == word_table) continue;
+      parts.push_back(trained[i].grad().reshape({-1}));
+      others += parts.back().numel();
+    }
+    const torch::Tensor& mine = own[static_cast<std::size_t>(rank)];
+    parts.push_back(table.grad().index_select(0, mine).reshape({-1}));
+    parts.push_back(torch::zeros({(most - mine.size(0)) * width}));
+    parts.push_back(torch::full({1}, t.stop ? 1.0F : 0.0F));
+    const torch::Tensor flat = torch::cat(parts);
+    const std::vector<torch::Tensor> all = workers->gather(flat);
+    t.bytes += static_cast<double>(flat.numel() * 4);
+    torch::Tensor sums = all[0].narrow(0, 0, others).clone();
+    t.stop = false;
+    for (int r = 0; r < world; ++r) {
+      if (r > 0) sums.add_(all[static_cast<std::size_t>(r)].narrow(0, 0, others));
+      t.stop = t.stop || all[static_cast<std::size_t>(r)][-1].item<float>() > 0;
+    }
+    std::int64_t offset = 0;
+    for (std::size_t i = 0; i < trained.size(); ++i) {
+      if (i == word_table) continue;
+      trained[i].mutable_grad().copy_(sums.narrow(0, offset, trained[i].numel()).view_as(trained[i]));
+      offset += trained[i].numel();
+    }
+    torch::Tensor& g = table.mutable_grad();
+    g.index_fill_(0, mine, 0);  // the other rows are zero on every worker
+    for (int r = 0; r < world; ++r) {
+      const torch::Tensor& rows = own[static_cast<std::size_t>(r)];
+      g.index_add_(0, rows, all[static_cast<std::size_t>(r)].narrow(0, others, rows.size(0) * width).view({rows.size(0), width}));
     }
   }
 
