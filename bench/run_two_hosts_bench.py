@@ -6,12 +6,16 @@ with the embedding's gradient exchanged dense (--no-sparse-gradients) and row-sp
 the same with a 100k-word x 300 embedding (GloVe/fastText-sized). Both "hosts" share this machine's
 2 cores, so each worker gets one, as a machine of its own would.
 
-usage: /usr/bin/python3 bench/run_two_hosts_bench.py [--rows 32000] [--rate 1gbit] [--out bench/results/two_hosts.json]
+Each case runs the three setups in alternating rounds (this machine's speed drifts from minute to
+minute) and reports each one's median epoch, and every round's.
+
+usage: /usr/bin/python3 bench/run_two_hosts_bench.py [--rows 32000] [--rate 1gbit] [--rounds 3] [--out bench/results/two_hosts.json]
 Needs root (network namespaces) and a built tree. Goal: >= 1.7x one process with row-sparse gradients.
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -34,6 +38,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=32000)
     ap.add_argument("--rate", default="1gbit")
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default=os.path.join(RESULTS, "two_hosts.json"))
     args = ap.parse_args()
     why = two_hosts.unavailable()
@@ -48,30 +53,39 @@ def main():
     for case, (words, _) in cases.items():
         attn("prepare", "--csv", corpus, "--num-words", str(words), "--out", os.path.join(work, "data-" + case))
     result = {"benchmark": f"one epoch, {args.rows} Jigsaw-profile rows, batch 512, bilstm-attention; 2 hosts = 2 network namespaces "
-                           f"over a veth pair shaped to {args.rate} (tc tbf), c10d rendezvous, 1 worker x 1 thread each",
-              "rate": args.rate, "cases": {}}
+                           f"over a veth pair shaped to {args.rate} (tc tbf), c10d rendezvous, 1 worker x 1 thread each; "
+                           f"median of {args.rounds} alternating rounds",
+              "rate": args.rate, "rounds": args.rounds, "cases": {}}
     with two_hosts.TwoHosts(rate=args.rate) as net:
         for case, (_, sets) in cases.items():
             data = os.path.join(work, "data-" + case)
             common = ["train", "--data", data, "--epochs", "1", "--batch-size", "512", "--threads", "1", *sets]
+            rounds = {"one_process": [], "two_hosts_dense": [], "two_hosts_row_sparse": []}
+            for k in range(args.rounds):
+                out = os.path.join(work, f"{case}-one-{k}")
+                print(f"{case} round {k + 1}: one process ...", file=sys.stderr)
+                t0 = time.perf_counter()
+                attn(*common, "--out", out)
+                rounds["one_process"].append(figures(out, time.perf_counter() - t0))
+                for name, extra in (("two_hosts_dense", ["--no-sparse-gradients"]), ("two_hosts_row_sparse", [])):
+                    out = os.path.join(work, f"{case}-{name}-{k}")
+                    print(f"{case} round {k + 1}: {name} ...", file=sys.stderr)
+                    form = two_hosts.c10d_form(net.hosts[0]["addr"], 29400, f"bench-{case}-{name}-{k}")
+                    codes, outputs, wall = net.torchrun_pair(work, f"{case}-{name}-{k}", [form, form],
+                                                             [ATTN, *common, "--out", out, *extra], timeout=1800)
+                    if codes != [0, 0]:
+                        sys.exit(f"{case} {name}: torchrun exited {codes}:\n{outputs[0][-2000:]}\n{outputs[1][-2000:]}")
+                    rounds[name].append(figures(out, wall))
             runs = {}
-            out = os.path.join(work, case + "-one")
-            print(f"{case}: one process ...", file=sys.stderr)
-            t0 = time.perf_counter()
-            attn(*common, "--out", out)
-            runs["one_process"] = figures(out, time.perf_counter() - t0)
-            for name, extra in (("two_hosts_dense", ["--no-sparse-gradients"]), ("two_hosts_row_sparse", [])):
-                out = os.path.join(work, f"{case}-{name}")
-                print(f"{case}: {name} ...", file=sys.stderr)
-                form = two_hosts.c10d_form(net.hosts[0]["addr"], 29400, f"bench-{case}-{name}")
-                codes, outputs, wall = net.torchrun_pair(work, f"{case}-{name}", [form, form], [ATTN, *common, "--out", out, *extra],
-                                                         timeout=1800)
-                if codes != [0, 0]:
-                    sys.exit(f"{case} {name}: torchrun exited {codes}:\n{outputs[0][-2000:]}\n{outputs[1][-2000:]}")
-                runs[name] = figures(out, wall)
+            for name, each in rounds.items():  # the median round's figures, and every round's epoch
+                median = statistics.median(r["epoch_seconds"] for r in each)
+                runs[name] = dict(min(each, key=lambda r: abs(r["epoch_seconds"] - median)), epoch_seconds=round(median, 2),
+                                  epoch_seconds_each_round=[r["epoch_seconds"] for r in each])
             one = runs["one_process"]["epoch_seconds"]
             for name in ("two_hosts_dense", "two_hosts_row_sparse"):
                 runs[name]["speedup_vs_one_process"] = round(one / runs[name]["epoch_seconds"], 2)
+                runs[name]["speedup_each_round"] = [round(o["epoch_seconds"] / r["epoch_seconds"], 2)
+                                                    for o, r in zip(rounds["one_process"], rounds[name])]
             result["cases"][case] = runs
     sparse = result["cases"]["seed_sizes"]["two_hosts_row_sparse"]["speedup_vs_one_process"]
     result["targets"] = {"row_sparse_speedup": 1.7, "met": sparse >= 1.7}

@@ -3,11 +3,12 @@
 /// `attn train --nproc N`, which sets the same environment), a rendezvous through c10d's TCPStore
 /// and collectives through c10d's ProcessGroupGloo.
 ///
-/// Every worker reads the same data and makes the same global batches (trainer.h); batch b's rows
-/// are cut into world-size contiguous shares, each worker computes the loss of its share weighted by
-/// its fraction of the batch, and the gradients are summed across workers (one flat allreduce per
-/// step), so every worker takes the same optimizer step on the gradient of the whole batch. Rank 0's
-/// initial weights are broadcast. Only rank 0 writes the run directory.
+/// Every worker reads the same data and makes the same global batches (trainer.h); worker r's share
+/// of a batch is every world-th row from r on, each worker computes the loss of its share weighted
+/// by its part of the batch, and the gradients are summed across workers (one collective a step:
+/// an allreduce, or a gather of each share's embedding rows; trainer.cpp's exchange), so every
+/// worker takes the same optimizer step on the gradient of the whole batch. Rank 0's initial
+/// weights are broadcast. Only rank 0 writes the run directory.
 #include <chrono>
 #include <memory>
 #include <string>
