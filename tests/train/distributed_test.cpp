@@ -38,13 +38,14 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
-std::unique_ptr<tasks::Dataset> toxic_data(std::int64_t rows) {
+/// The text task's data of the CSV that `write` writes (Jigsaw's columns), padded to 60 words.
+std::unique_ptr<tasks::Dataset> text_data(const std::function<void(std::ostream&)>& write) {
   const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  const std::string csv = (dir / "toxic.csv").string();
+  const std::string csv = (dir / "comments.csv").string();
   {
     std::ofstream f(csv, std::ios::binary);
-    data::write_toxic_corpus(f, data::ToxicCorpusOptions{rows, 3, 0.0});
+    write(f);
   }
   data::PrepareOptions o;
   o.csv = csv;
@@ -56,14 +57,13 @@ std::unique_ptr<tasks::Dataset> toxic_data(std::int64_t rows) {
   return tasks::text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
 }
 
-/// Pairs of numbers ("n" -> "7n mod 1000"), read by the seq2seq task, and its model, small.
+std::unique_ptr<tasks::Dataset> toxic_data(std::int64_t rows) {
+  return text_data([&](std::ostream& f) { data::write_toxic_corpus(f, data::ToxicCorpusOptions{rows, 3, 0.0}); });
+}
+
 /// `rows` comments of 30 words drawn evenly from 5,000, and 6 labels: batches whose rows share few words.
 std::unique_ptr<tasks::Dataset> scattered_words_data(std::int64_t rows) {
-  const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_words_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string csv = (dir / "words.csv").string();
-  {
-    std::ofstream f(csv, std::ios::binary);
+  return text_data([&](std::ostream& f) {
     f << "id,comment_text,toxic,severe_toxic,obscene,threat,insult,identity_hate\n";
     std::uint32_t x = 12345;
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -74,17 +74,10 @@ std::unique_ptr<tasks::Dataset> scattered_words_data(std::int64_t rows) {
       }
       f << "\"," << r % 2 << ",0," << r % 3 % 2 << ",0,0,0\n";
     }
-  }
-  data::PrepareOptions o;
-  o.csv = csv;
-  o.pad.maxlen = 60;
-  auto prepared = data::prepare_csv(o);
-  std::filesystem::remove_all(dir);
-  tasks::TextDataConfig config;
-  config.labels = prepared.data.label_names;
-  return tasks::text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
+  });
 }
 
+/// Pairs of numbers ("n" -> "7n mod 1000"), read by the seq2seq task, and its model, small.
 std::unique_ptr<tasks::Dataset> number_pairs(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const std::string csv = (dir / "numbers.csv").string();
