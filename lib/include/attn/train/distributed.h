@@ -68,7 +68,8 @@ class Workers {
   void sum(torch::Tensor& t);
   /// The elementwise maximum of `t` over the workers, in place (of 0/1 flags: whether any worker set each).
   void max(torch::Tensor& t);
-  /// Every worker's `t` (contiguous, CPU, the same size on every worker), in rank order.
+  /// Every worker's `t` (contiguous, CPU, the same size on every worker), in rank order: each
+  /// worker sends its `t` straight to every other one.
   std::vector<torch::Tensor> gather(const torch::Tensor& t);
   /// The next number of the counter named `counter` that all the workers share: 0, 1, 2, ... each
   /// given to one caller (c10d's store).
