@@ -15,34 +15,21 @@ import json
 import os
 import re
 import select
-import signal
 import socket
-import subprocess
 import sys
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
 
 ATTN, DIR = sys.argv[1:3]
 
 
-class Server:
+class Server(serving.Server):
     def __init__(self, *args):
-        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "1", "--model", f"toxic={DIR}/run", *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise SystemExit("attn serve exited early:\n" + "".join(lines))
-            lines.append(line)
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-            if line.strip().endswith("ready"):
-                break
+        super().__init__(ATTN, "--threads", "1", "--model", f"toxic={DIR}/run", *args)
 
     def connect(self):
         s = socket.create_connection(("127.0.0.1", self.port), timeout=60)
@@ -59,9 +46,7 @@ class Server:
             return r.read().decode()
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.communicate(timeout=60)
-        return self.proc.returncode
+        return super().stop()[0]
 
 
 def read_all(s):

@@ -8,51 +8,24 @@ usage: serve_auth_test.py ATTN TINY_RUN_DIR SCRATCH_DIR
 """
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
 
 ATTN, DIR, SCRATCH = sys.argv[1:4]
 ALICE, BOB = "alice-0123456789abcdef", "bob-fedcba9876543210"
 
 
-class Server:
+class Server(serving.Server):
     def __init__(self, *args, env=None):
-        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "1", "--model", f"toxic={DIR}/run", *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        self.lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise SystemExit("attn serve exited early:\n" + "".join(self.lines))
-            self.lines.append(line)
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-            if "ready" in line:
-                break
+        super().__init__(ATTN, "--threads", "1", "--model", f"toxic={DIR}/run", *args, env=env)
 
     def request(self, method, path, key=None, body=None, scheme="Bearer"):
-        headers = {"Authorization": f"{scheme} {key}"} if key else {}
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(req, timeout=60) as r:
-                return r.status, r.headers, r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers, e.read().decode()
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        out = self.proc.communicate(timeout=60)[0]
-        return self.proc.returncode, "".join(self.lines) + out
+        return super().request(method, path, body, headers={"Authorization": f"{scheme} {key}"} if key else {})
 
 
 def refused_at_start(*args, env=None):

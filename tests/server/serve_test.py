@@ -15,49 +15,22 @@ import signal
 import subprocess
 import sys
 import threading
-import urllib.error
-import urllib.request
 
 ATTN, DIR = sys.argv[1:3]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
 
 
-class Server:
-    """attn serve on a free port, stopped (SIGTERM) on exit."""
+class Server(serving.Server):
+    """attn serve on a free port; post() reads a JSON answer."""
 
     def __init__(self, *args, threads=2):
-        self.proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", str(threads), *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
-        self.lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise SystemExit("attn serve exited early:\n" + "".join(self.lines))
-            self.lines.append(line)
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-            if line.strip().endswith("ready"):
-                break
-
-    def request(self, method, path, body=None, raw=None, headers=None):
-        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method, headers=headers or {})
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                return r.status, r.headers, r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers, e.read().decode()
+        super().__init__(ATTN, "--threads", str(threads), *args)
 
     def post(self, path, body=None, raw=None):
         status, headers, text = self.request("POST", path, body, raw)
         return status, headers, json.loads(text) if text.startswith("{") else text
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        out = self.proc.communicate(timeout=30)[0]
-        return self.proc.returncode, "".join(self.lines) + out
 
 
 def attn_explain(run, *args):

@@ -1,0 +1,43 @@
+"""`attn serve` started for a test: on a free port (--port 0), its output read until it says it is
+ready, then asked over plain HTTP and stopped with SIGTERM, as a user's process manager stops it."""
+import json
+import re
+import signal
+import subprocess
+import urllib.error
+import urllib.request
+
+
+class Server:
+    """attn serve ARGS... on 127.0.0.1; .port is the port it chose, .lines what it printed so far."""
+
+    def __init__(self, attn, *args, env=None):
+        self.proc = subprocess.Popen([attn, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=env)
+        self.lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit("attn serve exited early:\n" + "".join(self.lines))
+            self.lines.append(line)
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+            if re.match(r"attn serve: ready\b", line):  # "ready", or "ready (API keys required)"
+                break
+
+    def request(self, method, path, body=None, raw=None, headers=None, timeout=60):
+        """(status, headers, text) of one request; `body` is sent as JSON, `raw` as it is."""
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.status, r.headers, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read().decode()
+
+    def stop(self, timeout=60):
+        """SIGTERM, then (exit code, everything it printed)."""
+        self.proc.send_signal(signal.SIGTERM)
+        out = self.proc.communicate(timeout=timeout)[0]
+        return self.proc.returncode, "".join(self.lines) + out
