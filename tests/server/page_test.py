@@ -24,19 +24,12 @@ if not CHROMIUM:
 os.makedirs(OUT, exist_ok=True)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
 
 
-proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates",
-                         "--model", f"features={DIR}/features", "--model", f"transformer={DIR}/transformer",
-                         "--model", f"documents={DIR}/hierarchical"],
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-port = None
-for line in proc.stdout:
-    m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-    port = int(m.group(1)) if m else port
-    if line.strip().endswith("ready"):
-        break
-base = f"http://127.0.0.1:{port}"
+server = serving.Server(ATTN, "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates", "--model", f"features={DIR}/features",
+                        "--model", f"transformer={DIR}/transformer", "--model", f"documents={DIR}/hierarchical")
+base = f"http://127.0.0.1:{server.port}"
 
 
 def api(model, **body):
@@ -151,7 +144,6 @@ try:
     chromium(base + "/?" + urllib.parse.urlencode({"model": "toxic", "text": a, "text2": b}), f"--screenshot={shot}", "--window-size=1400,900")
     check(os.path.exists(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n", f"a screenshot: {shot}")
 finally:
-    proc.terminate()
-    proc.wait(timeout=30)
+    server.stop()
 
 finish()

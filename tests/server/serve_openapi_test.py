@@ -9,14 +9,13 @@ usage: serve_openapi_test.py ATTN TINY_RUN_DIR
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
 
 try:
     import jsonschema
@@ -28,16 +27,9 @@ ATTN, DIR = sys.argv[1:3]
 KEY = "openapi-test-key-0123456789"
 
 
-proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "1", "--model", f"toxic={DIR}/run", "--model",
-                         f"features={DIR}/features"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+server = serving.Server(ATTN, "--threads", "1", "--model", f"toxic={DIR}/run", "--model", f"features={DIR}/features",
                         env=dict(os.environ, ATTN_API_KEY=KEY))
-port = None
-for line in proc.stdout:
-    m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-    if m:
-        port = int(m.group(1))
-    if "ready" in line:
-        break
+port = server.port
 
 
 def call(method, path, body=None, raw=None, key=KEY):
@@ -125,6 +117,5 @@ for template, operations in doc["paths"].items():
         status, _, _ = call(method.upper(), path, {} if method == "post" else None)
         check(status not in (404, 405), f"{method.upper()} {template} is served ({status})")
 
-proc.send_signal(signal.SIGTERM)
-proc.wait(timeout=60)
+server.stop()
 finish()
