@@ -176,7 +176,7 @@ def main():
         while not stop.is_set():
             with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
                 try:
-                    s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY.encode() +
+                    s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + KEY.encode() +
                               b"\r\nContent-Length: 10000000\r\n\r\n" + b"x" * 65536)
                 except OSError:
                     pass  # the server answered 413 and closed before the body was sent
@@ -195,7 +195,7 @@ def main():
     def slow_clients():
         while not stop.is_set():
             with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
-                s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: x\r\n")
+                s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 reply = b""
                 while True:
                     chunk = s.recv(4096)
@@ -210,7 +210,7 @@ def main():
         while not stop.is_set():
             s = socket.create_connection(("127.0.0.1", port), timeout=60)
             body = json.dumps({"texts": [rng.choice(TEXTS)]}).encode()
-            head = (f"POST /v1/explain HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
+            head = (f"POST /v1/explain HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\n"
                     f"Content-Length: {len(body)}\r\n\r\n").encode()
             if rng.random() < 0.5:
                 s.sendall(head + body[: len(body) // 2])  # gone mid-body

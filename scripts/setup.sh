@@ -15,7 +15,7 @@ packages=(
   libgloo-dev                        # the headers of c10d's Gloo process group (data-parallel training)
 )
 if [ "$mode" != main ]; then
-  packages+=(pkg-config libcpp-httplib-dev libssl-dev)  # attn serve's HTTP library; OpenSSL for API keys and TLS
+  packages+=(libboost-dev libssl-dev)  # attn serve: Boost.Beast and Asio (HTTP); OpenSSL for TLS and API keys
   packages+=(catch2 python3 python3-torch python3-keras-preprocessing)  # tests: Catch2, Python torch.load, the real Keras
   packages+=(openssl python3-jsonschema)      # the server's tests: a self-signed certificate, OpenAPI validation
   packages+=(chromium)                        # the explain page's test, in a real (headless) browser

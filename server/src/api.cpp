@@ -8,21 +8,66 @@ namespace attn::server {
 
 using json = nlohmann::ordered_json;
 
-std::string Route::pattern() const { return std::regex_replace(path, std::regex(R"(\{[^}/]+\})"), "([^/]+)"); }
+namespace {
+
+int hex_digit(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; }
+
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> Route::match(std::string_view target) const {
+  std::vector<std::string> parameters;
+  std::string_view pattern = path;
+  for (;;) {
+    const std::size_t a = pattern.find('/'), b = target.find('/');
+    const std::string_view p = pattern.substr(0, a), t = target.substr(0, b);
+    if (p.size() > 1 && p.front() == '{' && p.back() == '}') {
+      if (t.empty()) return std::nullopt;
+      parameters.push_back(percent_decoded(t));
+    } else if (p != t) {
+      return std::nullopt;
+    }
+    if (a == std::string_view::npos || b == std::string_view::npos) {
+      if (a != b) return std::nullopt;
+      return parameters;
+    }
+    pattern.remove_prefix(a + 1);
+    target.remove_prefix(b + 1);
+  }
+}
 
 namespace {
 
 const char* describe(int status) {
   switch (status) {
-    case 400: return "Bad request: malformed JSON, a missing or mistyped field, invalid UTF-8, inputs the model cannot read";
+    case 400:
+      return "Bad request: malformed JSON, a missing or mistyped field, invalid UTF-8, a number out of range, inputs the model cannot "
+             "read; or framing that could be read two ways (then the connection closes)";
     case 401: return "No valid API key (Authorization: Bearer KEY); WWW-Authenticate says so";
+    case 403: return "The Host (or Origin) is not one this server answers to (--allowed-host)";
     case 404: return "No such path, or no such model";
     case 405: return "The path takes another method (Allow names it)";
     case 408: return "The request did not arrive whole within --client-timeout-ms";
+    case 411: return "A POST without Content-Length or Transfer-Encoding: chunked";
     case 413: return "The body is over --max-body-bytes, or more inputs than --max-texts";
+    case 415: return "A body in a Content-Encoding other than identity (bodies are never inflated)";
     case 422: return "The model file could not be loaded; the loaded model still serves";
-    case 429: return "Too many connections from this address (--connections-per-client); Retry-After";
-    case 431: return "The request line and headers are too large";
+    case 429:
+      return "Too many connections from this address (--connections-per-client), or too many importance-method explanations in flight "
+             "(--heavy-per-client); Retry-After";
+    case 431: return "The request line and headers (or chunked trailers) are too large";
     case 500: return "An unexpected error";
     default: return "Busy (queue full, --max-connections open, past --request-timeout-ms) or models still loading; Retry-After";
   }
@@ -60,8 +105,9 @@ json openapi(const std::vector<Route>& routes, const std::string& version, bool 
     op["responses"]["200"] = {{"description", "OK"},
                               {"content", {{r.content_type, r.response.is_null() ? json{{"schema", {{"type", "string"}}}} : json{{"schema", r.response}}}}}};
     std::vector<int> statuses = r.errors;
-    for (int s : {404, 405, 408, 429, 431, 503}) statuses.push_back(s);
-    if (!r.request.is_null()) statuses.push_back(413);
+    for (int s : {400, 403, 404, 405, 408, 429, 431, 503}) statuses.push_back(s);
+    if (!r.request.is_null())
+      for (int s : {411, 413, 415}) statuses.push_back(s);
     if (keys && r.needs_key) statuses.push_back(401);
     std::map<int, bool> seen;
     for (int s : statuses) seen[s] = true;

@@ -1,13 +1,18 @@
 #pragma once
 /// The server's routes as one table: each row is matched, guarded, counted and described from the
 /// same data, so GET /openapi.json (OpenAPI 3.0) cannot drift from what is served.
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 namespace attn::server {
+
+struct Exchange;  // routes.h: one request and its answer
 
 struct Route {
   std::string method;             ///< "GET" or "POST"
@@ -18,15 +23,17 @@ struct Route {
   nlohmann::ordered_json response;  ///< the 200 body's JSON schema (null: not JSON, see content_type)
   std::string content_type = "application/json";
   std::vector<int> errors;  ///< what the handler itself may answer besides 200 (with the JSON error body)
-  httplib::Server::Handler handler;
+  /// Answers the request, now or later (Exchange::answer), or throws HttpError.
+  std::function<void(const std::shared_ptr<Exchange>&)> handler;
 
-  /// cpp-httplib's pattern: each {parameter} matches one path segment.
-  std::string pattern() const;
+  /// Whether `path` (not decoded) is this route's: each {parameter} matches one non-empty segment,
+  /// returned %-decoded, in order; nullopt if it is not.
+  std::optional<std::vector<std::string>> match(std::string_view path) const;
 };
 
 /// The OpenAPI 3.0 document of `routes`: every route with its body, its 200 response and its errors
-/// (the handler's own, and what the front end and the router answer for any route: 404, 405, 408,
-/// 413, 429, 431, 503, and 401 where a key is needed).
+/// (the handler's own, and what the connection layer and the router answer for any route: 400,
+/// 403, 404, 405, 408, 411, 413, 415, 429, 431, 503, and 401 where a key is needed).
 nlohmann::ordered_json openapi(const std::vector<Route>& routes, const std::string& version, bool keys);
 
 }  // namespace attn::server

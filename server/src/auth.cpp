@@ -82,8 +82,4 @@ std::optional<std::string> ApiKeys::check(std::string_view authorization) const 
   return found->name;
 }
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 }  // namespace attn::server

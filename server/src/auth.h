@@ -35,7 +35,4 @@ class ApiKeys {
   std::vector<Key> keys_;
 };
 
-/// 127.0.0.1, ::1, localhost and the rest of 127.0.0.0/8: the addresses only this machine reaches.
-bool is_loopback(const std::string& host);
-
 }  // namespace attn::server

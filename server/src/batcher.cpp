@@ -40,12 +40,13 @@ Batcher::Batcher(std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> 
 
 Batcher::~Batcher() { stop(); }
 
-std::future<Results> Batcher::submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options) {
+void Batcher::submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options, Done done) {
   auto r = std::make_shared<Request>();
   r->model = model;
   r->mode = mode;
   r->options = std::move(options);
   r->inputs = std::move(inputs);
+  r->done = std::move(done);
   std::shared_ptr<tasks::TrainedModel> first;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -55,22 +56,19 @@ std::future<Results> Batcher::submit(std::size_t model, Mode mode, std::vector<t
   r->results.resize(r->inputs.size());
   r->queued_at = std::chrono::steady_clock::now();
   if (options_.request_timeout.count() > 0) r->expires_at = options_.clock() + options_.request_timeout;
-  std::future<Results> result = r->promise.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) throw Stopped("the server is shutting down");
     if (queued_inputs_ + r->inputs.size() > options_.max_queue)
       throw QueueFull("the queue holds " + std::to_string(queued_inputs_) + " inputs (--max-queue " + std::to_string(options_.max_queue) +
                       ")");
-    if (r->inputs.empty()) {
-      r->promise.set_value({});
-      return result;
+    if (!r->inputs.empty()) {
+      queued_inputs_ += r->inputs.size();
+      queue_.push_back(r);
     }
-    queued_inputs_ += r->inputs.size();
-    queue_.push_back(r);
   }
+  if (r->inputs.empty()) return r->done({}, nullptr);
   wake_.notify_all();
-  return result;
 }
 
 std::size_t Batcher::queued() const {
@@ -102,8 +100,9 @@ void Batcher::stop() {
     if (w.joinable()) w.join();
 }
 
-void Batcher::drop_expired() {
-  if (options_.request_timeout.count() <= 0) return;
+std::vector<std::shared_ptr<Batcher::Request>> Batcher::take_expired() {
+  std::vector<std::shared_ptr<Request>> expired;
+  if (options_.request_timeout.count() <= 0) return expired;
   const auto now = options_.clock();
   for (auto it = queue_.begin(); it != queue_.end();) {
     Request& r = **it;
@@ -112,11 +111,10 @@ void Batcher::drop_expired() {
       continue;
     }
     queued_inputs_ -= r.inputs.size();
-    r.promise.set_exception(std::make_exception_ptr(
-        TimedOut("the request waited in the queue longer than --request-timeout-ms (" + std::to_string(options_.request_timeout.count()) +
-                 " ms); the server is overloaded, retry later")));
+    expired.push_back(*it);
     it = queue_.erase(it);
   }
+  return expired;
 }
 
 void Batcher::loop(int worker) {
@@ -124,14 +122,27 @@ void Batcher::loop(int worker) {
   ++idle_;
   while (true) {
     wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    drop_expired();
+    if (const auto expired = take_expired(); !expired.empty()) {
+      lock.unlock();
+      for (const auto& r : expired)
+        r->done({}, std::make_exception_ptr(TimedOut("the request waited in the queue longer than --request-timeout-ms (" +
+                                                     std::to_string(options_.request_timeout.count()) +
+                                                     " ms); the server is overloaded, retry later")));
+      lock.lock();
+      continue;
+    }
     if (queue_.empty()) {
       if (stopping_) return;  // everything queued has run
       continue;
     }
-    // The oldest request fixes the model, mode and methods; requests of the same kind join it, up to
-    // max_batch units of cost, until its deadline.
-    const std::shared_ptr<Request> oldest = queue_.front();
+    // The oldest light request (else the oldest) fixes the model, mode and methods; requests of the
+    // same kind join it, up to max_batch units of cost, until its deadline.
+    std::shared_ptr<Request> oldest = queue_.front();
+    for (const auto& r : queue_)
+      if (r->cost == 1) {
+        oldest = r;
+        break;
+      }
     const auto same = [&](const Request& r) { return same_kind(r.model, r.mode, r.options, oldest->model, oldest->mode, oldest->options); };
     const auto deadline = oldest->queued_at + options_.max_delay;
     const auto waiting = [&] {
@@ -197,16 +208,19 @@ Results Batcher::compute(tasks::TrainedModel& m, const Request& key, const std::
 }
 
 void Batcher::finish(Slice& slice, Results results, std::exception_ptr error) {
-  std::lock_guard<std::mutex> lock(mutex_);
   Request& r = *slice.request;
-  if (error && !r.error) r.error = error;
-  for (std::size_t i = 0; i < results.size() && i < slice.count; ++i) r.results[slice.first + i] = std::move(results[i]);
-  r.finished += slice.count;
-  if (r.finished < r.inputs.size()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (error && !r.error) r.error = error;
+    for (std::size_t i = 0; i < results.size() && i < slice.count; ++i) r.results[slice.first + i] = std::move(results[i]);
+    r.finished += slice.count;
+    if (r.finished < r.inputs.size()) return;
+  }
+  // The last slice: nothing else touches the request now.
   if (r.error)
-    r.promise.set_exception(r.error);
+    r.done({}, r.error);
   else
-    r.promise.set_value(std::move(r.results));
+    r.done(std::move(r.results), nullptr);
 }
 
 void Batcher::run(tasks::TrainedModel& model, std::vector<Slice>& batch) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -102,6 +103,20 @@ class EchoModel : public tasks::TrainedModel {
 /// Result i of a request, parsed (the batcher hands results over as JSON text).
 nlohmann::ordered_json result(const server::Results& r, std::size_t i) { return nlohmann::ordered_json::parse(r.at(i)); }
 
+/// The batcher's callback as a future, for the tests to wait on.
+std::future<server::Results> submit(server::Batcher& batcher, std::size_t model, Mode mode, std::vector<tasks::Input> inputs,
+                                    tasks::ExplainOptions options = {}) {
+  auto promise = std::make_shared<std::promise<server::Results>>();
+  std::future<server::Results> future = promise->get_future();
+  batcher.submit(model, mode, std::move(inputs), std::move(options), [promise](server::Results results, std::exception_ptr error) {
+    if (error)
+      promise->set_exception(error);
+    else
+      promise->set_value(std::move(results));
+  });
+  return future;
+}
+
 std::vector<tasks::Input> texts(std::initializer_list<std::string> t) {
   std::vector<tasks::Input> out;
   for (const auto& s : t) out.push_back({s, {}});
@@ -115,13 +130,13 @@ TEST_CASE("requests from many threads run together, each gets its own results", 
   std::atomic<std::size_t> observed{0};
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024}, [&](std::size_t n) { observed += n; });
   model.hold();
-  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  auto first = submit(batcher, 0, Mode::kPredict, texts({"first"}));
   model.wait_for_batches(1);  // the inference thread is busy with it while 16 clients send theirs
   std::vector<std::thread> clients;
   std::vector<std::future<server::Results>> futures(16);
   for (int i = 0; i < 16; ++i)
     clients.emplace_back(
-        [&, i] { futures[static_cast<std::size_t>(i)] = batcher.submit(0, Mode::kPredict, texts({"t" + std::to_string(i)})); });
+        [&, i] { futures[static_cast<std::size_t>(i)] = submit(batcher, 0, Mode::kPredict, texts({"t" + std::to_string(i)})); });
   for (auto& c : clients) c.join();
   CHECK(batcher.queued() == 16);
   model.release();
@@ -143,10 +158,10 @@ TEST_CASE("by default nothing waits: a batch is what queued while the inference 
   REQUIRE(options.max_delay == std::chrono::milliseconds(0));
   server::Batcher batcher({{&model}}, options);
   model.hold();
-  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  auto first = submit(batcher, 0, Mode::kPredict, texts({"first"}));
   model.wait_for_batches(1);  // the first runs alone, while three more inputs arrive
-  auto a = batcher.submit(0, Mode::kPredict, texts({"a"}));
-  auto b = batcher.submit(0, Mode::kPredict, texts({"b", "c"}));
+  auto a = submit(batcher, 0, Mode::kPredict, texts({"a"}));
+  auto b = submit(batcher, 0, Mode::kPredict, texts({"b", "c"}));
   model.release();
   CHECK(result(first.get(), 0).at("batch") == 1);  // it did not wait for the others
   CHECK(result(a.get(), 0).at("batch") == 3);      // they ran together as soon as the thread was free
@@ -158,12 +173,12 @@ TEST_CASE("a batch holds at most max_batch inputs, predict and explain never mix
   EchoModel model;
   server::Batcher batcher({{&model}}, {3, std::chrono::milliseconds(0), 1024});
   model.hold();
-  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  auto first = submit(batcher, 0, Mode::kPredict, texts({"first"}));
   model.wait_for_batches(1);
-  auto a = batcher.submit(0, Mode::kPredict, texts({"a1", "a2"}));
-  auto b = batcher.submit(0, Mode::kExplain, texts({"b1"}));
-  auto c = batcher.submit(0, Mode::kPredict, texts({"c1", "c2"}));
-  auto d = batcher.submit(0, Mode::kPredict, texts({"d1", "d2", "d3", "d4"}));  // more than a batch: runs in slices
+  auto a = submit(batcher, 0, Mode::kPredict, texts({"a1", "a2"}));
+  auto b = submit(batcher, 0, Mode::kExplain, texts({"b1"}));
+  auto c = submit(batcher, 0, Mode::kPredict, texts({"c1", "c2"}));
+  auto d = submit(batcher, 0, Mode::kPredict, texts({"d1", "d2", "d3", "d4"}));  // more than a batch: runs in slices
   model.release();
   CHECK(result(a.get(), 1).at("text") == "a2");
   CHECK(result(b.get(), 0).at("features")[0].at("feature") == "b1");
@@ -181,11 +196,11 @@ TEST_CASE("a bad request fails alone, the others in its batch get their results"
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
   model.hold();
-  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  auto first = submit(batcher, 0, Mode::kPredict, texts({"first"}));
   model.wait_for_batches(1);
-  auto good = batcher.submit(0, Mode::kPredict, texts({"fine"}));
-  auto bad = batcher.submit(0, Mode::kPredict, texts({"bad"}));
-  auto other = batcher.submit(0, Mode::kPredict, texts({"also fine", "and this"}));
+  auto good = submit(batcher, 0, Mode::kPredict, texts({"fine"}));
+  auto bad = submit(batcher, 0, Mode::kPredict, texts({"bad"}));
+  auto other = submit(batcher, 0, Mode::kPredict, texts({"also fine", "and this"}));
   model.release();
   CHECK(result(good.get(), 0).at("text") == "fine");
   CHECK_THROWS_AS(bad.get(), std::invalid_argument);
@@ -197,16 +212,16 @@ TEST_CASE("the queue is bounded, and stop() runs what is queued", "[server][batc
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 3});
   model.hold();
-  auto first = batcher.submit(0, Mode::kPredict, texts({"x"}));
+  auto first = submit(batcher, 0, Mode::kPredict, texts({"x"}));
   model.wait_for_batches(1);
-  auto queued = batcher.submit(0, Mode::kPredict, texts({"a", "b"}));
+  auto queued = submit(batcher, 0, Mode::kPredict, texts({"a", "b"}));
   CHECK(batcher.queued() == 2);
-  CHECK_THROWS_AS(batcher.submit(0, Mode::kPredict, texts({"c", "d"})), server::QueueFull);
+  CHECK_THROWS_AS(submit(batcher, 0, Mode::kPredict, texts({"c", "d"})), server::QueueFull);
   std::thread stopper([&] { batcher.stop(); });  // waits for the batch in the model, then runs the queued request
   model.release();
   stopper.join();
   CHECK(queued.get().size() == 2);
-  CHECK_THROWS_WITH(batcher.submit(0, Mode::kPredict, texts({"late"})), Catch::Contains("shutting down"));
+  CHECK_THROWS_WITH(submit(batcher, 0, Mode::kPredict, texts({"late"})), Catch::Contains("shutting down"));
 }
 
 TEST_CASE("a request still queued at its deadline is dropped, not run; one being run finishes", "[server][batcher]") {
@@ -217,11 +232,11 @@ TEST_CASE("a request still queued at its deadline is dropped, not run; one being
   options.clock = [&] { return std::chrono::steady_clock::time_point(std::chrono::milliseconds(now_ms.load())); };
   server::Batcher batcher({{&model}}, options);
   model.hold();
-  auto running = batcher.submit(0, Mode::kPredict, texts({"running"}));
+  auto running = submit(batcher, 0, Mode::kPredict, texts({"running"}));
   model.wait_for_batches(1);
-  auto stale = batcher.submit(0, Mode::kPredict, texts({"stale", "stale"}));
+  auto stale = submit(batcher, 0, Mode::kPredict, texts({"stale", "stale"}));
   now_ms = 150;  // past the first two requests' deadline
-  auto fresh = batcher.submit(0, Mode::kPredict, texts({"fresh"}));
+  auto fresh = submit(batcher, 0, Mode::kPredict, texts({"fresh"}));
   CHECK(batcher.queued() == 3);
   model.release();
   CHECK(running.get().size() == 1);  // it was in the model when its deadline passed
@@ -232,7 +247,7 @@ TEST_CASE("a request still queued at its deadline is dropped, not run; one being
   CHECK(batcher.queued() == 0);
 }
 
-TEST_CASE("a costly request runs a slice at a time, a light request queued behind it runs before its rest", "[server][batcher]") {
+TEST_CASE("a light request queued behind a costly one runs first; the costly one runs a slice at a time", "[server][batcher]") {
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
   tasks::ExplainOptions integrated;
@@ -240,20 +255,39 @@ TEST_CASE("a costly request runs a slice at a time, a light request queued behin
   integrated.steps = 20;  // ~3 x 20 passes an input: one input a batch of 64
   REQUIRE(model.explain_cost(integrated) > 32);
   model.hold();
-  auto first = batcher.submit(0, Mode::kPredict, texts({"first"}));
+  auto first = submit(batcher, 0, Mode::kPredict, texts({"first"}));
   model.wait_for_batches(1);
-  auto heavy = batcher.submit(0, Mode::kExplain, texts({"h1", "h2", "h3", "h4"}), integrated);
-  auto light = batcher.submit(0, Mode::kPredict, texts({"light"}));
+  auto heavy = submit(batcher, 0, Mode::kExplain, texts({"h1", "h2", "h3", "h4"}), integrated);
+  auto light = submit(batcher, 0, Mode::kPredict, texts({"light"}));
   model.release();
   const server::Results h = heavy.get();
   REQUIRE(h.size() == 4);
   for (std::size_t i = 0; i < 4; ++i) CHECK(result(h, i).at("features")[0].at("feature") == "h" + std::to_string(i + 1));
   CHECK(result(light.get(), 0).at("text") == "light");
   const auto batches = model.batches();
-  REQUIRE(batches.size() == 6);  // first, h1, light, h2, h3, h4
-  CHECK(batches[1] == std::make_pair(std::size_t{1}, std::string("explain")));
-  CHECK(batches[2] == std::make_pair(std::size_t{1}, std::string("predict")));
-  for (std::size_t i = 3; i < 6; ++i) CHECK(batches[i] == std::make_pair(std::size_t{1}, std::string("explain")));
+  REQUIRE(batches.size() == 6);  // first, light, h1, h2, h3, h4
+  CHECK(batches[1] == std::make_pair(std::size_t{1}, std::string("predict")));
+  for (std::size_t i = 2; i < 6; ++i) CHECK(batches[i] == std::make_pair(std::size_t{1}, std::string("explain")));
+}
+
+TEST_CASE("a light request waits only for the batch running, however many costly ones are queued", "[server][batcher]") {
+  EchoModel model;
+  server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
+  tasks::ExplainOptions integrated;
+  integrated.methods = {models::Method::kIntegratedGradients};
+  integrated.steps = 20;
+  model.hold();
+  std::vector<std::future<server::Results>> heavy;
+  heavy.push_back(submit(batcher, 0, Mode::kExplain, texts({"h0"}), integrated));
+  model.wait_for_batches(1);  // h0 runs; 31 more costly requests queue behind it
+  for (int i = 1; i < 32; ++i) heavy.push_back(submit(batcher, 0, Mode::kExplain, texts({"h" + std::to_string(i)}), integrated));
+  auto light = submit(batcher, 0, Mode::kPredict, texts({"light"}));
+  model.release();
+  CHECK(result(light.get(), 0).at("text") == "light");
+  for (auto& h : heavy) CHECK(h.get().size() == 1);
+  const auto batches = model.batches();
+  REQUIRE(batches.size() == 33);
+  CHECK(batches[1].second == "predict");  // next after the batch that was running
 }
 
 TEST_CASE("several inference threads share the queue, every request is answered once", "[server][batcher]") {
@@ -266,7 +300,7 @@ TEST_CASE("several inference threads share the queue, every request is answered 
   for (int i = 0; i < 40; ++i)
     clients.emplace_back([&, i] {
       const std::string t = "t" + std::to_string(i);
-      const auto r = batcher.submit(0, i % 2 ? Mode::kPredict : Mode::kExplain, texts({t})).get();
+      const auto r = submit(batcher, 0, i % 2 ? Mode::kPredict : Mode::kExplain, texts({t})).get();
       const auto j = result(r, 0);
       if ((j.contains("text") && j.at("text") == t) || (j.contains("features") && j.at("features")[0].at("feature") == t)) ++right;
     });
@@ -278,8 +312,8 @@ TEST_CASE("several inference threads share the queue, every request is answered 
 TEST_CASE("drain(): requests waiting for company run at once, and requests are still taken", "[server][batcher]") {
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::hours(1), 1024});  // the oldest would wait an hour for company
-  auto first = batcher.submit(0, Mode::kPredict, texts({"a", "b"}));
+  auto first = submit(batcher, 0, Mode::kPredict, texts({"a", "b"}));
   batcher.drain();
   CHECK(result(first.get(), 1).at("text") == "b");
-  CHECK(result(batcher.submit(0, Mode::kPredict, texts({"c"})).get(), 0).at("text") == "c");
+  CHECK(result(submit(batcher, 0, Mode::kPredict, texts({"c"})).get(), 0).at("text") == "c");
 }

@@ -3,10 +3,10 @@
 sent partway, never finished) and 16 idle ones cannot keep a normal client from answers within 1 s;
 a request not whole within --client-timeout-ms is answered 408 and closed, also one that keeps
 trickling a byte every 50 ms (the deadline is the whole request's, not each read's); an idle connection closes
-after --keep-alive-ms, and the longest idle one makes room at --max-connections; more connections
-than --connections-per-client from one address get 429; with --max-connections open and none idle, a
-new one gets 503 with Retry-After at once; pipelined requests are answered in order; /metrics counts
-what was refused. The server's timeouts decide every outcome here; the test only waits for them
+after --keep-alive-ms; at --max-connections the longest idle one makes room, else the one whose
+unfinished request began first; more connections than --connections-per-client from one address get
+429; with --max-connections each running a request, a new one gets 503 with Retry-After at once;
+pipelined requests are answered in order; /metrics counts what was refused. The server's timeouts decide every outcome here; the test only waits for them
 (reads block until the server answers or closes), never for a fixed time.
 
 usage: network_test.py ATTN TINY_RUN_DIR
@@ -15,6 +15,7 @@ import json
 import os
 import re
 import select
+import signal
 import socket
 import sys
 import time
@@ -74,7 +75,7 @@ def read_response(s):
     return head + b"\r\n\r\n" + rest[:length], rest[length:]
 
 
-PARTIAL = b"POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+PARTIAL = b"POST /v1/predict HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 
 # ---- 64 slowloris and 16 idle connections: a normal client is still answered within 1 s, every time.
 server = Server()
@@ -114,7 +115,7 @@ idle = server.connect()
 check(read_all(idle) == b"", "an idle connection is closed after --keep-alive-ms, silently")
 # Pipelined requests on one connection: both answered, in order.
 s = server.connect()
-s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 first, rest = read_response(s)
 check(first.startswith(b"HTTP/1.1 200") and b"alive" in first, "the first of two pipelined requests is answered")
 s2 = rest
@@ -160,36 +161,55 @@ for s in mine:
     s.close()
 check(server.stop() == 0, "stopped")
 
-server = Server("--max-connections", "4")
+# (one event-loop thread: the server takes the events of one connection in the order they came)
+server = Server("--max-connections", "4", "--http-threads", "1")
 idle = [server.connect() for _ in range(4)]
 status, _ = server.predict(timeout=30)
 check(status == 200, "at --max-connections, a new client is served ...")
 check(read_all(idle[0]) == b"", "... and the connection idle the longest was closed for it")
 for s in idle:
     s.close()
-# Four connections mid-request (the server said "100 Continue", so it holds their headers): none is
-# idle, and a fifth gets 503 at once.
-busy = []
+# Four connections mid-request (the server said "100 Continue", so it holds their headers): with none
+# idle, the one whose request began first is closed for a new client.
+partial = []
 for _ in range(4):
     s = server.connect()
-    s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
+    s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
     got = b""
     while b"\r\n\r\n" not in got:
         got += s.recv(1024)
     check(got.startswith(b"HTTP/1.1 100 Continue"), "the server asks for the body (100 Continue)")
-    busy.append(s)
-extra = server.connect()
-reply = read_all(extra)
-check(reply.startswith(b"HTTP/1.1 503 ") and b"Retry-After: 1" in reply, f"saturated: 503 with Retry-After ({reply[:40]!r})")
-# Their bodies, then their answers (400: not JSON): idle again, so the next client finds room.
-for s in busy:
+    partial.append(s)
+status, _ = server.predict(timeout=30)
+check(status == 200, "with every connection mid-request, a new client is served ...")
+check(read_all(partial[0]) == b"", "... and the oldest unfinished request's connection was closed for it")
+# The others' bodies, then their answers (400: not JSON).
+for s in partial[1:]:
     s.sendall(b"0123456789")
     reply, _ = read_response(s)
     check(reply.startswith(b"HTTP/1.1 400 "), "a request the server held the headers of is answered once its body arrives")
-m = server.metrics()
-check('attn_connections_refused_total{reason="saturated",status="503"} 1' in m, "/metrics counts the 503")
-for s in busy:
+for s in partial:
     s.close()
 check(server.stop() == 0, "stopped")
+
+# Four connections each running a request (queued: the batcher waits a minute for company): a fifth
+# gets 503 with Retry-After at once; SIGTERM then runs the four, and each is answered.
+server = Server("--max-connections", "4", "--http-threads", "1", "--max-delay-ms", "60000")
+busy = []
+for _ in range(4):
+    s = server.connect()
+    body = json.dumps({"texts": ["you are an idiot"]}).encode()
+    s.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    busy.append(s)
+extra = server.connect()
+reply = read_all(extra)
+check(reply.startswith(b"HTTP/1.1 503 ") and b"Retry-After: 1" in reply and b"--max-connections" in reply,
+      f"saturated: 503 with Retry-After ({reply[:40]!r})")
+server.proc.send_signal(signal.SIGTERM)
+for s in busy:
+    reply, _ = read_response(s)
+    check(reply.startswith(b"HTTP/1.1 200 ") and b"probabilities" in reply, "a request running at SIGTERM is answered")
+    s.close()
+check(server.proc.wait(timeout=60) == 0, "stopped")
 
 finish()

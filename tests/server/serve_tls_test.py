@@ -56,7 +56,7 @@ code, err = refused("--tls-cert", cert)
 check(code == 2 and "--tls-key" in err, f"a certificate without its key is refused ({code}: {err.strip()})")
 
 # ---- Serving HTTPS.
-proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "1", "--connections", "2", "--client-timeout-ms", "2000",
+proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "1", "--http-threads", "1", "--client-timeout-ms", "2000",
                          "--model", f"toxic={DIR}/run", "--tls-cert", cert, "--tls-key", key],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 port = None
@@ -94,7 +94,7 @@ with socket.create_connection(("127.0.0.1", port), timeout=60) as raw:
     with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
         check(tls.version() in ("TLSv1.2", "TLSv1.3"), f"TLS 1.2 or later ({tls.version()})")
         for _ in range(2):
-            tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             data = b""
             while b"alive" not in data:
                 chunk = tls.recv(4096)
@@ -117,7 +117,7 @@ except (ssl.SSLError, OSError):
     check(True, "TLS 1.1 is refused")
 # Plain HTTP to the HTTPS port: no HTTP answer.
 with socket.create_connection(("127.0.0.1", port), timeout=60) as raw:
-    raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     try:
         data = raw.recv(100)
     except ConnectionResetError:

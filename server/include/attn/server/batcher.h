@@ -9,14 +9,17 @@
 /// integrated gradients costs ~steps x labels forward and backward passes; one predicted, one pass).
 /// A batch holds at most max_batch units of cost; a request that costs more runs a slice at a time,
 /// going to the back of the queue after each, so one heavy request cannot hold the inference threads
-/// while light ones wait behind it. A request's results do not depend on what it was batched with:
-/// the tasks' predict and explain are batch-independent (length-bucketed, padding masked).
+/// while light ones wait behind it. Light requests (cost 1 an input: predictions, attention) go
+/// first: a free inference thread takes the oldest light request's kind before the oldest request's,
+/// so a prediction waits at most for the batches already running, however much heavy work is
+/// queued. A request's results do not depend on what it was batched with: the tasks' predict and
+/// explain are batch-independent (length-bucketed, padding masked). Results are delivered through a
+/// callback, on an inference thread: nothing waits for them.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -65,6 +68,8 @@ class Stopped : public std::runtime_error {
 
 /// One JSON object per input, as text (explain: what `attn explain --json` prints; predict: the outputs).
 using Results = std::vector<std::string>;
+/// A request's end: its results, or the exception its inputs raised (then `results` is empty).
+using Done = std::function<void(Results results, std::exception_ptr error)>;
 
 class Batcher {
  public:
@@ -80,10 +85,12 @@ class Batcher {
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
 
-  /// Queues one request's inputs for models[model]: the future holds one JSON text per input
-  /// (explain: what `attn explain --json` prints, with options' methods; predict: the outputs
-  /// only), or the exception the request's inputs raised. Throws QueueFull, or Stopped once stopped.
-  std::future<Results> submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options = {});
+  /// Queues one request's inputs for models[model]; `done` is called once, on an inference thread
+  /// (or on this one for an empty request), with one JSON text per input (explain: what `attn
+  /// explain --json` prints, with options' methods; predict: the outputs only), or with the
+  /// exception the request's inputs raised, or TimedOut. Throws QueueFull, or Stopped once stopped
+  /// (then `done` is never called).
+  void submit(std::size_t model, Mode mode, std::vector<tasks::Input> inputs, tasks::ExplainOptions options, Done done);
   /// Inputs waiting.
   std::size_t queued() const;
   /// Model `model` is `copies` from now on (a reload): batches formed from now on run on them, a
@@ -96,14 +103,14 @@ class Batcher {
   void stop();
 
  private:
-  /// A request: its inputs are handed out in slices; the last slice to finish fulfils the promise.
+  /// A request: its inputs are handed out in slices; the last slice to finish calls its callback.
   struct Request {
     std::size_t model;
     Mode mode;
     tasks::ExplainOptions options;
     std::vector<tasks::Input> inputs;
     std::int64_t cost = 1;  ///< per input
-    std::promise<Results> promise;
+    Done done;
     std::chrono::steady_clock::time_point queued_at;
     std::chrono::steady_clock::time_point expires_at;  ///< (options.clock's time) dropped if wholly queued then
     std::size_t handed_out = 0;  ///< inputs given to slices so far
@@ -117,7 +124,9 @@ class Batcher {
     std::size_t first = 0, count = 0;
   };
   void loop(int worker);
-  void drop_expired();  ///< (mutex_ held)
+  /// Takes the requests wholly queued past their deadline out of the queue (mutex_ held); their
+  /// callbacks are the caller's to run once it has let go of the mutex.
+  std::vector<std::shared_ptr<Request>> take_expired();
   void run(tasks::TrainedModel& model, std::vector<Slice>& batch);
   Results compute(tasks::TrainedModel& model, const Request& key, const std::vector<tasks::Input>& inputs);
   void finish(Slice& slice, Results results, std::exception_ptr error);

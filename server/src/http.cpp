@@ -1,0 +1,734 @@
+#include "http.h"
+
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+namespace attn::server {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using error_code = boost::system::error_code;
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string address_text(const net::ip::address& a) {
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) return net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).to_string();
+  return a.to_string();
+}
+
+std::string openssl_error() {
+  std::string text;
+  for (unsigned long e; (e = ERR_get_error()) != 0;) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    text += (text.empty() ? "" : "; ") + std::string(buf);
+  }
+  return text.empty() ? "unknown error" : text;
+}
+
+/// HTTPS with TLS 1.2 or later (no renegotiation, no compression), the chain and key from PEM files.
+std::unique_ptr<net::ssl::context> tls_context(const std::string& cert, const std::string& key) {
+  if (cert.empty() || key.empty()) throw std::invalid_argument("--tls-cert and --tls-key go together");
+  struct stat st {};
+  if (::stat(key.c_str(), &st) != 0) throw std::invalid_argument("--tls-key " + key + ": cannot read it");
+  if (st.st_mode & (S_IRWXG | S_IRWXO))
+    throw std::invalid_argument("--tls-key " + key + ": others may read the private key; make it private (chmod 600 " + key + ")");
+  auto context = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
+  SSL_CTX* ctx = context->native_handle();
+  ERR_clear_error();
+  if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) throw std::runtime_error("TLS 1.2: " + openssl_error());
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) throw std::invalid_argument("--tls-cert " + cert + ": " + openssl_error());
+  if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1)
+    throw std::invalid_argument("--tls-key " + key + " cannot be read, or does not match --tls-cert " + cert + ": " + openssl_error());
+  return context;
+}
+
+/// A header line folded onto the next (obs-fold: CRLF then a space or tab) in a request's head.
+bool folded(std::string_view head) {
+  for (std::size_t at = head.find("\r\n"); at != std::string_view::npos; at = head.find("\r\n", at + 2))
+    if (at + 2 < head.size() && (head[at + 2] == ' ' || head[at + 2] == '\t')) return true;
+  return false;
+}
+
+bool takes_no_body(std::string_view method) {
+  for (const char* m : {"GET", "HEAD", "OPTIONS", "DELETE", "TRACE", "CONNECT"})
+    if (method == m) return true;
+  return false;
+}
+
+// ---- Connections: their number, their clients and what each is doing ----
+
+enum class Phase {
+  kHandshake,  ///< TLS handshake (deadline: request_read)
+  kIdle,       ///< waiting for a request's first byte (keep_alive)
+  kReading,    ///< a request arriving (request_read from its first byte)
+  kBusy,       ///< the handler has the request (no deadline of ours)
+  kWriting,    ///< a response going out (write_timeout)
+  kClosing,    ///< answered; discarding what the client still sends, briefly
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  /// Closes at once (evicted, or the server stops while it reads or waits).
+  virtual void abort() = 0;
+  /// The server stops: closes unless a request is being handled or answered.
+  virtual void stop_if_quiet() = 0;
+};
+
+class Registry {
+ public:
+  enum class Admission { kAdmitted, kPerClient, kSaturated };
+  struct Admitted {
+    Admission admission;
+    std::uint64_t id = 0;
+    std::shared_ptr<Connection> evicted;  ///< to close for this one
+  };
+
+  Registry(std::size_t max_connections, std::size_t per_client) : max_(max_connections), per_client_(per_client) {}
+
+  /// Takes a new connection from `client`, making room by eviction when full (see http.h).
+  Admitted admit(const std::string& client) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::uint64_t id = next_++;
+    const auto mine = clients_.find(client);
+    if (mine != clients_.end() && mine->second >= per_client_) {
+      slots_[id] = {{}, client, Phase::kClosing, Clock::now(), false, false};
+      return {Admission::kPerClient, id, nullptr};
+    }
+    std::shared_ptr<Connection> victim;
+    if (counted_ >= max_) {
+      Slot* chosen = nullptr;
+      const auto rank = [](Phase p) { return p == Phase::kIdle || p == Phase::kClosing ? 0 : p == Phase::kReading || p == Phase::kHandshake ? 1 : 2; };
+      for (auto& [slot_id, slot] : slots_) {
+        if (!slot.counted || slot.evicted || rank(slot.phase) == 2) continue;
+        if (!chosen || rank(slot.phase) < rank(chosen->phase) || (rank(slot.phase) == rank(chosen->phase) && slot.since < chosen->since))
+          chosen = &slot;
+      }
+      if (!chosen) {
+        slots_[id] = {{}, client, Phase::kClosing, Clock::now(), false, false};
+        return {Admission::kSaturated, id, nullptr};
+      }
+      chosen->evicted = true;
+      --counted_;
+      victim = chosen->connection.lock();
+    }
+    slots_[id] = {{}, client, Phase::kIdle, Clock::now(), true, false};
+    ++clients_[client];
+    ++counted_;
+    return {Admission::kAdmitted, id, victim};
+  }
+
+  void attach(std::uint64_t id, const std::shared_ptr<Connection>& c) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slots_.at(id).connection = c;
+  }
+
+  void phase(std::uint64_t id, Phase p, Clock::time_point since) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Slot& s = slots_.at(id);
+    s.phase = p;
+    s.since = since;
+  }
+
+  void remove(std::uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = slots_.find(id);
+    if (it == slots_.end()) return;
+    if (it->second.counted) {
+      if (--clients_[it->second.client] == 0) clients_.erase(it->second.client);
+      if (!it->second.evicted) --counted_;
+    }
+    slots_.erase(it);
+    if (slots_.empty()) empty_.notify_all();
+  }
+
+  std::vector<std::shared_ptr<Connection>> all() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::shared_ptr<Connection>> out;
+    for (const auto& [id, slot] : slots_)
+      if (auto c = slot.connection.lock()) out.push_back(std::move(c));
+    return out;
+  }
+
+  std::size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return slots_.size();
+  }
+
+  void wait_empty() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    empty_.wait(lock, [this] { return slots_.empty(); });
+  }
+
+ private:
+  struct Slot {
+    std::weak_ptr<Connection> connection;
+    std::string client;
+    Phase phase;
+    Clock::time_point since;
+    bool counted;  ///< toward max_connections and per_client (a refused connection is not)
+    bool evicted;
+  };
+  const std::size_t max_, per_client_;
+  mutable std::mutex mutex_;
+  std::condition_variable empty_;
+  std::map<std::uint64_t, Slot> slots_;
+  std::map<std::string, std::size_t> clients_;
+  std::size_t counted_ = 0;
+  std::uint64_t next_ = 1;
+};
+
+/// What every connection shares.
+struct Shared {
+  HttpOptions options;
+  HttpHandler& handler;
+  net::ssl::context* tls = nullptr;
+  Registry registry;
+  std::atomic<bool> stopping{false};
+};
+
+/// One connection, plain or TLS. Every handler of a connection runs on its strand.
+template <bool kTls>
+class Session : public Connection, public std::enable_shared_from_this<Session<kTls>> {
+  using Stream = std::conditional_t<kTls, net::ssl::stream<tcp::socket>, tcp::socket>;
+
+ public:
+  Session(Shared& shared, tcp::socket socket, std::string client, std::uint64_t id)
+      : shared_(shared),
+        stream_(make_stream(std::move(socket), shared)),
+        timer_(stream_.get_executor()),
+        buffer_(shared.options.max_head + 65536),
+        client_(std::move(client)),
+        id_(id) {}
+  ~Session() override { shared_.registry.remove(id_); }
+
+  /// Serves the connection; with `refusal` (429, 503), answers it that and closes.
+  void start(int refusal = 0, const std::string& reason = "", const std::string& message = "") {
+    if (refusal) {
+      shared_.handler.refused(reason, refusal);
+      Response r = error_response(refusal, message);
+      r.headers.push_back({"Retry-After", "1"});
+      r.close = true;
+      return write(std::move(r), false);
+    }
+    if constexpr (kTls) {
+      set_phase(Phase::kHandshake);
+      arm(Clock::now() + shared_.options.request_read);
+      stream_.async_handshake(net::ssl::stream_base::server, [self = this->shared_from_this()](const error_code& ec) {
+        if (ec) return self->close();
+        self->idle();
+      });
+    } else {
+      idle();
+    }
+  }
+
+  void abort() override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->close(); });
+  }
+
+  void stop_if_quiet() override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this()] {
+      if (self->phase_ != Phase::kBusy && self->phase_ != Phase::kWriting) self->close();
+    });
+  }
+
+ private:
+  static Stream make_stream(tcp::socket socket, Shared& shared) {
+    if constexpr (kTls)
+      return Stream(std::move(socket), *shared.tls);
+    else
+      return socket;
+  }
+  tcp::socket& socket() {
+    if constexpr (kTls)
+      return stream_.next_layer();
+    else
+      return stream_;
+  }
+
+  void set_phase(Phase p) {
+    phase_ = p;
+    shared_.registry.phase(id_, p, Clock::now());
+  }
+
+  /// The deadline of the current phase; expired() decides what missing it means.
+  void arm(Clock::time_point deadline) {
+    const std::uint64_t generation = ++generation_;
+    timer_.expires_at(deadline);
+    timer_.async_wait([self = this->shared_from_this(), generation](const error_code& ec) {
+      if (!ec && generation == self->generation_) self->expired();
+    });
+  }
+  void disarm() {
+    ++generation_;
+    timer_.cancel();
+  }
+  void expired() {
+    if (phase_ == Phase::kReading) {  // on_read answers 408 once the read is cancelled
+      timed_out_ = true;
+      error_code ignored;
+      socket().cancel(ignored);
+    } else {
+      close();  // a handshake, an idle connection, a response nobody reads, a lingering close
+    }
+  }
+
+  // ---- Reading a request ----
+
+  void idle() {
+    if (shared_.stopping) return close();
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(shared_.options.max_head));
+    parser_->body_limit(static_cast<std::uint64_t>(shared_.options.max_body));
+    parser_->eager(false);  // control returns after the head, to judge it before the body
+    head_checked_ = fold_checked_ = timed_out_ = head_request_ = false;
+    if (buffer_.size() > 0) {  // a pipelined request
+      begin_request();
+      return parse();
+    }
+    set_phase(Phase::kIdle);
+    arm(Clock::now() + shared_.options.keep_alive);
+    read();
+  }
+
+  void begin_request() {
+    set_phase(Phase::kReading);
+    arm(Clock::now() + shared_.options.request_read);
+  }
+
+  void read() {
+    const std::size_t room = buffer_.max_size() - buffer_.size();
+    stream_.async_read_some(buffer_.prepare(std::min<std::size_t>(room, 65536)),
+                            [self = this->shared_from_this()](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
+  }
+
+  void on_read(const error_code& ec, std::size_t n) {
+    if (timed_out_) {
+      return refuse(408, "read_timeout",
+                    "the request did not arrive whole within --client-timeout-ms (" + std::to_string(shared_.options.request_read.count()) +
+                        " ms)");
+    }
+    if (ec) return close();  // the client left (or was evicted)
+    buffer_.commit(n);
+    if (phase_ == Phase::kIdle) begin_request();
+    parse();
+  }
+
+  std::string_view buffered() const {
+    const auto data = buffer_.data();
+    return {static_cast<const char*>(data.data()), data.size()};
+  }
+
+  void parse() {
+    for (;;) {
+      if (!parser_->is_header_done()) {
+        const std::size_t end = buffered().find("\r\n\r\n");
+        if (end == std::string_view::npos) {
+          if (buffer_.size() > shared_.options.max_head)
+            return refuse(431, "head_too_large", "the request line and headers are over " + std::to_string(shared_.options.max_head) + " bytes");
+          return read();
+        }
+        if (!fold_checked_) {
+          fold_checked_ = true;
+          if (folded(buffered().substr(0, end + 2)))
+            return refuse(400, "framing", "a header line is folded onto the next (obs-fold); send each field on one line");
+        }
+      } else if (buffer_.size() == 0) {
+        return read();
+      }
+      error_code ec;
+      const std::size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == bhttp::error::need_more) {
+        if (buffer_.size() == buffer_.max_size())
+          return refuse(431, "head_too_large", "a chunk header or the trailers are over " + std::to_string(shared_.options.max_head) + " bytes");
+        return read();
+      }
+      if (ec == bhttp::error::header_limit)
+        return refuse(431, "head_too_large", "the request line and headers are over " + std::to_string(shared_.options.max_head) + " bytes");
+      if (ec == bhttp::error::body_limit)
+        return refuse(413, "body_too_large", "the body is over --max-body-bytes (" + std::to_string(shared_.options.max_body) + " bytes)");
+      if (ec) return refuse(400, "framing", "malformed request: " + ec.message());
+      if (parser_->is_header_done() && !head_checked_) {
+        head_checked_ = true;
+        if (!judge_head()) return;
+        parser_->eager(true);
+        if (continue_) return send_continue();
+      }
+      if (parser_->is_done()) return dispatch();
+    }
+  }
+
+  /// The head's framing and the handler's verdict: false when the request was refused.
+  bool judge_head() {
+    const auto bad = [this](int status, const std::string& reason, const std::string& message) {
+      refuse(status, reason, message);
+      return false;
+    };
+    const auto& req = parser_->get();
+    version_ = req.version() == 10 ? 10 : 11;
+    if (req.version() != 10 && req.version() != 11) return bad(505, "framing", "HTTP/1.0 and HTTP/1.1 only");
+    head_ = Head{};
+    head_.method = std::string(req.method_string());
+    head_.target = std::string(req.target());
+    head_.version = version_;
+    head_.client = client_;
+    head_.started = Clock::now();
+    const std::size_t question = head_.target.find('?');
+    head_.path = head_.target.substr(0, question);
+    if (question != std::string::npos) head_.query = head_.target.substr(question + 1);
+    std::size_t hosts = 0, encodings = 0;
+    for (const auto& f : req) {
+      head_.fields.emplace_back(std::string(f.name_string()), std::string(f.value()));
+      if (beast::iequals(f.name_string(), "host")) ++hosts;
+      if (beast::iequals(f.name_string(), "transfer-encoding")) ++encodings;
+    }
+    head_request_ = head_.method == "HEAD";
+    const bool chunked = parser_->chunked();
+    const auto length = parser_->content_length();
+    head_.has_body = chunked || (length && *length > 0);
+    if (head_.target.empty() || head_.target[0] != '/') return bad(400, "framing", "the request target must be a path (/...)");
+    if (hosts > 1 || (version_ == 11 && hosts == 0)) return bad(400, "framing", "an HTTP/1.1 request needs exactly one Host field");
+    if (encodings > 0) {
+      const auto te = head_.field("transfer-encoding");
+      if (encodings > 1 || version_ == 10 || !beast::iequals(trim(*te), "chunked"))
+        return bad(400, "framing", "Transfer-Encoding must be exactly 'chunked' (one field, HTTP/1.1)");
+    }
+    if (takes_no_body(head_.method) && head_.has_body) return bad(400, "framing", head_.method + " takes no body");
+    if (!takes_no_body(head_.method) && !chunked && !length)
+      return bad(411, "length_required", head_.method + " needs a Content-Length (or Transfer-Encoding: chunked)");
+    if (const auto coding = head_.field("content-encoding"); coding && !beast::iequals(trim(*coding), "identity"))
+      return bad(415, "content_encoding", "Content-Encoding '" + std::string(trim(*coding)) + "': send the body unencoded");
+    continue_ = false;
+    if (const auto expect = head_.field("expect")) {
+      if (!beast::iequals(trim(*expect), "100-continue")) return bad(417, "expectation", "the only Expect understood is 100-continue");
+      continue_ = head_.has_body;
+    }
+    std::optional<Response> refusal;
+    try {
+      refusal = shared_.handler.accept(head_);
+    } catch (const std::exception& e) {
+      refusal = error_response(500, e.what());
+    }
+    if (refusal) {
+      if (head_.has_body) refusal->close = true;  // the body was not read: nothing after it can be framed
+      write(std::move(*refusal), parser_->keep_alive());
+      return false;
+    }
+    return true;
+  }
+
+  void send_continue() {
+    static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    continue_ = false;
+    net::async_write(stream_, net::buffer(kContinue, sizeof kContinue - 1), [self = this->shared_from_this()](const error_code& ec, std::size_t) {
+      if (ec) return self->on_read(ec, 0);
+      self->parse();
+    });
+  }
+
+  void dispatch() {
+    set_phase(Phase::kBusy);
+    disarm();
+    keep_ = parser_->keep_alive();
+    Request request{std::move(head_), std::move(parser_->get().body())};
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    Respond respond = [self = this->shared_from_this(), answered](Response r) {
+      if (answered->exchange(true)) return;
+      net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->write(std::move(r), self->keep_); });
+    };
+    try {
+      shared_.handler.handle(std::move(request), respond);
+    } catch (const std::exception& e) {
+      respond(error_response(500, e.what()));
+    }
+  }
+
+  // ---- Answering ----
+
+  /// Answers `r` and then reads the next request (`keep`), or closes.
+  void write(Response r, bool keep) {
+    keep = keep && !r.close && !shared_.stopping && served_ + 1 < shared_.options.keep_alive_max;
+    auto res = std::make_shared<bhttp::response<bhttp::string_body>>();
+    res->version(version_);
+    res->result(static_cast<unsigned>(r.status));
+    res->set(bhttp::field::content_type, r.content_type);
+    res->set("X-Content-Type-Options", "nosniff");
+    for (const auto& [name, value] : r.headers) res->set(name, value);
+    res->keep_alive(keep);
+    if (keep)
+      res->set("Keep-Alive", "timeout=" + std::to_string(std::max<long long>(1, shared_.options.keep_alive.count() / 1000)) +
+                                 ", max=" + std::to_string(shared_.options.keep_alive_max - served_ - 1));
+    res->body() = std::move(r.body);
+    res->prepare_payload();
+    if (head_request_) res->body().clear();  // (Content-Length stays: the GET's)
+    set_phase(Phase::kWriting);
+    arm(Clock::now() + shared_.options.write_timeout);
+    bhttp::async_write(stream_, *res, [self = this->shared_from_this(), res, keep](const error_code& ec, std::size_t) {
+      if (ec) return self->close();
+      ++self->served_;
+      if (keep) return self->idle();
+      self->linger();
+    });
+  }
+
+  /// An error the connection layer answers itself, then closes.
+  void refuse(int status, const std::string& reason, const std::string& message) {
+    shared_.handler.refused(reason, status);
+    Response r = error_response(status, message);
+    r.close = true;
+    write(std::move(r), false);
+  }
+
+  /// Closes after a final answer: stops sending, then reads and drops what the client still sends
+  /// (at most a body's worth, for at most 2 s), so a client in the middle of sending reads its answer
+  /// rather than a reset.
+  void linger() {
+    set_phase(Phase::kClosing);
+    if (shared_.stopping) {
+      error_code ignored;
+      if constexpr (!kTls) socket().shutdown(tcp::socket::shutdown_send, ignored);
+      return close();
+    }
+    arm(Clock::now() + std::min<std::chrono::milliseconds>(shared_.options.request_read, std::chrono::milliseconds(2000)));
+    if constexpr (kTls) {
+      stream_.async_shutdown([self = this->shared_from_this()](const error_code&) { self->close(); });
+    } else {
+      error_code ignored;
+      socket().shutdown(tcp::socket::shutdown_send, ignored);
+      buffer_.clear();
+      drain();
+    }
+  }
+  void drain() {
+    stream_.async_read_some(buffer_.prepare(16384), [self = this->shared_from_this()](const error_code& ec, std::size_t n) {
+      self->drained_ += n;
+      if (ec || self->drained_ > self->shared_.options.max_body + self->shared_.options.max_head) return self->close();
+      self->drain();
+    });
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    disarm();
+    error_code ignored;
+    socket().shutdown(tcp::socket::shutdown_both, ignored);
+    socket().close(ignored);
+  }
+
+  Shared& shared_;
+  Stream stream_;
+  net::steady_timer timer_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  Head head_;
+  const std::string client_;
+  const std::uint64_t id_;
+  Phase phase_ = Phase::kIdle;
+  std::uint64_t generation_ = 0;
+  std::size_t served_ = 0, drained_ = 0;
+  int version_ = 11;
+  bool head_checked_ = false, fold_checked_ = false, timed_out_ = false, continue_ = false, keep_ = false, head_request_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+// ---- Public helpers ----
+
+std::optional<std::string> Head::field(std::string_view name) const {
+  for (const auto& [n, v] : fields)
+    if (beast::iequals(n, name)) return v;
+  return std::nullopt;
+}
+
+Response error_response(int status, const std::string& message) {
+  const nlohmann::ordered_json body = {{"error", {{"status", status}, {"message", message}}}};
+  Response r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return r;
+}
+
+bool is_loopback(const std::string& host) {
+  if (beast::iequals(host, "localhost")) return true;
+  std::string literal = host;
+  if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
+  error_code ec;
+  const net::ip::address a = net::ip::make_address(literal, ec);
+  if (ec) return false;
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) return net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).is_loopback();
+  return a.is_loopback();
+}
+
+std::vector<std::string> local_names() {
+  std::vector<std::string> names;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) == 0) {
+    for (ifaddrs* i = list; i; i = i->ifa_next) {
+      if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6)) continue;
+      char text[NI_MAXHOST];
+      const socklen_t size = i->ifa_addr->sa_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+      if (::getnameinfo(i->ifa_addr, size, text, sizeof text, nullptr, 0, NI_NUMERICHOST) == 0) {
+        std::string name = text;
+        name = name.substr(0, name.find('%'));  // fe80::1%eth0
+        names.push_back(name);
+      }
+    }
+    ::freeifaddrs(list);
+  }
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0 && host[0]) names.emplace_back(host);
+  return names;
+}
+
+// ---- The server ----
+
+struct HttpServer::Impl {
+  Impl(const HttpOptions& o, HttpHandler& h) : shared{o, h, nullptr, Registry(o.max_connections, o.per_client)} {}
+
+  void accept() {
+    acceptor.async_accept(net::make_strand(io), [this](const error_code& ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
+  }
+
+  void on_accept(const error_code& ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || shared.stopping) return;
+    if (ec) {  // out of descriptors, say: try again shortly rather than spin
+      retry.expires_after(std::chrono::milliseconds(50));
+      retry.async_wait([this](const error_code& e) {
+        if (!e) accept();
+      });
+      return;
+    }
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    const auto peer = socket.remote_endpoint(ignored);
+    const std::string client = address_text(peer.address());
+    const Registry::Admitted a = shared.registry.admit(client);
+    if (a.evicted) a.evicted->abort();
+    if (shared.tls) {
+      auto s = std::make_shared<Session<true>>(shared, std::move(socket), client, a.id);
+      shared.registry.attach(a.id, s);
+      if (a.admission == Registry::Admission::kAdmitted) {
+        s->start();
+      } else {
+        shared.handler.refused(a.admission == Registry::Admission::kPerClient ? "per_client" : "saturated",
+                               a.admission == Registry::Admission::kPerClient ? 429 : 503);
+        s->abort();  // no HTTP before the handshake: closed
+      }
+    } else {
+      auto s = std::make_shared<Session<false>>(shared, std::move(socket), client, a.id);
+      shared.registry.attach(a.id, s);
+      if (a.admission == Registry::Admission::kPerClient)
+        s->start(429, "per_client",
+                 "this address has " + std::to_string(shared.options.per_client) + " connections open (--connections-per-client)");
+      else if (a.admission == Registry::Admission::kSaturated)
+        s->start(503, "saturated",
+                 "the server has --max-connections (" + std::to_string(shared.options.max_connections) +
+                     ") connections open, each running a request");
+      else
+        s->start();
+    }
+    accept();
+  }
+
+  Shared shared;
+  std::unique_ptr<net::ssl::context> tls;
+  net::io_context io{std::max(1, shared.options.threads)};
+  tcp::acceptor acceptor{net::make_strand(io)};
+  net::steady_timer retry{acceptor.get_executor()};
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+  std::vector<std::thread> threads;
+  bool started = false, stopped = false;
+};
+
+HttpServer::HttpServer(const HttpOptions& options, HttpHandler& handler) : impl_(std::make_unique<Impl>(options, handler)) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+int HttpServer::bind() {
+  const HttpOptions& o = impl_->shared.options;
+  if (!o.tls_cert.empty() || !o.tls_key.empty()) {
+    impl_->tls = tls_context(o.tls_cert, o.tls_key);
+    impl_->shared.tls = impl_->tls.get();
+  }
+  error_code ec;
+  tcp::resolver resolver(impl_->io);
+  const auto endpoints = resolver.resolve(o.host, std::to_string(o.port), tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec || endpoints.empty()) throw std::runtime_error("--host " + o.host + ": cannot resolve it (" + ec.message() + ")");
+  const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+  tcp::acceptor& a = impl_->acceptor;
+  a.open(endpoint.protocol(), ec);
+  if (!ec) a.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) a.bind(endpoint, ec);
+  if (!ec) a.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error("cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " + ec.message());
+  return a.local_endpoint().port();
+}
+
+void HttpServer::start() {
+  impl_->started = true;
+  impl_->work.emplace(net::make_work_guard(impl_->io));
+  impl_->accept();
+  for (int i = 0; i < std::max(1, impl_->shared.options.threads); ++i) impl_->threads.emplace_back([this] { impl_->io.run(); });
+}
+
+void HttpServer::stop() {
+  if (impl_->stopped) return;
+  impl_->stopped = true;
+  impl_->shared.stopping = true;
+  if (!impl_->started) return;
+  std::promise<void> closed;
+  net::post(impl_->acceptor.get_executor(), [this, &closed] {
+    error_code ignored;
+    impl_->acceptor.close(ignored);
+    impl_->retry.cancel();
+    closed.set_value();
+  });
+  closed.get_future().wait();
+  for (const auto& c : impl_->shared.registry.all()) c->stop_if_quiet();
+  impl_->shared.registry.wait_empty();
+  impl_->work.reset();
+  impl_->io.stop();
+  for (std::thread& t : impl_->threads) t.join();
+}
+
+std::size_t HttpServer::open_connections() const { return impl_->shared.registry.size(); }
+
+bool HttpServer::tls() const { return impl_->tls != nullptr; }
+
+}  // namespace attn::server
