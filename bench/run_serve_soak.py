@@ -2,10 +2,15 @@
 """Soak and chaos test of `attn serve` on 127.0.0.1: mixed traffic against one server for a fixed time
 -- explain and predict clients on keep-alive connections, bad requests, oversized bodies, slow clients
 (headers sent partway, never finished), clients that disconnect mid-request, and a reload of the model
-every --reload-every seconds -- with API keys on. Per interval (a minute by default): requests by status,
-p50/p99 latency of the explain and predict clients, the server's RSS. Passes when the server never
-crashed, answered no 5xx but deliberate 503s, every good request got 200, and its RSS grew < 10% from
-the end of the warm-up (until the second reload: a reload holds two models at once) to the end.
+every --reload-every seconds -- with API keys on; and hostile clients (tests/server/hostile_test.py's
+attacks, over and over): smuggling attempts (each must get exactly one answer), encoded and
+unbounded bodies, huge trailers, many ranges, clients that never read their answers, a flood of
+integrated-gradients requests from one address. A prober asks /healthz every 50 ms on a new
+connection. Per interval (a minute by default): requests by status, p50/p99 latency of the explain
+and predict clients and of /healthz, the server's RSS. Passes when the server never crashed, answered
+no 5xx but deliberate 503s, no smuggled request was answered, every good request got 200, /healthz's
+p99 stayed under 100 ms in every interval, and its RSS grew < 10% from the end of the warm-up (until
+the second reload, at least a minute: a reload holds two models at once) to the end.
 
 usage: python3 bench/run_serve_soak.py [--seconds 600] [--interval 60] [--reload-every 30]
                                        [--model RUN_DIR] [--out bench/results/serve_soak.json]
@@ -45,7 +50,7 @@ class Stats:
 
     def new_interval(self):
         with self.lock:
-            self.intervals.append({"statuses": {}, "latency_ms": {"explain": [], "predict": []}, "rss_mb": None})
+            self.intervals.append({"statuses": {}, "latency_ms": {"explain": [], "predict": [], "healthz": []}, "rss_mb": None})
 
     def record(self, kind, status, ms=None, expected=None):
         with self.lock:
@@ -107,7 +112,7 @@ def main():
     shutil.copyfile(os.path.join(model, "model.pt") if os.path.isdir(model) else model, served)
 
     proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", str(args.threads), "--model", f"toxic={served}",
-                             "--client-timeout-ms", "2000", "--max-body-bytes", "65536",
+                             "--client-timeout-ms", "2000", "--max-body-bytes", "65536", "--write-timeout-ms", "2000",
                              # every client here is 127.0.0.1: the per-address cap would count them all as one
                              "--connections-per-client", "100000"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ, ATTN_API_KEY=KEY))
@@ -154,19 +159,20 @@ def main():
 
     def bad_requests():
         rng = random.Random(3)
-        cases = [("POST", "/v1/predict", b"{not json", 400), ("POST", "/v1/predict", json.dumps({"rows": [[1]]}).encode(), 400),
-                 ("POST", "/v1/predict", json.dumps({"model": "nobody", "texts": ["a"]}).encode(), 404),
-                 ("GET", "/v1/predict", None, 405), ("GET", "/no/such/path", None, 404),
-                 ("POST", "/v1/explain", json.dumps({"texts": ["a"], "steps": 10 ** 6, "methods": ["integrated-gradients"]}).encode(), 400)]
+        # (method, path, body, status with the key, status without: 401 unless the path or method is wrong)
+        cases = [("POST", "/v1/predict", b"{not json", 400, 401), ("POST", "/v1/predict", json.dumps({"rows": [[1]]}).encode(), 400, 401),
+                 ("POST", "/v1/predict", json.dumps({"model": "nobody", "texts": ["a"]}).encode(), 404, 401),
+                 ("GET", "/v1/predict", None, 405, 405), ("GET", "/no/such/path", None, 404, 404),
+                 ("POST", "/v1/explain", json.dumps({"texts": ["a"], "steps": 10 ** 6, "methods": ["integrated-gradients"]}).encode(), 400, 401)]
         while not stop.is_set():
-            method, path, body, status = rng.choice(cases)
+            method, path, body, status, keyless = rng.choice(cases)
             headers = dict(auth) if rng.random() < 0.8 else {}  # some without the key: 401
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             try:
                 conn.request(method, path, body=body, headers=headers)
                 r = conn.getresponse()
                 r.read()
-                stats.record("bad", r.status, expected={status if headers else 401})
+                stats.record("bad", r.status, expected={status if headers else keyless})
             except (OSError, http.client.HTTPException) as e:
                 stats.record("bad", type(e).__name__, expected=set())
             finally:
@@ -242,6 +248,110 @@ def main():
             finally:
                 conn.close()
 
+    def answers(data):
+        """The statuses of the responses in `data` (read until the server closed)."""
+        statuses = []
+        while data.startswith(b"HTTP/1."):
+            head, sep, rest = data.partition(b"\r\n\r\n")
+            if not sep:
+                break
+            status = int(head.split()[1])
+            length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+            data = rest[int(length.group(1)) if length else 0:]
+            if status != 100:
+                statuses.append(status)
+        return statuses
+
+    def read_until_closed(s):
+        out = b""
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+        except OSError:
+            pass
+        return out
+
+    host, key = b"Host: 127.0.0.1\r\n", b"Authorization: Bearer " + KEY.encode() + b"\r\n"
+    smuggled = b"GET /v1/models HTTP/1.1\r\n" + host + key + b"\r\n"
+    length = str(len(smuggled)).encode()
+    attacks = [  # (name, bytes, the one status expected)
+        ("get_body", b"GET /healthz HTTP/1.1\r\n" + host + b"Content-Length: " + length + b"\r\n\r\n" + smuggled, 400),
+        ("keyless_body", b"POST /v1/predict HTTP/1.1\r\n" + host + b"Content-Length: " + length + b"\r\n\r\n" + smuggled, 401),
+        ("bare_lf", b"GET /healthz HTTP/1.1\r\n" + host + b"X: 1\nContent-Length: 0\r\n\r\n" + smuggled, 400),
+        ("te_list", b"POST /v1/predict HTTP/1.1\r\n" + host + key + b"Transfer-Encoding: chunked, identity\r\n\r\n" + smuggled, 400),
+        ("te_encoded", b"POST /v1/predict HTTP/1.1\r\n" + host + key + b"Transfer-Encoding: %63hunked\r\n\r\n" + smuggled, 400),
+        ("cl_te", b"POST /v1/predict HTTP/1.1\r\n" + host + key + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+         + smuggled, 400),
+        ("bad_line", b"GARBAGE\r\n" + smuggled, 400),
+        ("obs_fold", b"GET /healthz HTTP/1.1\r\n" + host + b"X: 1\r\n Content-Length: 5\r\n\r\n" + smuggled, 400),
+        ("gzip", b"POST /v1/predict HTTP/1.1\r\n" + host + key + b"Content-Encoding: gzip\r\nContent-Length: 20\r\n\r\n" + bytes(20), 415),
+        ("no_length", b"POST /v1/predict HTTP/1.1\r\n" + host + key + b"\r\n{}", 411),
+        ("trailers", b"POST /v1/predict HTTP/1.1\r\n" + host + key + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n"
+         + b"X-T: " + b"a" * 100000 + b"\r\n\r\n", 431),
+        ("ranges", b"GET / HTTP/1.1\r\n" + host + b"Range: bytes=" + ",".join(f"{i}-{i}" for i in range(1200)).encode()
+         + b"\r\nConnection: close\r\n\r\n", 200),
+    ]
+
+    def hostile():
+        rng = random.Random(11)
+        while not stop.is_set():
+            name, data, status = rng.choice(attacks)
+            with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+                try:
+                    s.sendall(data)
+                except OSError:
+                    pass
+                got = answers(read_until_closed(s))
+            if len(got) > 1:
+                stats.record("smuggled", name, expected=set())
+            stats.record("hostile", got[0] if got else "closed", expected={status})
+
+    def non_readers():
+        page = b"GET / HTTP/1.1\r\n" + host + b"\r\n"
+        while not stop.is_set():
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.settimeout(60)
+            s.connect(("127.0.0.1", port))
+            s.sendall(page * 400)
+            stop.wait(3)  # (it never reads; the server cuts it off after --write-timeout-ms)
+            got = len(answers(read_until_closed(s)))
+            s.close()
+            stats.record("non_reader", "cut" if got < 400 else "whole", expected={"cut"})
+
+    def integrated_flood():
+        body = json.dumps({"texts": TEXTS[:4], "methods": ["integrated-gradients"], "steps": 32})
+        while not stop.is_set():
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            try:
+                conn.request("POST", "/v1/explain", body=body, headers=auth)
+                r = conn.getresponse()
+                r.read()
+                stats.record("integrated", r.status, expected={200, 429})
+                if r.status == 429:
+                    stop.wait(0.05)  # as a client told Retry-After would back off (its server said 1 s)
+            except (OSError, http.client.HTTPException) as e:
+                stats.record("integrated", type(e).__name__, expected=set())
+            finally:
+                conn.close()
+
+    def prober():
+        while not stop.wait(0.05):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            try:
+                t = time.perf_counter()
+                conn.request("GET", "/healthz")
+                r = conn.getresponse()
+                r.read()
+                stats.record("healthz", r.status, (time.perf_counter() - t) * 1000, expected={200})
+            except (OSError, http.client.HTTPException) as e:
+                stats.record("healthz", type(e).__name__, expected={200})
+            finally:
+                conn.close()
+
     def explain_body(rng):
         return json.dumps({"texts": [rng.choice(TEXTS)]})
 
@@ -253,7 +363,9 @@ def main():
                threading.Thread(target=client, args=("predict", "/v1/predict", predict_body)),
                threading.Thread(target=client, args=("predict", "/v1/predict", predict_body)),
                threading.Thread(target=bad_requests), threading.Thread(target=oversized), threading.Thread(target=disconnects),
-               threading.Thread(target=reloads)] + [threading.Thread(target=slow_clients) for _ in range(8)]
+               threading.Thread(target=reloads), threading.Thread(target=prober)] + [threading.Thread(target=slow_clients) for _ in range(8)]
+    threads += [threading.Thread(target=hostile) for _ in range(2)] + [threading.Thread(target=non_readers) for _ in range(4)]
+    threads += [threading.Thread(target=integrated_flood) for _ in range(8)]
     for t in threads:
         t.daemon = True
         t.start()
@@ -279,20 +391,26 @@ def main():
     for i, iv in enumerate(stats.intervals):
         report.append({"interval": i + 1, "rss_mb": iv["rss_mb"], "statuses": dict(sorted(iv["statuses"].items())),
                        "explain_p50_ms": percentile(iv["latency_ms"]["explain"], 0.5), "explain_p99_ms": percentile(iv["latency_ms"]["explain"], 0.99),
-                       "predict_p50_ms": percentile(iv["latency_ms"]["predict"], 0.5), "predict_p99_ms": percentile(iv["latency_ms"]["predict"], 0.99)})
+                       "predict_p50_ms": percentile(iv["latency_ms"]["predict"], 0.5), "predict_p99_ms": percentile(iv["latency_ms"]["predict"], 0.99),
+                       "healthz_p99_ms": percentile(iv["latency_ms"]["healthz"], 0.99)})
     totals = {}
     for iv in stats.intervals:
         for k, n in iv["statuses"].items():
             totals[k] = totals.get(k, 0) + n
     five_xx = {k: n for k, n in totals.items() if re.search(r":5\d\d$", k) and not k.endswith(":503")}
     growth, warm = rss_growth(stats.intervals)
+    healthz_p99 = [iv["healthz_p99_ms"] for iv in report]
     result = {"benchmark": "soak and chaos: explain and predict keep-alive clients, bad requests, oversized bodies, slow clients, "
-                           "disconnects mid-request, a reload every --reload-every seconds; API keys on",
+                           "disconnects mid-request, a reload every --reload-every seconds; hostile clients (smuggling, encoded "
+                           "and unbounded bodies, trailers, ranges, non-readers, an integrated-gradients flood); /healthz probed "
+                           "every 50 ms; API keys on",
               "seconds": args.seconds, "interval_seconds": args.interval, "reload_every_seconds": args.reload_every, "threads": args.threads,
               "intervals": report, "totals": dict(sorted(totals.items())), "crashed": crashed, "unexpected": stats.unexpected,
               "rss_growth_after_warmup": round(growth, 4) if growth is not None else None, "warmup_intervals": warm,
               "passed": {"no_crash": not crashed, "no_5xx_but_503": not five_xx, "every_request_as_expected": not stats.unexpected,
                          "rss_growth_below_10_percent": growth is not None and growth < 0.10,
+                         "no_smuggled_answer": not any(k.startswith("smuggled:") for k in totals),
+                         "healthz_p99_below_100_ms": all(p is not None and p < 100 for p in healthz_p99),
                          "reloads_happened": totals.get("reload:200", 0) > 0}}
     write_result(args.out, result)
     sys.exit(0 if all(result["passed"].values()) else 1)

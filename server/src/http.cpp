@@ -465,9 +465,21 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
     disarm();
     keep_ = parser_->keep_alive();
     Request request{std::move(head_), std::move(parser_->get().body())};
-    auto answered = std::make_shared<std::atomic<bool>>(false);
-    Respond respond = [self = this->shared_from_this(), answered](Response r) {
-      if (answered->exchange(true)) return;
+    // The answer holds the connection until it is given (a handler that keeps its copy keeps nothing
+    // alive after that; one that drops it unanswered closes the connection).
+    struct Pending {
+      std::mutex mutex;
+      std::shared_ptr<Session> session;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->session = this->shared_from_this();
+    Respond respond = [pending](Response r) {
+      std::shared_ptr<Session> self;
+      {
+        std::lock_guard<std::mutex> lock(pending->mutex);
+        self = std::move(pending->session);
+      }
+      if (!self) return;  // answered already
       net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable { self->write(std::move(r), self->keep_); });
     };
     try {

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""`attn serve` against a hostile client, on 127.0.0.1 only, every loop bounded. Each attack a probe
+found against the earlier server (two HTTP parsers reading the same bytes) is tried here:
+
+- request smuggling: every request whose framing could be read two ways (a body on GET, HEAD or
+  OPTIONS, a keyless POST whose body is another request, a bare LF, `Transfer-Encoding: chunked,
+  identity`, `%63hunked`, two Transfer-Encodings, Content-Length with Transfer-Encoding, two
+  lengths, a bad request line followed by headers, a folded header line, an absolute-form target, no
+  Host) is answered exactly once and the connection closed, so nothing behind it runs;
+- bypasses of the limits: a gzip body (415, never inflated), a POST without a length (411), chunked
+  trailers past the header limit (431), a chunked body past --max-body-bytes (413), a body past it
+  sent without waiting (a readable 413, not a reset), a Range header (ignored: one whole 200);
+- starvation: /healthz within 1 s beside 20 connections holding framing tricks, beside 16 clients that
+  never read a large response (each closed after --write-timeout-ms), and beside 32 integrated-
+  gradients requests from one client (past --heavy-per-client: 429), as is a one-text prediction;
+- the connection cap with half-sent requests from five addresses: a new client is served;
+- the rest: a number out of range (400), a large curl -d form body (200), Host and Origin allow-list
+  (403), /v1/models without absolute paths, a key with '%' in it, Expect without its space, the
+  Keep-Alive max the server keeps, 60,000 keys in a body, --host that merely starts with 127.
+
+usage: hostile_test.py ATTN TINY_RUN_DIR SCRATCH_DIR
+"""
+import gzip
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
+
+ATTN, DIR, SCRATCH = sys.argv[1:4]
+KEY = "ab%41cd-0123456789abcdef"  # a '%' the server must not decode
+HOST = b"Host: 127.0.0.1\r\n"
+AUTH = b"Authorization: Bearer " + KEY.encode() + b"\r\n"
+
+
+def responses(data):
+    """The responses in `data`: [(status, headers (lower-case names), body)], by Content-Length."""
+    out = []
+    while data.startswith(b"HTTP/1."):
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        if not sep:
+            break
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if status == 100:
+            data = rest
+            continue
+        length = int(headers.get("content-length", "0"))
+        out.append((status, headers, rest[:length]))
+        data = rest[length:]
+    return out
+
+
+def read_all(s):
+    """Everything until the server closes (a reset counts as the end)."""
+    out = b""
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            return out
+        if not chunk:
+            return out
+        out += chunk
+
+
+def connect(port, source=None, rcvbuf=None):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    if source:
+        s.bind((source, 0))
+    s.settimeout(60)
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def exchange(port, data):
+    """Sends `data` on a new connection and reads every response until the server closes it."""
+    with connect(port) as s:
+        s.sendall(data)
+        return responses(read_all(s))
+
+
+def post(path, body, extra=b""):
+    return b"POST " + path + b" HTTP/1.1\r\n" + HOST + AUTH + extra + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+
+
+class Server(serving.Server):
+    def __init__(self, *args):
+        super().__init__(ATTN, "--threads", "1", "--model", f"toxic={DIR}/run", "--api-key-file", KEYS, *args)
+
+    def timed(self, method, path, body=None, key=True):
+        """(seconds, status) of one request on a new connection."""
+        t = time.monotonic()
+        status = self.request(method, path, body, headers={"Authorization": f"Bearer {KEY}"} if key else {}, timeout=30)[0]
+        return time.monotonic() - t, status
+
+
+shutil.rmtree(SCRATCH, ignore_errors=True)
+os.makedirs(SCRATCH)
+KEYS = os.path.join(SCRATCH, "keys.txt")
+with open(KEYS, "w") as f:
+    f.write(f"alice:{KEY}\n")
+os.chmod(KEYS, 0o600)
+
+server = Server("--write-timeout-ms", "1500", "--client-timeout-ms", "4000", "--keep-alive-ms", "4000")
+port = server.port
+GET_SMUGGLED = b"GET /v1/models HTTP/1.1\r\n" + HOST + AUTH + b"\r\n"
+
+# ---- Smuggling: answered once, then closed; what hides behind never runs.
+cases = {
+    "a body on GET": (b"GET /healthz HTTP/1.1\r\n" + HOST + b"Content-Length: " + str(len(GET_SMUGGLED)).encode() + b"\r\n\r\n" + GET_SMUGGLED,
+                      400),
+    "a body on HEAD": (b"HEAD /healthz HTTP/1.1\r\n" + HOST + b"Content-Length: " + str(len(GET_SMUGGLED)).encode() + b"\r\n\r\n" + GET_SMUGGLED,
+                       400),
+    "a body on OPTIONS": (b"OPTIONS /healthz HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + GET_SMUGGLED, 400),
+    "a keyless POST whose body is a request": (
+        b"POST /v1/predict HTTP/1.1\r\n" + HOST + b"Content-Length: " + str(len(GET_SMUGGLED)).encode() + b"\r\n\r\n" + GET_SMUGGLED, 401),
+    "a header line ending in a bare LF": (b"GET /healthz HTTP/1.1\r\n" + HOST + b"X-A: 1\nContent-Length: 0\r\n\r\n" + GET_SMUGGLED, 400),
+    "Transfer-Encoding: chunked, identity": (b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Transfer-Encoding: chunked, identity\r\n\r\n"
+                                            + GET_SMUGGLED, 400),
+    "Transfer-Encoding: %63hunked": (b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Transfer-Encoding: %63hunked\r\n\r\n" + GET_SMUGGLED,
+                                     400),
+    "two Transfer-Encodings": (b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Transfer-Encoding: identity\r\n"
+                               b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + GET_SMUGGLED, 400),
+    "Content-Length and Transfer-Encoding": (b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Content-Length: 5\r\n"
+                                             b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + GET_SMUGGLED, 400),
+    "two lengths": (b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}" + GET_SMUGGLED, 400),
+    "a bad request line, then headers": (b"GARBAGE\r\n" + GET_SMUGGLED, 400),
+    "a folded header line": (b"GET /healthz HTTP/1.1\r\n" + HOST + b"X-A: 1\r\n Content-Length: 5\r\n\r\n" + GET_SMUGGLED, 400),
+    "an absolute-form target": (b"GET http://evil.example/healthz HTTP/1.1\r\n" + HOST + b"\r\n" + GET_SMUGGLED, 400),
+    "no Host": (b"GET /healthz HTTP/1.1\r\n\r\n" + GET_SMUGGLED, 400),
+    "a signed length": (b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Content-Length: +2\r\n\r\n{}" + GET_SMUGGLED, 400),
+}
+for what, (data, status) in cases.items():
+    got = exchange(port, data)
+    check([r[0] for r in got] == [status] and got[0][1].get("connection") == "close" and (b'"error"' in got[0][2] or what.endswith("HEAD")),
+          f"{what}: one {status} answer, then closed ({[(r[0], r[2][:60]) for r in got]})")
+models_before = server.request("GET", "/metrics", headers={"Authorization": f"Bearer {KEY}"})[2]
+check('route="/v1/models",status="200"' not in models_before, "no smuggled GET /v1/models ever ran")
+
+# ---- Limits that cannot be bypassed.
+body = json.dumps({"texts": ["x " * 30000]}).encode()  # 60 KB, inflated from ~300 bytes
+got = exchange(port, post(b"/v1/predict", gzip.compress(body), b"Content-Encoding: gzip\r\n"))
+check([r[0] for r in got] == [415], f"a gzip body: 415, never inflated ({[r[0] for r in got]})")
+got = exchange(port, b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"\r\n{\"texts\": [\"a\"]}")
+check([r[0] for r in got] == [411], f"a POST without a length: 411 ({[r[0] for r in got]})")
+got = exchange(port, b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n"
+               + b"".join(b"X-T%d: %s\r\n" % (i, b"a" * 100) for i in range(20000)) + b"\r\n")
+check([r[0] for r in got] == [431], f"2 MB of chunked trailers: 431 ({[r[0] for r in got]})")
+chunk = b"a" * 8192
+got = exchange(port, b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Transfer-Encoding: chunked\r\n\r\n"
+               + b"".join(b"2000\r\n" + chunk + b"\r\n" for _ in range(130)) + b"0\r\n\r\n")
+check([r[0] for r in got] == [413], f"a chunked body past --max-body-bytes: 413 ({[r[0] for r in got]})")
+# A body past the limit sent without waiting for an answer: the client still reads its 413.
+with connect(port) as s:
+    s.sendall(b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Content-Length: 2000000\r\n\r\n")
+    try:
+        for _ in range(12):  # 192 KB of it, then the client waits for the answer
+            s.sendall(b"b" * 16384)
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    got = responses(read_all(s))
+check([r[0] for r in got] == [413] and b"--max-body-bytes" in got[0][2], f"an oversized body: a readable 413 ({got[:1]})")
+ranges = ",".join(f"{i}-{i}" for i in range(1500))
+for path in [b"/", b"/healthz"]:
+    got = exchange(port, b"GET " + path + b" HTTP/1.1\r\n" + HOST + b"Range: bytes=" + ranges.encode() + b"\r\nConnection: close\r\n\r\n")
+    check([r[0] for r in got] == [200] and "multipart" not in got[0][1].get("content-type", ""), f"Range on {path!r} ignored: one whole 200")
+
+# ---- Starvation: /healthz within 1 s beside each attack.
+def healthz_while(what):
+    worst, statuses = 0.0, []
+    for _ in range(5):
+        seconds, status = server.timed("GET", "/healthz", key=False)
+        worst, statuses = max(worst, seconds), statuses + [status]
+    check(statuses == [200] * 5 and worst < 1.0, f"/healthz beside {what}: {statuses}, slowest {worst * 1000:.0f} ms")
+    print(f"/healthz beside {what}: slowest of 5 {worst * 1000:.1f} ms")
+
+held = []
+for i in range(20):  # framing tricks held open: half a chunked body, an unfinished head, a slow body
+    s = connect(port)
+    s.sendall([b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Transfer-Encoding: chunked\r\n\r\n5\r\nab",
+               b"GET /healthz HTTP/1.1\r\n" + HOST + b"X-Slow: a",
+               b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Content-Length: 100\r\n\r\n{"][i % 3])
+    held.append(s)
+healthz_while("20 connections holding framing tricks")
+for s in held:
+    s.close()
+
+# 16 clients that never read: each pipelines 400 requests for the page (~8 MB of answers, far past
+# the socket buffers) and reads nothing.
+page = b"GET / HTTP/1.1\r\n" + HOST + b"\r\n"
+readers = []
+for _ in range(16):
+    s = connect(port, rcvbuf=4096)
+    s.sendall(page * 400)
+    readers.append(s)
+healthz_while("16 clients that never read their answers")
+cut = 0
+for s in readers:  # each is closed once --write-timeout-ms has passed with an answer unwritten
+    cut += len(responses(read_all(s))) < 400
+    s.close()
+check(cut == 16, f"each client that did not read was cut off after --write-timeout-ms ({cut} of 16)")
+print(f"clients that did not read, cut off: {cut} of 16")
+
+long_text = " ".join(["you are a stupid idiot and your edits are garbage"] * 20)
+results = []
+def integrated():
+    body = {"texts": [long_text] * 16, "methods": ["integrated-gradients"], "steps": 64}  # ~0.4 s each here
+    results.append(server.request("POST", "/v1/explain", body, headers={"Authorization": f"Bearer {KEY}"}, timeout=120)[0])
+threads = [threading.Thread(target=integrated) for _ in range(32)]
+for t in threads:
+    t.start()
+healthz_while("32 integrated-gradients requests from one client")
+seconds, status = server.timed("POST", "/v1/predict", {"texts": ["you idiot"]})
+check(status == 200 and seconds < 1.0, f"a one-text prediction beside them: {status} in {seconds * 1000:.0f} ms")
+print(f"a one-text prediction beside them: {seconds * 1000:.1f} ms")
+for t in threads:
+    t.join()
+check(results.count(429) >= 28 and results.count(200) + results.count(429) == 32,
+      f"at most --heavy-per-client (4) in flight per client, the rest 429 ({results.count(200)} x 200, {results.count(429)} x 429)")
+print(f"32 integrated-gradients requests from one client: {results.count(200)} x 200, {results.count(429)} x 429")
+
+# ---- The rest.
+got = exchange(port, post(b"/v1/predict", b'{"texts": ["a"], "x": 1e400}', b"Connection: close\r\n"))
+check([r[0] for r in got] == [400] and b"out of range" in got[0][2], f"1e400 in a body: 400 ({got})")
+form = json.dumps({"texts": ["thanks for the edit " * 600]}).encode()  # curl -d: form-urlencoded, 12 KB
+got = exchange(port, post(b"/v1/predict", form, b"Content-Type: application/x-www-form-urlencoded\r\nConnection: close\r\n"))
+check([r[0] for r in got] == [200], f"a 12 KB body as curl -d sends it: 200 ({[(r[0], r[2][:80]) for r in got]})")
+got = exchange(port, b"GET /v1/models HTTP/1.1\r\nHost: evil.example\r\n" + AUTH + b"Connection: close\r\n\r\n")
+check([r[0] for r in got] == [403] and b"--allowed-host" in got[0][2], f"a Host not this server's (DNS rebinding): 403 ({got})")
+got = exchange(port, b"GET /v1/models HTTP/1.1\r\n" + HOST + AUTH + b"Origin: http://evil.example\r\nConnection: close\r\n\r\n")
+check([r[0] for r in got] == [403], f"an Origin not this server's: 403 ({[r[0] for r in got]})")
+got = exchange(port, b"GET /v1/models HTTP/1.1\r\nHost: localhost:%d\r\n" % port + AUTH + b"Origin: http://localhost:%d\r\n" % port
+               + b"Connection: close\r\n\r\n")
+check([r[0] for r in got] == [200], f"the page's own origin: 200 ({[r[0] for r in got]})")
+paths = [m["path"] for m in json.loads(got[0][2])["models"]] if got and got[0][0] == 200 else []
+check(paths == ["model.pt"], f"/v1/models names the model file, not where it is ({paths})")
+check(got and got[0][0] == 200, "a key with '%' in it matches as sent (never %-decoded)")
+with connect(port) as s:
+    s.sendall(b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Expect:100-continue\r\nContent-Length: 16\r\nConnection: close\r\n\r\n")
+    first = s.recv(4096)
+    s.sendall(b'{"texts": ["a"]}')
+    rest = responses(read_all(s))
+check(first.startswith(b"HTTP/1.1 100 Continue") and [r[0] for r in rest] == [200], f"Expect without its space: 100, then 200 ({first[:30]!r})")
+with connect(port) as s:
+    s.sendall((b"GET /healthz HTTP/1.1\r\n" + HOST + b"\r\n") * 101)
+    got = responses(read_all(s))
+alive = [r[1].get("keep-alive", "") for r in got]
+check(len(got) == 100 and alive[0] == "timeout=4, max=99" and got[-1][1].get("connection") == "close",
+      f"Keep-Alive says the max the server keeps: 100 answers, the last closes ({len(got)}, {alive[:1]}, {got[-1][1] if got else None})")
+many = ("{" + ",".join(f'"k{i}": {i}' for i in range(60000)) + ', "texts": ["a"]}').encode()
+got = exchange(port, post(b"/v1/predict", many, b"Connection: close\r\n"))
+check([r[0] for r in got] == [200], f"60,000 keys in a body ({len(many) // 1024} KiB): answered ({[r[0] for r in got]})")
+code = server.stop()[0]
+check(code == 0, "stopped")
+
+# ---- The connection cap, filled with half-sent requests from five addresses (each under its own cap).
+server = Server("--max-connections", "100", "--connections-per-client", "40", "--http-threads", "1")  # (events in order)
+half = []
+for i in range(100):
+    s = connect(server.port, source=f"127.0.0.{2 + i % 5}")
+    s.sendall(b"POST /v1/predict HTTP/1.1\r\n" + HOST + AUTH + b"Content-Length: 100\r\n\r\n{")
+    half.append(s)
+seconds, status = server.timed("GET", "/healthz", key=False)
+check(status == 200 and seconds < 1.0, f"with the cap full of half-sent requests, a new client is served ({status}, {seconds * 1000:.0f} ms)")
+check(read_all(half[0]) == b"", "and the oldest unfinished request made room")
+for s in half:
+    s.close()
+check(server.stop()[0] == 0, "stopped")
+
+# ---- A --host that only starts with 127. is not loopback: keys are required.
+r = subprocess.run([ATTN, "serve", "--port", "0", "--model", f"toxic={DIR}/run", "--host", "127.0.0.1.attacker.invalid"],
+                   capture_output=True, text=True, timeout=120)
+check(r.returncode == 2 and "--allow-unauthenticated" in r.stderr, f"--host 127.0.0.1.attacker.invalid needs keys ({r.returncode}: {r.stderr.strip()})")
+
+shutil.rmtree(SCRATCH, ignore_errors=True)
+finish()
