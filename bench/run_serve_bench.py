@@ -10,9 +10,11 @@ maxlen behind ThreadingHTTPServer, one forward per request). The model is the ma
 train.csv's profile (bench/gen_jigsaw_profile.cpp); the requests are 4,000 other comments of the same
 profile, so their words are the model's and their lengths Jigsaw's (median 36 words, a long tail).
 
-usage: python3 bench/run_serve_bench.py [--seconds 20] [--rounds 3] [--out bench/results/serve.json]
+usage: python3 bench/run_serve_bench.py [--seconds 20] [--rounds 3] [--baseline OLD_BIN_DIR] [--out bench/results/serve.json]
 Also with API keys on (--api-key-file) and over TLS (a self-signed certificate, keys on), same run,
-the three in alternating rounds (medians), with the server's CPU time per request.
+the three in alternating rounds (medians), with the server's CPU time per request. --baseline runs
+another build's `attn` (its bin/ directory, e.g. an earlier commit's) in the same alternating rounds,
+and reports this build's requests/s and p99 against it per setting.
 Target: >= 10x the Python way's requests/s, a lower p99, no errors; keys within 5%, TLS within 15%.
 """
 import argparse
@@ -86,6 +88,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of the plain, API-key and TLS runs")
+    ap.add_argument("--baseline", help="another build's bin/ directory, run in the same alternating rounds")
     ap.add_argument("--out", default=os.path.join(RESULTS, "serve.json"))
     args = ap.parse_args()
     if not shutil.which("wrk"):
@@ -122,11 +125,11 @@ def main():
                ("attn_serve_tls", ["--max-batch", "64", "--api-key-file", keys, "--tls-cert", cert, "--tls-key", private], key, "https"),
                ("attn_serve_max_delay_5", ["--max-batch", "64", "--max-delay-ms", "5"], "", "http"),
                ("attn_serve_max_batch_1", ["--max-batch", "1"], "", "http")]
-    def serve(name, extra, run_key, scheme):
+    def serve(name, extra, run_key, scheme, attn_binary=ATTN):
         """One load run against a fresh server: wrk's figures, the mean batch, and the server's own CPU
         time per request (wrk shares the cores: its TLS work lowers the requests/s of a TLS run too)."""
         port = free_port()
-        proc = subprocess.Popen([ATTN, "serve", "--model", f"toxic={run}", "--port", str(port), "--threads", str(args.threads),
+        proc = subprocess.Popen([attn_binary, "serve", "--model", f"toxic={run}", "--port", str(port), "--threads", str(args.threads),
                                  *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         wait_ready(proc, "ready")
         print(f"load: {name} ...", file=sys.stderr)
@@ -149,6 +152,9 @@ def main():
         for _ in range(args.rounds):
             for name, extra, run_key, scheme in compared:
                 rounds.setdefault(name, []).append(serve(name, extra, run_key, scheme))
+                if args.baseline:
+                    rounds.setdefault("baseline_" + name, []).append(
+                        serve("baseline_" + name, extra, run_key, scheme, os.path.join(args.baseline, "attn")))
         for name, runs in rounds.items():
             ordered = sorted(runs, key=lambda r: r["requests_per_second"])
             result["runs"][name] = dict(ordered[len(ordered) // 2], rounds_requests_per_second=[r["requests_per_second"] for r in runs])
@@ -175,6 +181,15 @@ def main():
     result["tls_vs_none"] = result["runs"]["attn_serve_tls"]["requests_per_second"] / ours["requests_per_second"]
     result["server_cpu_per_request_tls_vs_none"] = (result["runs"]["attn_serve_tls"]["server_cpu_us_per_request"] /
                                                     ours["server_cpu_us_per_request"])
+    if args.baseline:
+        result["baseline"] = args.baseline
+        result["vs_baseline"] = {}
+        for name, _, _, _ in configs[:3]:
+            new, old = result["runs"][name], result["runs"]["baseline_" + name]
+            result["vs_baseline"][name] = {"requests_per_second": round(new["requests_per_second"] / old["requests_per_second"], 3),
+                                           "p99_ms": [old["p99_ms"], new["p99_ms"]],
+                                           "rounds_ratio": [round(a / b, 3) for a, b in zip(new["rounds_requests_per_second"],
+                                                                                           old["rounds_requests_per_second"])]}
     result["note"] = ("16 clients never queue --max-batch 64 inputs, so with --max-delay-ms 5 every batch waits its full 5 ms "
                       "while its inference thread's core idles; batching what queued while the threads were busy needs no wait. "
                       "wrk shares the two cores with the server.")

@@ -234,13 +234,15 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
         id_(id) {}
   ~Session() override { shared_.registry.remove(id_); }
 
-  /// Serves the connection; with `refusal` (429, 503), answers it that and closes.
+  /// Serves the connection; with `refusal` (429, 503), answers it that and closes (without
+  /// lingering: a flood of refused connections must not hold descriptors).
   void start(int refusal = 0, const std::string& reason = "", const std::string& message = "") {
     if (refusal) {
       shared_.handler.refused(reason, refusal);
       Response r = error_response(refusal, message);
       r.headers.push_back({"Retry-After", "1"});
       r.close = true;
+      refused_ = true;
       return write(std::move(r), false);
     }
     if constexpr (kTls) {
@@ -530,7 +532,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
   /// rather than a reset.
   void linger() {
     set_phase(Phase::kClosing);
-    if (shared_.stopping) {
+    if (shared_.stopping || refused_) {
       error_code ignored;
       if constexpr (!kTls) socket().shutdown(tcp::socket::shutdown_send, ignored);
       return close();
@@ -575,7 +577,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
   std::size_t served_ = 0, drained_ = 0;
   int version_ = 11;
   bool head_checked_ = false, fold_checked_ = false, timed_out_ = false, continue_ = false, keep_ = false, head_request_ = false;
-  bool closed_ = false;
+  bool closed_ = false, refused_ = false;
 };
 
 }  // namespace
