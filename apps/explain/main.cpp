@@ -37,8 +37,8 @@ int run(int argc, char** argv) {
       ("method", "Importance methods, comma-separated: " + method_list() +
                      " (default: attention, today's output). Each per label; see docs/importance.md",
        cxxopts::value<std::string>()->default_value("attention"))
-      ("steps", "Integrated gradients' steps (Gauss-Legendre nodes), 1.." + std::to_string(tasks::kMaxSteps),
-       cxxopts::value<int>()->default_value("50"))
+      ("steps", "Integrated gradients' steps (Gauss-Legendre nodes), 1.." + std::to_string(models::kMaxSteps),
+       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
       ("label", "The label whose scores the text and HTML show (default: the most probable; --json has all)",
        cxxopts::value<std::string>()->default_value(""));
   options.add_options("Output")
@@ -58,7 +58,7 @@ int run(int argc, char** argv) {
   request.options = inputs_of(r, inputs);
   request.format = r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText;
   request.html = given<std::string>(r, "html").value_or("");
-  request.methods = r["method"].as<std::string>();
+  request.methods = models::parse_method_list(r["method"].as<std::string>(), "--method");
   request.steps = r["steps"].as<int>();
   request.label = r["label"].as<std::string>();
   tasks::explain(request, stdin_lines, [](const std::string& s) {

@@ -35,7 +35,8 @@ int run(int argc, char** argv) {
   options.add_options("Methods")
       ("methods", "Methods to measure, comma-separated (default: every one the model gives; random is always added)",
        cxxopts::value<std::string>()->default_value(""))
-      ("steps", "Integrated gradients' steps, 1.." + std::to_string(tasks::kMaxSteps), cxxopts::value<int>()->default_value("50"))
+      ("steps", "Integrated gradients' steps, 1.." + std::to_string(models::kMaxSteps),
+       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
       ("seed", "The random ranking's seed", cxxopts::value<std::uint64_t>()->default_value("1"));
   options.add_options("Output")
       ("json", "Write the figures as JSON here", cxxopts::value<std::string>())
@@ -53,7 +54,8 @@ int run(int argc, char** argv) {
   request.csv = required<std::string>(r, "csv");
   request.options = inputs_of(r, inputs);
   request.rows = r["rows"].as<std::int64_t>();
-  request.methods = r["methods"].as<std::string>();
+  if (const std::string methods = r["methods"].as<std::string>(); !methods.empty())
+    request.methods = models::parse_method_list(methods, "--methods");
   request.steps = r["steps"].as<int>();
   request.seed = r["seed"].as<std::uint64_t>();
   request.threads = threads;

@@ -165,6 +165,7 @@ std::shared_ptr<const Loaded> ModelStore::load_file(const Model& m) const {
     info["config"] = saved.config.at("model_config");
     info["methods"] = json::array();
     for (models::Method method : first.methods()) info["methods"].push_back(models::method_name(method));
+    info["default_steps"] = std::min(models::kDefaultSteps, max_steps_);
     info["max_steps"] = max_steps_;
     info["examples"] = first.examples();
   } catch (const std::exception& e) {

@@ -81,15 +81,19 @@ InferBody decode_infer(const std::string& text, bool explain) {
     return out;
   }
   if (const JsonMap* m = find(body, "methods")) {
-    if (m->is_string()) {
-      out.methods.push_back(m->get<std::string>());
-    } else if (m->is_array() && !m->empty()) {
-      for (const JsonMap& name : *m) {
-        if (!name.is_string()) throw HttpError(400, "field \"methods\" must be an array of method names");
-        out.methods.push_back(name.get<std::string>());
+    try {
+      if (m->is_string()) {
+        out.methods = models::parse_method_list(m->get<std::string>(), "field \"methods\"");
+      } else if (m->is_array() && !m->empty()) {
+        for (const JsonMap& name : *m) {
+          if (!name.is_string()) throw HttpError(400, "field \"methods\" must be an array of method names");
+          out.methods.push_back(models::parse_method(name.get<std::string>(), "field \"methods\""));
+        }
+      } else {
+        throw HttpError(400, "field \"methods\" must be a non-empty array of method names");
       }
-    } else {
-      throw HttpError(400, "field \"methods\" must be a non-empty array of method names");
+    } catch (const std::invalid_argument& e) {
+      throw HttpError(400, e.what());
     }
   }
   if (const JsonMap* s = find(body, "steps")) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/models/methods.h"
+
 namespace attn::server {
 
 /// A request that fails: its HTTP status and message (the JSON error's).
@@ -22,12 +24,13 @@ struct InferBody {
   std::optional<std::vector<std::string>> texts;       ///< "texts"
   std::optional<std::vector<std::vector<float>>> rows; ///< "rows"
   bool self_attention = false;                         ///< "self_attention" (a transformer's matrices, explain)
-  std::vector<std::string> methods;                    ///< "methods": names, or one comma-separated string (explain)
+  std::vector<models::Method> methods;                 ///< "methods": names, or one comma-separated string (explain)
   std::optional<std::int64_t> steps;                   ///< "steps" (explain)
 };
 
 /// Decodes a body; HttpError 400 for malformed JSON, invalid UTF-8, a number out of range, a field
-/// of the wrong type, or an explain-only field on /v1/predict. Unknown fields are ignored.
+/// of the wrong type, an unknown method, or an explain-only field on /v1/predict. Unknown fields
+/// are ignored.
 InferBody decode_infer(const std::string& body, bool explain);
 
 }  // namespace attn::server

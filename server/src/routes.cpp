@@ -183,7 +183,9 @@ void Api::refused(const std::string& reason, int status) { metrics_.refused(reas
 std::vector<Route> Api::route_table() {
   const json string = {{"type", "string"}}, integer = {{"type", "integer"}};
   const json model_info = {{"type", "object"},
-                           {"required", {"name", "model", "task", "input", "path", "sha256", "loaded_at", "config", "methods", "max_steps", "examples"}},
+                           {"required",
+                            {"name", "model", "task", "input", "path", "sha256", "loaded_at", "config", "methods", "default_steps", "max_steps",
+                             "examples"}},
                            {"properties",
                             {{"name", string},
                              {"model", string},
@@ -194,6 +196,7 @@ std::vector<Route> Api::route_table() {
                              {"loaded_at", {{"type", "string"}, {"format", "date-time"}}},
                              {"config", {{"type", "object"}}},
                              {"methods", {{"type", "array"}, {"items", string}}},
+                             {"default_steps", integer},
                              {"max_steps", integer},
                              {"examples", {{"type", "array"}, {"items", string}}}}}};
   const json inputs = {
@@ -350,9 +353,7 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
 /// "methods" (names) and "steps" of /v1/explain as the tasks' options.
 tasks::ExplainOptions Api::explain_options(const InferBody& body, const tasks::TrainedModel& model, Mode mode) const {
   if (mode == Mode::kPredict) return {};
-  std::string methods;
-  for (const std::string& m : body.methods) methods += (methods.empty() ? "" : ",") + m;
-  int steps = 50;
+  int steps = models::kDefaultSteps;
   if (body.steps) {
     if (*body.steps < 1 || *body.steps > options_.max_steps)
       throw HttpError(400, "field \"steps\" must be in 1.." + std::to_string(options_.max_steps) + " (--max-steps), got " +
@@ -360,7 +361,7 @@ tasks::ExplainOptions Api::explain_options(const InferBody& body, const tasks::T
     steps = static_cast<int>(*body.steps);
   }
   try {
-    return tasks::explain_options(model, methods, std::min(steps, options_.max_steps), "", "field \"methods\"");
+    return tasks::explain_options(model, body.methods, std::min(steps, options_.max_steps), "", "field \"methods\"");
   } catch (const std::invalid_argument& e) {
     throw HttpError(400, e.what());
   }

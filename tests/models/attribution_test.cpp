@@ -1,6 +1,6 @@
 // The importance methods' machinery on functions whose answers are known in closed form: the
 // quadrature, gradients in batched passes of any budget, integrated gradients' exactness and
-// completeness, leave-one-out, attention rollout, and the method names.
+// completeness, leave-one-out, attention rollout.
 #include <cmath>
 
 #include <torch/torch.h>
@@ -9,7 +9,6 @@
 #include "attn/models/attribution.h"
 
 using namespace attn;
-using models::Method;
 
 namespace {
 
@@ -135,17 +134,4 @@ TEST_CASE("attention rollout: the residual mix of each layer, rolled from the in
   const auto two = models::attention_rollout({w, w}, torch::tensor({0.2f, 0.8f}));
   CHECK(two[0] == Approx(0.55f));
   CHECK(two[1] == Approx(0.45f));
-}
-
-TEST_CASE("method names: parsed against what a model gives, errors name the flag and the choices", "[models][attribution]") {
-  const std::vector<Method> text = {Method::kAttention, Method::kGradient, Method::kIntegratedGradients, Method::kLeaveOneOut};
-  CHECK(models::method_names(models::parse_methods("integrated-gradients,attention,attention", text, "--method")) ==
-        "integrated-gradients,attention");
-  CHECK_THROWS_WITH(
-      models::parse_methods("shap", text, "--method"),
-      Catch::Contains("--method: unknown method 'shap'") && Catch::Contains("attention,gradient,integrated-gradients,leave-one-out"));
-  CHECK_THROWS_WITH(models::parse_methods("attention-rollout", text, "--method"), Catch::Contains("cannot give 'attention-rollout'"));
-  CHECK_THROWS_WITH(models::parse_methods("", text, "--method"), Catch::Contains("no method given"));
-  CHECK_THROWS_AS(models::parse_methods("attention,", text, "--method"), std::invalid_argument);
-  for (const auto& m : models::all_methods()) CHECK(models::method_name(m.method) == std::string(m.name));
 }

@@ -38,13 +38,13 @@ TEST_CASE("a body's fields decode to typed values", "[server][request]") {
   CHECK(b.model == std::optional<std::string>("toxic"));
   CHECK(b.texts == std::optional<std::vector<std::string>>({"a", "b"}));
   CHECK_FALSE(b.rows.has_value());
-  CHECK(b.methods == std::vector<std::string>{"gradient", "leave-one-out"});
+  CHECK(attn::models::method_names(b.methods) == "gradient,leave-one-out");
   CHECK(b.steps == std::optional<std::int64_t>(8));
   CHECK(b.self_attention);
   const auto rows = decode_infer(R"({"rows": [[0.5, -1], [2, 3e10]]})", false);
   REQUIRE(rows.rows.has_value());
   CHECK(rows.rows->at(1).at(1) == Approx(3e10f));
-  CHECK(decode_infer(R"({"texts": ["a"], "methods": "gradient,grad-input"})", true).methods == std::vector<std::string>{"gradient,grad-input"});
+  CHECK(attn::models::method_names(decode_infer(R"({"texts": ["a"], "methods": "gradient,grad-input"})", true).methods) == "gradient,grad-input");
 }
 
 TEST_CASE("a bad body is a 400 naming what is wrong", "[server][request]") {
@@ -59,6 +59,7 @@ TEST_CASE("a bad body is a 400 naming what is wrong", "[server][request]") {
   CHECK(message_of(R"({"texts": ["a", 3]})").find("texts[1]") != std::string::npos);
   CHECK(message_of(R"({"rows": [[1, "x"]]})").find("rows[0]") != std::string::npos);
   CHECK(message_of(R"({"texts": ["a"], "methods": 5})").find("\"methods\"") != std::string::npos);
+  CHECK(message_of(R"({"texts": ["a"], "methods": ["shap"]})").find("unknown method 'shap'") != std::string::npos);
   CHECK(message_of(R"({"texts": ["a"], "methods": []})").find("\"methods\"") != std::string::npos);
   CHECK(message_of(R"({"texts": ["a"], "steps": "9"})").find("\"steps\"") != std::string::npos);
   CHECK(message_of(R"({"texts": ["a"], "self_attention": 1})").find("\"self_attention\"") != std::string::npos);

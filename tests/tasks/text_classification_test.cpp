@@ -7,6 +7,7 @@
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/text_classification.h"
+#include "tasks/text_explanation.h"  // (the tasks layer's own: explain_text, explain_texts)
 #include "tasks_test_util.h"
 
 using namespace attn;

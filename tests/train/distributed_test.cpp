@@ -21,6 +21,7 @@
 #include "attn/tasks/text_classification.h"
 #include "attn/train/distributed.h"
 #include "attn/train/trainer.h"
+#include "tasks/text_dataset.h"  // (the tasks layer's own: text_dataset)
 
 using namespace attn;
 

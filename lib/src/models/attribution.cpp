@@ -1,4 +1,4 @@
-// The importance methods (see attribution.h): each method's one home.
+// The importance methods' math (see attribution.h): each method's one home.
 #include "attn/models/attribution.h"
 
 #include <algorithm>
@@ -10,52 +10,6 @@
 #include "attn/nn/repeatable_backward.h"
 
 namespace attn::models {
-
-const std::vector<MethodInfo>& all_methods() {
-  static const std::vector<MethodInfo> methods = {
-      {Method::kAttention, "attention", "the model's attention weights"},
-      {Method::kGradient, "gradient", "L2 norm of the target's gradient over the unit's embedding"},
-      {Method::kGradInput, "grad-input", "gradient x (input - baseline), summed over the embedding"},
-      {Method::kIntegratedGradients, "integrated-gradients", "integrated gradients from the baseline (--steps, Gauss-Legendre)"},
-      {Method::kLeaveOneOut, "leave-one-out", "p(x) - p(x without the unit)"},
-      {Method::kAttentionRollout, "attention-rollout", "self-attention rolled out through the layers (Abnar & Zuidema 2020)"},
-      {Method::kRandom, "random", "seeded random scores (faithfulness's floor)"},
-  };
-  return methods;
-}
-
-const char* method_name(Method method) {
-  for (const MethodInfo& m : all_methods())
-    if (m.method == method) return m.name;
-  throw std::logic_error("method_name: unknown method");
-}
-
-std::string method_names(const std::vector<Method>& methods) {
-  std::string out;
-  for (Method m : methods) out += (out.empty() ? "" : ",") + std::string(method_name(m));
-  return out;
-}
-
-std::vector<Method> parse_methods(const std::string& list, const std::vector<Method>& available, const std::string& flag) {
-  std::vector<Method> out;
-  const auto refuse = [&](const std::string& what) {
-    throw std::invalid_argument(flag + ": " + what + " (this model gives: " + method_names(available) + ")");
-  };
-  if (list.empty()) refuse("no method given");
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = list.find(',', start);
-    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? list.size() + 1 : comma + 1;
-    const MethodInfo* found = nullptr;
-    for (const MethodInfo& m : all_methods())
-      if (name == m.name) found = &m;
-    if (!found) refuse("unknown method '" + name + "'");
-    if (std::find(available.begin(), available.end(), found->method) == available.end()) refuse("this model cannot give '" + name + "'");
-    if (std::find(out.begin(), out.end(), found->method) == out.end()) out.push_back(found->method);
-  }
-  return out;
-}
 
 Quadrature gauss_legendre(int n) {
   if (n < 1) throw std::invalid_argument("gauss_legendre: n must be >= 1");

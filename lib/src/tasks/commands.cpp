@@ -54,13 +54,13 @@ std::vector<std::string> method_names() {
   return out;
 }
 
-ExplainOptions explain_options(const TrainedModel& model, const std::string& methods, int steps, const std::string& label,
+ExplainOptions explain_options(const TrainedModel& model, const std::vector<models::Method>& methods, int steps, const std::string& label,
                                const std::string& flag) {
   ExplainOptions o;
   check_steps(steps, "--steps");
   o.steps = steps;
   o.label = label;
-  if (!methods.empty()) o.methods = models::parse_methods(methods, model.methods(), flag);
+  if (!methods.empty()) o.methods = models::check_available(methods, model.methods(), flag);
   if (o.methods == std::vector<models::Method>{models::Method::kAttention}) o.methods.clear();  // today's output
   return o;
 }
@@ -110,7 +110,7 @@ std::string faithfulness(const FaithfulnessRequest& r) {
   check_steps(r.steps, "--steps");
   std::vector<models::Method> available = model->methods();
   available.push_back(models::Method::kRandom);
-  o.methods = r.methods.empty() ? model->methods() : models::parse_methods(r.methods, available, "--methods");
+  o.methods = r.methods.empty() ? model->methods() : models::check_available(r.methods, available, "--methods");
   o.steps = r.steps;
   o.seed = r.seed;
   o.progress = r.progress;

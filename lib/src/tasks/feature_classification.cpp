@@ -49,67 +49,27 @@ std::vector<float> score_versions(torch::jit::Module& module, const std::vector<
   return predict(module, changed, static_cast<std::int64_t>(d), batch_size).first;
 }
 
-/// The scores of `methods` for rows of `values` [rows, D] against `baseline` [D]: per row, per
-/// method, [1][D]; with integrated gradients, each row's completeness gap in `gaps`.
-std::vector<std::vector<report::Importance>> feature_importance(torch::jit::Module& module, const std::vector<float>& values,
-                                                                const std::vector<float>& attention, const std::vector<float>& baseline,
-                                                                const std::vector<models::Method>& methods, int steps,
-                                                                std::vector<float>* gaps) {
-  using models::Method;
+/// The scores of `options.methods` for rows of `values` [rows, D] against `baseline` [D] (the
+/// driver's adapter): each feature a unit whose vector has one entry, one target, a removed feature
+/// set to its baseline.
+std::vector<models::RowImportance> feature_importance(torch::jit::Module& module, const std::vector<float>& values,
+                                                      const std::vector<float>& attention, const std::vector<float>& baseline,
+                                                      const models::ImportanceOptions& options) {
   const auto d = static_cast<std::int64_t>(baseline.size());
   const std::int64_t n = d > 0 ? static_cast<std::int64_t>(values.size()) / d : 0;
-  const auto asked = [&](Method m) { return std::find(methods.begin(), methods.end(), m) != methods.end(); };
-  nn::EvalModeGuard eval(module);
   models::FeatureClassifier model(module);
-  models::GradientScores g;
-  models::GradientOptions go;
-  go.gradient = asked(Method::kGradient) || asked(Method::kGradInput);
-  go.steps = asked(Method::kIntegratedGradients) ? steps : 0;
-  if (n > 0 && (go.gradient || go.steps > 0)) {
-    // Each feature a unit whose vector has one entry: x [n, D, 1].
-    const models::FrozenParameters frozen(module);
-    const torch::Tensor x = torch::tensor(values).view({n, d, 1});
-    const torch::Tensor b = torch::tensor(baseline).view({1, d, 1}).expand({n, d, 1}).contiguous();
-    g = models::gradient_scores([&](const torch::Tensor& points, const torch::Tensor&) { return model.logits(points.squeeze(-1)).scores; },
-                                x, b, 1, go);
-  }
-  std::vector<std::vector<float>> loo;
-  if (asked(Method::kLeaveOneOut))
-    loo = models::leave_one_out([&](const std::vector<models::Version>& v) { return score_versions(module, values, baseline, v, 512); },
-                                std::vector<std::int64_t>(static_cast<std::size_t>(n), d), 1);
-  const auto row_of = [&](const torch::Tensor& t, std::int64_t r) {
-    const torch::Tensor row = t[r][0].to(torch::kFloat32).contiguous();
-    return std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + d);
+  models::ImportanceInputs in;
+  in.module = module;
+  in.targets = 1;
+  in.width = d;
+  in.units.assign(static_cast<std::size_t>(n), d);
+  for (std::int64_t r = 0; r < n; ++r) in.attention.emplace_back(attention.begin() + r * d, attention.begin() + (r + 1) * d);
+  in.embed = [&] {
+    return std::make_pair(torch::tensor(values).view({n, d, 1}), torch::tensor(baseline).view({1, d, 1}).expand({n, d, 1}).contiguous());
   };
-  const torch::Tensor gap = g.completeness_gap();
-  std::vector<std::vector<report::Importance>> out(static_cast<std::size_t>(n));
-  for (std::int64_t r = 0; r < n; ++r) {
-    for (Method m : methods) {
-      report::Importance imp{models::method_name(m), {}};
-      switch (m) {
-        case Method::kAttention:
-          imp.scores = {std::vector<float>(attention.begin() + r * d, attention.begin() + (r + 1) * d)};
-          break;
-        case Method::kGradient:
-          imp.scores = {row_of(g.gradient, r)};
-          break;
-        case Method::kGradInput:
-          imp.scores = {row_of(g.grad_input, r)};
-          break;
-        case Method::kIntegratedGradients:
-          imp.scores = {row_of(g.integrated, r)};
-          break;
-        case Method::kLeaveOneOut:
-          imp.scores = {loo[static_cast<std::size_t>(r)]};
-          break;
-        default:
-          throw std::invalid_argument(std::string("feature models cannot give ") + models::method_name(m));
-      }
-      out[static_cast<std::size_t>(r)].push_back(std::move(imp));
-    }
-    if (gaps && gap.defined()) gaps->push_back(gap[r][0].item<float>());
-  }
-  return out;
+  in.z = [&](const torch::Tensor& points, const torch::Tensor&) { return model.logits(points.squeeze(-1)).scores; };
+  in.erased = [&](const std::vector<models::Version>& v) { return score_versions(module, values, baseline, v, 512); };
+  return models::importance(in, options);
 }
 
 /// A feature CSV's rows as faithfulness measures them: every feature a unit, a removed one set to
@@ -130,11 +90,14 @@ class FeatureErasures : public Erasures {
     const auto d = static_cast<std::int64_t>(baseline_.size());
     const std::vector<float> values(t_.values.begin() + first * d, t_.values.begin() + (first + count) * d);
     const auto [p, attention] = predict(module_, values, d, 512);
-    const auto scores = feature_importance(module_, values, attention, baseline_, methods, steps, nullptr);
+    models::ImportanceOptions options;
+    options.methods = methods;
+    options.steps = steps;
+    const auto scores = feature_importance(module_, values, attention, baseline_, options);
     std::vector<AttributedRow> out;
     for (std::int64_t i = 0; i < count; ++i) {
       AttributedRow r{first + i + 1, "", d, {p[static_cast<std::size_t>(i)]}, {}};
-      for (const report::Importance& m : scores[static_cast<std::size_t>(i)]) r.scores.push_back(m.scores);
+      for (const models::MethodScores& m : scores[static_cast<std::size_t>(i)].methods) r.scores.push_back(m.scores);
       out.push_back(std::move(r));
     }
     return out;
@@ -295,10 +258,7 @@ class FeatureModel : public TrainedModel {
     return inputs;
   }
 
-  std::vector<models::Method> methods() const override {
-    using models::Method;
-    return {Method::kAttention, Method::kGradient, Method::kGradInput, Method::kIntegratedGradients, Method::kLeaveOneOut};
-  }
+  std::vector<models::Method> methods() const override { return models::available_methods({true, false}); }
 
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size, const ExplainOptions& options) override {
     if (!options.label.empty() && options.label != config_.label)
@@ -306,10 +266,8 @@ class FeatureModel : public TrainedModel {
     const auto d = static_cast<std::int64_t>(config_.features.size());
     const std::vector<float> values = values_of(inputs);
     const auto [probs, attention] = tasks::predict(module(), values, d, batch_size);
-    std::vector<float> gaps;
-    const std::vector<std::vector<report::Importance>> importance =
-        options.methods.empty() ? std::vector<std::vector<report::Importance>>(inputs.size())
-                                : feature_importance(module(), values, attention, baseline(), options.methods, options.steps, &gaps);
+    std::vector<models::RowImportance> importance(inputs.size());
+    if (!options.methods.empty()) importance = feature_importance(module(), values, attention, baseline(), importance_options(options));
     std::vector<report::FeatureExplanation> all;
     for (std::size_t r = 0; r < inputs.size(); ++r) {
       report::FeatureExplanation e;
@@ -319,12 +277,11 @@ class FeatureModel : public TrainedModel {
       e.probability = probs[r];
       e.attention.assign(attention.begin() + static_cast<std::ptrdiff_t>(r) * d,
                          attention.begin() + static_cast<std::ptrdiff_t>(r + 1) * d);
-      e.importance = importance[r];
+      store_importance(std::move(importance[r]), e.importance, e.integrated);
       if (!e.importance.empty()) {
         e.baseline = baseline();
         e.baseline_kind = config_.means.empty() ? "zero" : "training mean";
       }
-      if (!gaps.empty()) e.integrated = {options.steps, {gaps[r]}};
       all.push_back(std::move(e));
     }
     return std::make_unique<ExplanationList<report::FeatureExplanation>>(std::move(all));

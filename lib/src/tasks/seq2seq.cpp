@@ -264,9 +264,7 @@ class Seq2SeqTrainedModel : public TrainedModel {
   std::int64_t targets() const override { return std::max<std::int64_t>(1, config_.max_target_length); }
 
   std::vector<models::Method> methods() const override {
-    using models::Method;
-    if (!models::Seq2SeqModel(model_.module).has_embedded()) return {Method::kAttention, Method::kLeaveOneOut};
-    return {Method::kAttention, Method::kGradient, Method::kGradInput, Method::kIntegratedGradients, Method::kLeaveOneOut};
+    return models::available_methods({models::Seq2SeqModel(model_.module).has_embedded(), false});
   }
 
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size, const ExplainOptions& options) override {
@@ -332,95 +330,50 @@ class Seq2SeqTrainedModel : public TrainedModel {
  private:
   std::int64_t beam_ = 1;
 
-  /// The scores of options.methods for one input (inseq's view): per produced character y_j, over
-  /// the source characters, of log p(y_j | y_<j, x) with the decoder fed the produced output (the
-  /// gradient methods) or of p(y_j | ...) (leave-one-out: the source without the character).
+  /// The scores of options.methods for one input (inseq's view; the driver's adapter): per produced
+  /// character y_j, over the source characters, of log p(y_j | y_<j, x) with the decoder fed the
+  /// produced output (the gradient methods) or of p(y_j | ...) (leave-one-out: the source without
+  /// the character). One input at a time: each has its own number of targets.
   void add_importance(const std::vector<std::int64_t>& source, const Translation& produced, std::int64_t start_id,
                       const ExplainOptions& options, report::AlignmentExplanation& e) {
-    using models::Method;
     const auto S = static_cast<std::int64_t>(source.size()), K = static_cast<std::int64_t>(produced.ids.size());
-    const auto asked = [&](Method m) { return std::find(options.methods.begin(), options.methods.end(), m) != options.methods.end(); };
-    if (asked(Method::kIntegratedGradients)) e.integrated.steps = options.steps;
-    if (K == 0 || S == 0) {  // nothing produced, or an empty source: nothing to score
-      for (Method m : options.methods) e.importance.push_back({models::method_name(m), {}});
-      return;
-    }
-    nn::EvalModeGuard eval(module());
     models::Seq2SeqModel model(module());
-    const torch::Tensor src = torch::tensor(source, torch::kInt64).view({1, S});
-    std::vector<std::int64_t> in = {start_id}, out_ids;
-    for (std::int32_t id : produced.ids) out_ids.push_back(id);
-    in.insert(in.end(), out_ids.begin(), out_ids.end() - 1);
-    const torch::Tensor target_in = torch::tensor(in, torch::kInt64).view({1, K}),
-                        target = torch::tensor(out_ids, torch::kInt64).view({1, K, 1});
+    models::ImportanceInputs in;
+    in.module = module();
+    in.targets = K;
+    in.width = S;
+    in.units = {S};
+    in.attention = {e.attention};
+    in.attention_per_target = true;
+    torch::Tensor src, target_in, target;
+    if (K > 0 && S > 0) {  // (the driver runs nothing for an empty source or output)
+      src = torch::tensor(source, torch::kInt64).view({1, S});
+      std::vector<std::int64_t> fed = {start_id}, out_ids(produced.ids.begin(), produced.ids.end());
+      fed.insert(fed.end(), out_ids.begin(), out_ids.end() - 1);
+      target_in = torch::tensor(fed, torch::kInt64).view({1, K});
+      target = torch::tensor(out_ids, torch::kInt64).view({1, K, 1});
+    }
     // log p(y_j) of each produced character, for sources x [N, S', E] of `sources` [N, S'].
     const auto log_p = [&](const torch::Tensor& x, const torch::Tensor& sources) {
       const torch::Tensor logits = model.logits_embedded(x, sources, target_in.expand({x.size(0), K})).scores;  // [N, K, V]
       return torch::log_softmax(logits, -1).gather(2, target.expand({x.size(0), K, 1})).squeeze(2);
     };
-    models::GradientScores g;
-    models::GradientOptions go;
-    go.gradient = asked(Method::kGradient) || asked(Method::kGradInput);
-    go.steps = asked(Method::kIntegratedGradients) ? options.steps : 0;
-    if (go.gradient || go.steps > 0) {
-      const models::FrozenParameters frozen(module());
-      const torch::Tensor x = model.source_embeddings(src);
-      g = models::gradient_scores(
-          [&](const torch::Tensor& points, const torch::Tensor&) {
-            return log_p(points, src.expand({points.size(0), S}));
-          },
-          x, torch::zeros_like(x), K, go);
-    }
-    std::vector<std::vector<float>> loo;
-    if (asked(Method::kLeaveOneOut)) {
-      const auto score = [&](const std::vector<models::Version>& versions) {
-        std::vector<text::Sequence> kept(versions.size());
-        for (std::size_t v = 0; v < versions.size(); ++v)
-          for (std::int64_t t = 0; t < S; ++t)
-            if (versions[v].keep[static_cast<std::size_t>(t)])
-              kept[v].push_back(static_cast<std::int32_t>(source[static_cast<std::size_t>(t)]));
-        text::PadOptions pad;
-        pad.padding = pad.truncating = text::Side::kPost;
-        const text::PaddedSequences x = text::pad_sequences(kept, pad);
-        const torch::Tensor sources = batch_ids(x, all_rows(x.rows), Width::kLongestRow, text::Side::kPost);
-        const torch::Tensor p = log_p(model.source_embeddings(sources), sources).exp().to(torch::kFloat32).contiguous();
-        return std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
-      };
-      loo = models::leave_one_out(score, {S}, K);
-    }
-    const auto rows_of = [&](const torch::Tensor& t) {  // [1, K, S] -> [K][S]
-      std::vector<std::vector<float>> rows;
-      const torch::Tensor r = t[0].to(torch::kFloat32).contiguous();
-      for (std::int64_t k = 0; k < K; ++k) rows.emplace_back(r[k].data_ptr<float>(), r[k].data_ptr<float>() + S);
-      return rows;
+    in.embed = [&] { return std::make_pair(model.source_embeddings(src), torch::Tensor()); };
+    in.z = [&](const torch::Tensor& points, const torch::Tensor&) { return log_p(points, src.expand({points.size(0), S})); };
+    in.erased = [&](const std::vector<models::Version>& versions) {
+      std::vector<text::Sequence> kept(versions.size());
+      for (std::size_t v = 0; v < versions.size(); ++v)
+        for (std::int64_t t = 0; t < S; ++t)
+          if (versions[v].keep[static_cast<std::size_t>(t)]) kept[v].push_back(static_cast<std::int32_t>(source[static_cast<std::size_t>(t)]));
+      text::PadOptions pad;
+      pad.padding = pad.truncating = text::Side::kPost;
+      const text::PaddedSequences x = text::pad_sequences(kept, pad);
+      const torch::Tensor sources = batch_ids(x, all_rows(x.rows), Width::kLongestRow, text::Side::kPost);
+      const torch::Tensor p = log_p(model.source_embeddings(sources), sources).exp().to(torch::kFloat32).contiguous();
+      return std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
     };
-    for (Method m : options.methods) {
-      report::Importance imp{models::method_name(m), {}};
-      switch (m) {
-        case Method::kAttention:
-          for (std::int64_t k = 0; k < K; ++k) imp.scores.emplace_back(e.attention.begin() + k * S, e.attention.begin() + (k + 1) * S);
-          break;
-        case Method::kGradient:
-          imp.scores = rows_of(g.gradient);
-          break;
-        case Method::kGradInput:
-          imp.scores = rows_of(g.grad_input);
-          break;
-        case Method::kIntegratedGradients:
-          imp.scores = rows_of(g.integrated);
-          break;
-        case Method::kLeaveOneOut:
-          for (std::int64_t k = 0; k < K; ++k) imp.scores.emplace_back(loo[0].begin() + k * S, loo[0].begin() + (k + 1) * S);
-          break;
-        default:
-          throw std::invalid_argument(std::string("seq2seq models cannot give ") + models::method_name(m));
-      }
-      e.importance.push_back(std::move(imp));
-    }
-    if (g.integrated.defined()) {
-      const torch::Tensor gap = g.completeness_gap()[0].to(torch::kFloat32).contiguous();
-      e.integrated.completeness_gap.assign(gap.data_ptr<float>(), gap.data_ptr<float>() + K);
-    }
+    std::vector<models::RowImportance> scored = models::importance(in, importance_options(options));
+    store_importance(std::move(scored.front()), e.importance, e.integrated);
   }
 
   static data::PairTable sources_of(const std::vector<Input>& inputs) {

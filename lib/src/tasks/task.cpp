@@ -89,20 +89,25 @@ data::InputSpec explain_rows_input() {
 }
 
 void check_steps(int steps, const std::string& flag) {
-  if (steps < 1 || steps > kMaxSteps)
-    throw std::invalid_argument(flag + " must be in 1.." + std::to_string(kMaxSteps) + ", got " + std::to_string(steps));
+  if (steps < 1 || steps > models::kMaxSteps)
+    throw std::invalid_argument(flag + " must be in 1.." + std::to_string(models::kMaxSteps) + ", got " + std::to_string(steps));
+}
+
+models::ImportanceOptions importance_options(const ExplainOptions& options) {
+  models::ImportanceOptions o;
+  o.methods = options.methods;
+  o.steps = options.steps;
+  return o;
+}
+
+void store_importance(models::RowImportance row, std::vector<report::Importance>& importance, report::IntegratedGradients& integrated) {
+  for (models::MethodScores& m : row.methods) importance.push_back({models::method_name(m.method), std::move(m.scores)});
+  integrated.steps = row.steps;
+  integrated.completeness_gap = std::move(row.completeness_gap);
 }
 
 std::int64_t TrainedModel::explain_cost(const ExplainOptions& options) const {
-  using models::Method;
-  const std::int64_t K = std::max<std::int64_t>(1, targets());
-  const auto asked = [&](Method m) { return std::find(options.methods.begin(), options.methods.end(), m) != options.methods.end(); };
-  std::int64_t cost = 1;
-  if (asked(Method::kGradient) || asked(Method::kGradInput)) cost += 3 * K;
-  if (asked(Method::kIntegratedGradients)) cost += 3 * K * options.steps + 2;
-  if (asked(Method::kLeaveOneOut)) cost += 16;  // a version per token, in batches: a short text's worth
-  if (asked(Method::kAttentionRollout)) cost += 1;
-  return cost;
+  return 1 + models::importance_cost(options.methods, options.steps, targets());
 }
 
 std::unique_ptr<Erasures> TrainedModel::erasures(const std::string&, const data::Inputs&, std::int64_t, int) {

@@ -10,7 +10,9 @@
 
 #include "attn/data/inputs.h"
 #include "attn/io/json_like.h"
+#include "attn/models/importance.h"
 #include "attn/models/saved_model.h"
+#include "attn/report/explanation.h"
 #include "attn/tasks/task.h"
 #include "attn/text/tokenizer.h"
 
@@ -42,6 +44,12 @@ class SharedScoring {
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
                                 const RowSharing* sharing,
                                 const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score);
+
+/// The driver's options for `options` (its methods and steps).
+models::ImportanceOptions importance_options(const ExplainOptions& options);
+/// The driver's scores of one row into an explanation: each method under its name, and integrated
+/// gradients' steps and completeness gap when they were computed.
+void store_importance(models::RowImportance row, std::vector<report::Importance>& importance, report::IntegratedGradients& integrated);
 
 /// The "csv" input every task reads, and "val-csv", validation rows of their own.
 data::InputSpec csv_input(const std::string& help);

@@ -1,9 +1,9 @@
 #pragma once
-/// Importance beyond attention: how much each unit of an input (a word's embedding, a feature, a
-/// source character) drives one of a model's outputs, by the field's standard methods. Each method
-/// has its one home here; the attention equations stay in nn/attention.h (the `attention` method is
-/// the model's own output). The tasks say what a unit, a target and a removed unit are for their
-/// models (lib/src/tasks/); nothing here knows a model.
+/// Importance beyond attention, the math: how much each unit of an input (a word's embedding, a
+/// feature, a source character) drives one of a model's outputs, by the field's standard methods
+/// (models/methods.h lists them). Each method's equations have their one home here; the attention
+/// equations stay in nn/attention.h (the `attention` method is the model's own output). The driver
+/// (models/importance.h) runs them over what a task supplies; nothing here knows a model.
 ///
 /// With z_k target k's value (a label's logit; a produced character's log-probability), p_k its
 /// probability, x_t unit t's input vector (a word's embedding; a feature as a vector of one) and b
@@ -29,24 +29,6 @@
 #include <torch/script.h>
 
 namespace attn::models {
-
-enum class Method { kAttention, kGradient, kGradInput, kIntegratedGradients, kLeaveOneOut, kAttentionRollout, kRandom };
-
-struct MethodInfo {
-  Method method;
-  const char* name;     ///< as flags, JSON and tables spell it
-  const char* summary;  ///< one line, for --help
-};
-
-/// Every method, in the order outputs list them.
-const std::vector<MethodInfo>& all_methods();
-const char* method_name(Method method);
-/// "attention,integrated-gradients" as methods (each once, in the list's order). An empty list, an
-/// unknown name or one not in `available` throws std::invalid_argument naming `flag` and the
-/// allowed values.
-std::vector<Method> parse_methods(const std::string& list, const std::vector<Method>& available, const std::string& flag);
-/// The names of `methods`, comma-separated.
-std::string method_names(const std::vector<Method>& methods);
 
 /// A quadrature rule on [0, 1]: integral f ~ sum_s weights[s] f(nodes[s]).
 struct Quadrature {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
+#include "attn/models/methods.h"
 
 namespace attn::tasks {
 
@@ -31,9 +32,6 @@ std::vector<std::string> method_names();
 /// 1 thread: 3.5 s against 5.4 s at 512 (a Transformer classifier: 1.5 s against 4.8 s); workers
 /// sharing the rows get many batches to share.
 constexpr std::int64_t kScoringBatchSize = 64;
-/// The most integrated-gradients steps a request may ask for: the cost grows with them, the gap to
-/// completeness stops shrinking long before.
-constexpr int kMaxSteps = 1024;
 
 /// Data-parallel workers sharing the scoring of rows (validation, a sharded `attn evaluate`): the
 /// rows' scoring batches are handed out whole, one at a time to whichever worker asks first, and
@@ -60,8 +58,8 @@ struct ExplainRequest {
   data::Inputs options;                ///< the task's explain inputs (--csv, --rows, --svg)
   Format format = Format::kText;
   std::string html;     ///< write one page of every explanation here ("" = none)
-  std::string methods;  ///< --method M[,M...] ("" or "attention": the attention only)
-  int steps = 50;       ///< integrated gradients' steps
+  std::vector<models::Method> methods;  ///< --method M[,M...] (none, or the attention alone: the attention only)
+  int steps = models::kDefaultSteps;    ///< integrated gradients' steps
   std::string label;    ///< the label text output shows ("": the most probable)
 };
 /// `attn explain`: prints a text block, or one JSON line, per input, as they are done (a whole
@@ -77,8 +75,8 @@ struct FaithfulnessRequest {
   std::string csv;          ///< the rows to measure
   data::Inputs options;     ///< the task's faithfulness inputs (--text-column, --id-column)
   std::int64_t rows = 100;  ///< the first this many measurable rows
-  std::string methods;      ///< "": every method the model gives
-  int steps = 50;           ///< integrated gradients' steps
+  std::vector<models::Method> methods;  ///< none: every method the model gives
+  int steps = models::kDefaultSteps;    ///< integrated gradients' steps
   std::uint64_t seed = 1;   ///< the random floor's
   int threads = 1;
   std::string json;                                                     ///< write the figures here as JSON ("" = none)

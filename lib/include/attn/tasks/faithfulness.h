@@ -1,5 +1,5 @@
 #pragma once
-/// Faithfulness: which importance method (models/attribution.h) to believe about a model, measured
+/// Faithfulness: which importance method (models/methods.h) to believe about a model, measured
 /// by removing what a method ranks highest and watching the probability move (ERASER, DeYoung et
 /// al. 2020; ferret's definitions). For a row x of n units, label l, and a method's scores for l
 /// ranked descending (ties: the earlier unit first), r_k = the top ceil(k n / 100) units:
@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attn/models/attribution.h"
+#include "attn/models/importance.h"
 
 namespace attn::tasks {
 
@@ -61,7 +61,7 @@ struct FaithfulnessOptions {
   /// The methods to measure (random is added as the floor; leave-one-out is computed for tau in
   /// any case and measured when listed).
   std::vector<models::Method> methods;
-  int steps = 50;
+  int steps = models::kDefaultSteps;
   std::uint64_t seed = 1;   ///< random's scores
   std::int64_t chunk = 25;  ///< rows attributed and measured together
   /// After each chunk: rows done, of all.

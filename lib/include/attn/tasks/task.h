@@ -34,7 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
-#include "attn/models/attribution.h"
+#include "attn/models/importance.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/report/explanation.h"
@@ -124,14 +124,14 @@ struct Input {
   std::vector<float> values;
 };
 
-/// What `attn explain` computes besides the attention every explanation has (models/attribution.h).
+/// What `attn explain` computes besides the attention every explanation has (models/importance.h).
 struct ExplainOptions {
   std::vector<models::Method> methods;  ///< each method's scores, per label; empty: the attention only, as ever
-  int steps = 50;                       ///< integrated gradients' steps (Gauss-Legendre nodes)
+  int steps = models::kDefaultSteps;    ///< integrated gradients' steps (Gauss-Legendre nodes)
   std::string label;                    ///< the label text and HTML show the methods for ("": the most probable)
 };
 
-/// Throws std::invalid_argument naming `flag` unless 1 <= steps <= kMaxSteps.
+/// Throws std::invalid_argument naming `flag` unless 1 <= steps <= models::kMaxSteps.
 void check_steps(int steps, const std::string& flag);
 
 class Erasures;  // tasks/faithfulness.h
@@ -253,10 +253,10 @@ const Task& task_for(models::ModelKind kind);
 /// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
 std::unique_ptr<TrainedModel> open_model(const std::string& path);
 
-/// The inputs of `attn explain --method`: methods parsed against what `model` gives (an unknown
-/// one, or one it cannot give, throws std::invalid_argument naming `flag`), steps checked. A list
-/// of the attention alone is no methods: today's output.
-ExplainOptions explain_options(const TrainedModel& model, const std::string& methods, int steps, const std::string& label,
+/// The inputs of `attn explain --method`: methods checked against what `model` gives (one it cannot
+/// give throws std::invalid_argument naming `flag`), steps checked. No methods, or the attention
+/// alone, is the attention only: today's output.
+ExplainOptions explain_options(const TrainedModel& model, const std::vector<models::Method>& methods, int steps, const std::string& label,
                                const std::string& flag = "--method");
 
 }  // namespace attn::tasks

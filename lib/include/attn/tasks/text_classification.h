@@ -39,19 +39,4 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxle
 
 const Task& text_classification();
 
-/// A text dataset over prepared data in memory (what `attn prepare` produced).
-std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {});
-
-/// Explains texts: each one's probabilities and every word with its attention weight, and with
-/// options.methods each method's scores per label and token (a word's: its tokens' sum). The texts
-/// are tokenised and cut to config.maxlen as the training data was, and run in length-bucketed
-/// batches of `batch_size` (a text's result does not depend on its batch mates); words the
-/// tokenizer drops and words beyond maxlen are listed as such.
-std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tokenizer,
-                                                   const TextDataConfig& config, const std::vector<std::string>& texts,
-                                                   std::int64_t batch_size, const ExplainOptions& options = {});
-/// One text, alone.
-report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tokenizer, const TextDataConfig& config,
-                                     const std::string& text, const ExplainOptions& options = {});
-
 }  // namespace attn::tasks

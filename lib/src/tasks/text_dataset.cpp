@@ -1,0 +1,345 @@
+// Text classifiers' data (see text_dataset.h).
+#include "text_dataset.h"
+
+#include <filesystem>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <torch/torch.h>
+
+#include "attn/io/atomic_file.h"
+#include "attn/io/prepared_data_reader.h"
+#include "attn/nn/script_module.h"
+#include "attn/text/csv.h"
+#include "attn/text/dataset.h"
+#include "task_support.h"
+
+namespace attn::tasks {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string text_file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
+
+
+/// Up to `count` of the data's last rows (its validation end) with at least 3 tokens, their first
+/// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts). Rows of sentences
+/// (text/sentences.h) give their first 4 sentences' first 8 words, one sentence per line.
+std::vector<std::string> example_texts(const io::PreparedData& data, const text::Tokenizer& tok, bool sentences, std::size_t count = 4) {
+  std::vector<std::string> out;
+  if (data.x.ids.empty()) return out;  // only the shape in memory (attn prepare's streaming write)
+  for (std::int64_t r = data.x.rows - 1; r >= 0 && out.size() < count; --r) {
+    const std::int64_t n = data.x.lengths[static_cast<std::size_t>(r)];
+    if (n < 3) continue;
+    const std::int32_t* row = data.x.ids.data() + r * data.x.cols + (data.padding == text::Side::kPre ? data.x.cols - n : 0);
+    std::vector<text::Sequence> parts;
+    if (!sentences) parts.emplace_back(row, row + std::min<std::int64_t>(n, 12));
+    for (std::int64_t t = 0; sentences && t < n; ++t) {
+      if (t == 0 || text::sentence_of(row[t]) != text::sentence_of(row[t - 1])) {
+        if (parts.size() == 4) break;
+        parts.emplace_back();
+      }
+      if (parts.back().size() < 8) parts.back().push_back(text::word_of(row[t]));
+    }
+    std::string text;
+    for (const std::string& part : tok.sequences_to_texts(parts)) text += (text.empty() ? "" : "\n") + part;
+    if (!text.empty()) out.push_back(text);
+  }
+  return out;
+}
+
+class TextDataset : public Dataset {
+ public:
+  TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored, Thresholds thresholds)
+      : thresholds_(std::move(thresholds)),
+        data_(std::move(data)),
+        tokenizer_(std::move(tokenizer)),
+        config_(std::move(config)),
+        scored_(std::move(scored)) {
+    config_.rows = data_.x.rows;
+    config_.maxlen = data_.x.cols;
+    config_.padding = data_.padding;
+    if (config_.examples.empty()) config_.examples = example_texts(data_, tokenizer_, config_.sentences.enabled());
+    if (!data_.label_names.empty()) {
+      config_.labels = data_.label_names;
+      labels_ = torch::from_blob(data_.labels.data(), {data_.x.rows, static_cast<std::int64_t>(data_.label_names.size())}, torch::kFloat32);
+    }
+  }
+
+  std::int64_t rows() const override { return data_.x.rows; }
+  const std::vector<std::int64_t>& lengths() const override { return data_.x.lengths; }
+
+  Batch batch(const std::vector<std::int64_t>& rows, Width width) const override {
+    Batch b;
+    const torch::Tensor ids = batch_ids(data_.x, rows, width, data_.padding);
+    b.tokens = ids.numel();
+    b.inputs = {ids};
+    if (labels_.defined()) b.targets = labels_.index_select(0, torch::tensor(rows, torch::kInt64));
+    return b;
+  }
+
+  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& pos_weight) const override {
+    return binary_loss(models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores, b.targets, pos_weight);
+  }
+
+  torch::Tensor word_ids(const std::vector<std::int64_t>& rows) const override {
+    // A hierarchical model's ids carry their sentence above the word (text/sentences.h).
+    return batch_ids(data_.x, rows, Width::kLongestRow, data_.padding).bitwise_and(text::kWordIdLimit - 1);
+  }
+
+  Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
+    Evaluation out;
+    if (rows.empty()) return out;
+    const std::vector<float> probs = score_shared(
+        rows, data_.x.lengths, options.batch_size, options.sharing,
+        [&](const std::vector<std::int64_t>& some) { return predict_texts(model, data_.x, data_.padding, some, options.batch_size); });
+    const std::size_t L = rows.empty() ? 0 : probs.size() / rows.size();
+    if (labels_.defined()) {
+      std::vector<float> y;
+      std::vector<bool> keep;
+      y.reserve(rows.size() * L);
+      for (std::int64_t r : rows) {
+        y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L),
+                 data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
+        if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
+      }
+      out.metrics = classifier_metrics(probs, y, keep, config_.labels, options.detail, thresholds_);
+    }
+    if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
+      std::vector<std::string> keys;
+      for (std::int64_t r : rows) keys.push_back(data_.ids.empty() ? std::to_string(r + 1) : data_.ids[static_cast<std::size_t>(r)]);
+      out.predictions_csv = predictions_csv("id", keys, config_.labels, probs, false);
+    }
+    return out;
+  }
+
+  nlohmann::json data_config() const override { return config_; }
+
+  models::DataSizes sizes() const override {
+    const auto& to = tokenizer_.options();
+    models::DataSizes s;
+    s.vocabulary = to.num_words && *to.num_words ? *to.num_words : tokenizer_.vocabulary_size() + 2;
+    s.labels = static_cast<std::int64_t>(config_.labels.size());
+    s.input_length = data_.x.cols;
+    return s;
+  }
+
+  std::map<std::string, std::string> files() const override { return {{"tokenizer.json", tokenizer_.to_json()}}; }
+
+  torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const override {
+    return positive_weights_of(spec, data_.labels, config_.labels.size(), rows);
+  }
+
+  std::vector<VocabularyWord> vocabulary() const override {
+    std::vector<VocabularyWord> words;
+    const std::int64_t ids = sizes().vocabulary;
+    for (std::int32_t id = 1; id < ids; ++id)
+      if (const auto w = tokenizer_.index_word(id)) words.push_back({id, *w, tokenizer_.word_count(*w)});
+    return words;
+  }
+
+  const text::Tokenizer& tokenizer() const { return tokenizer_; }
+  const TextDataConfig& config() const { return config_; }
+
+ private:
+  Thresholds thresholds_;
+  io::PreparedData data_;
+  text::Tokenizer tokenizer_;
+  TextDataConfig config_;
+  std::vector<bool> scored_;
+  torch::Tensor labels_;
+};
+
+/// What `attn prepare` recorded in DIR/prepare.json: the columns and the truncation side.
+void read_prepare_report(TextDataConfig& config) {
+  const std::string path = text_file_in(config.dir, "prepare.json");
+  if (!fs::exists(path)) return;
+  try {
+    const auto report = nlohmann::json::parse(io::read_file(path));
+    config.text_column = report.value("text_column", config.text_column);
+    if (report.contains("id_column") && report["id_column"].is_string()) config.id_column = report["id_column"];
+    if (report.contains("padding")) config.truncating = report["padding"].value("truncating", config.truncating);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not valid JSON: " + e.what());
+  }
+}
+
+}  // namespace
+
+text::PadOptions pad_of(const TextDataConfig& config) {
+  text::PadOptions pad;
+  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
+  pad.padding = config.padding;
+  pad.truncating = config.truncating;
+  return pad;
+}
+
+std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,
+                                         int threads) {
+  return config.sentences.enabled() ? text::encode_documents(tok, texts, config.sentences, threads)
+                                    : tok.texts_to_sequences(texts, threads);
+}
+
+std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
+                           const std::vector<std::int64_t>& rows, std::int64_t batch_size) {
+  nn::EvalModeGuard eval(module);
+  models::TextClassifier model(module);
+  std::vector<float> out;
+  std::int64_t labels = 0;
+  for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+    const torch::Tensor probs = model.forward(batch_ids(x, batch, Width::kLongestRow, padding)).scores.to(torch::kFloat32).contiguous();
+    if (out.empty()) {
+      labels = probs.size(1);
+      out.assign(rows.size() * static_cast<std::size_t>(labels), 0.0f);
+    }
+    const float* p = probs.data_ptr<float>();
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      std::copy(p + static_cast<std::int64_t>(i) * labels, p + static_cast<std::int64_t>(i + 1) * labels,
+                out.begin() + static_cast<std::int64_t>(at[i]) * labels);
+  });
+  return out;
+}
+
+std::vector<CsvText> read_texts(const std::string& csv, const std::string& column, const std::vector<std::int64_t>& only,
+                                const std::string& id_column, std::int64_t limit, const std::function<bool(const std::string&)>& accept) {
+  text::CsvReader reader(csv);
+  const std::size_t c = reader.column(column);
+  const std::optional<std::size_t> id = id_column.empty() ? std::nullopt : reader.find_column(id_column);
+  std::vector<CsvText> all;
+  std::unordered_map<std::int64_t, std::size_t> wanted;
+  for (std::size_t i = 0; i < only.size(); ++i) wanted.emplace(only[i], i);
+  std::vector<CsvText> picked(only.size());
+  std::int64_t row = 0, found = 0;
+  text::CsvRecord record;
+  while (reader.next(record)) {
+    ++row;
+    CsvText t{std::move(record.fields[c]), row, id ? record.fields[*id] : std::string()};
+    if (only.empty()) {
+      if (accept && !accept(t.text)) continue;
+      all.push_back(std::move(t));
+      if (limit >= 0 && static_cast<std::int64_t>(all.size()) >= limit) break;
+    } else if (const auto it = wanted.find(row); it != wanted.end()) {
+      picked[it->second] = std::move(t);
+      ++found;
+    }
+  }
+  for (std::int64_t r : only)
+    if (r > row)
+      throw std::invalid_argument("--rows: row " + std::to_string(r) + " is not in 1.." + std::to_string(row) + " (" + csv + ")");
+  return only.empty() ? all : picked;
+}
+
+void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
+                    TextDataConfig& config, int threads) {
+  std::vector<std::string> texts;
+  for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(std::move(t.text));
+  if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
+    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read as sentences, " + std::to_string(prepared.data.x.rows) +
+                           " prepared");
+  nlohmann::ordered_json report;
+  // Every text split and tokenised once, for the sizes taken from the data and for the rows.
+  const auto documents = text::read_documents(prepared.tokenizer, texts, {text::kSentenceLimit, 1}, threads);
+  texts = {};
+  if (layout.max_sentences == 0 || layout.max_words == 0) {
+    const text::SentenceLayout from_data = text::layout_from(text::sentence_stats(documents));
+    if (layout.max_sentences == 0) layout.max_sentences = from_data.max_sentences;
+    if (layout.max_words == 0) layout.max_words = from_data.max_words;
+    report["from_data"] = "95th percentiles of sentences per document and words per sentence, capped at 64 and 100";
+  }
+  std::vector<text::Sequence> rows;
+  rows.reserve(documents.size());
+  for (const auto& document : documents) rows.push_back(text::encode_document(document, layout));
+  prepared.pad.maxlen = layout.max_sentences * layout.max_words;
+  prepared.pad.padding = prepared.pad.truncating = text::Side::kPost;
+  prepared.data.x = text::pad_sequences(rows, prepared.pad);
+  prepared.data.padding = text::Side::kPost;
+  prepared.sequences = {};
+  report["max_sentences"] = layout.max_sentences;
+  report["max_words"] = layout.max_words;
+  prepared.report["sentences"] = report;
+  prepared.report["padding"] = {{"maxlen", prepared.data.x.cols}, {"padding", "post"}, {"truncating", "post"}, {"value", 0}};
+  config.sentences = layout;
+  config.truncating = text::Side::kPost;
+}
+
+std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
+  std::vector<std::int64_t> rows;
+  for (const std::string& r : list) {
+    char* end = nullptr;
+    const long long v = std::strtoll(r.c_str(), &end, 10);
+    if (r.empty() || *end != '\0' || v < 1) throw std::invalid_argument("--rows: '" + r + "' is not a 1-based row number");
+    rows.push_back(v);
+  }
+  return rows;
+}
+
+std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored,
+                                      Thresholds thresholds) {
+  return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds));
+}
+
+std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads) {
+  TextDataConfig config;
+  std::unique_ptr<Dataset> dataset;
+  text::SentenceLayout layout;  // hierarchical models: 0 = from the data
+  for (const char* flag : {"max-sentences", "max-words"}) {
+    if (!in.given(flag)) continue;
+    if (!model.reads_sentences)
+      throw std::invalid_argument(std::string("--") + flag + " applies to hierarchical models; " + model.name + " reads words");
+    const std::int64_t v = in.integer(flag);
+    if (v < 1 || v > text::kSentenceLimit)
+      throw std::invalid_argument(std::string("--") + flag + " must be in 1.." + std::to_string(text::kSentenceLimit) + ", got " +
+                                  std::to_string(v));
+    (std::string(flag) == "max-sentences" ? layout.max_sentences : layout.max_words) = v;
+  }
+  if (in.given("data")) {
+    if (model.reads_sentences) throw std::invalid_argument("--data: " + model.name + " reads the texts' sentences; give the CSV (--csv)");
+    if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
+    for (const data::InputSpec& s : data::prepare_inputs())
+      if (in.given(s.name)) throw std::invalid_argument("--" + s.name + " prepares a --csv; the data in --data was prepared already");
+    config.dir = fs::absolute(in.text("data")).string();
+    read_prepare_report(config);
+    dataset = text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")), read_tokenizer(text_file_in(config.dir, "tokenizer.json")),
+                           config);
+  } else {
+    const data::PrepareOptions o = data::prepare_options(in, threads);
+    config.dir = fs::absolute(fs::path(run_dir) / "data").string();
+    config.truncating = o.pad.truncating;
+    config.text_column = o.columns.text_column;
+    config.id_column = o.columns.id_column;
+    data::Prepared prepared = data::prepare_csv(o);
+    if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
+    if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns.text_column, layout, config, threads);
+    data::write_prepared_dir(prepared, config.dir);
+    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
+  }
+  if (dataset->data_config().at("labels").empty()) throw std::runtime_error(config.dir + ": the data has no label columns");
+  return dataset;
+}
+
+std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir) {
+  const auto config = parse_data_config<TextDataConfig>(data_config, text_file_in(run_dir, "config.json"));
+  return text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")), read_tokenizer(text_file_in(run_dir, "tokenizer.json")), config);
+}
+
+std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads) {
+  const auto& train = dynamic_cast<const TextDataset&>(training);
+  TextDataConfig config = train.config();
+  data::PrepareOptions o;
+  o.csv = csv;
+  o.columns.text_column = config.text_column;
+  o.columns.id_column = config.id_column;
+  o.columns.label_columns = config.labels;
+  o.apply_loaded_tokenizer = &train.tokenizer();  // read as the training rows were
+  o.pad.maxlen = config.maxlen;
+  o.pad.padding = config.padding;
+  o.pad.truncating = config.truncating;
+  o.threads = threads;
+  data::Prepared prepared = data::prepare_csv(o);
+  if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config.sentences, config, threads);
+  config.dir = fs::absolute(fs::path(run_dir) / "data" / "validation").string();
+  data::write_prepared_dir(prepared, config.dir);
+  return text_dataset(std::move(prepared.data), train.tokenizer(), config);
+}
+
+}  // namespace attn::tasks

@@ -1,0 +1,65 @@
+#pragma once
+// Text classifiers' data (tasks/text_classification.h's task): texts read from CSVs (and as a
+// hierarchical model's documents of sentences), padded as the training data was, the dataset that
+// training and evaluation read, and its probabilities. Internal to the tasks layer.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/script.h>
+
+#include "attn/data/inputs.h"
+#include "attn/data/prepare.h"
+#include "attn/io/prepared_data.h"
+#include "attn/tasks/text_classification.h"
+#include "attn/text/padding.h"
+#include "classifier.h"
+
+namespace attn::tasks {
+
+/// How the model's rows are padded and cut: as the training data was.
+text::PadOptions pad_of(const TextDataConfig& config);
+/// The rows of ids the model reads for `texts`, before padding: Keras' texts_to_sequences, or a
+/// hierarchical model's documents of sentences (text/sentences.h).
+std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,
+                                         int threads = 1);
+/// Probabilities [rows, labels] (row-major, in the order of `rows`) of padded ids, in
+/// length-bucketed batches.
+std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
+                                 const std::vector<std::int64_t>& rows, std::int64_t batch_size);
+
+/// A CSV row's text, its 1-based data row and its id.
+struct CsvText {
+  std::string text;
+  std::int64_t row = 0;
+  std::string id;
+};
+/// The texts of `csv`'s `column` (with ids from `id_column` when the file has it): every row (the
+/// first `limit` that `accept` takes), or the 1-based data rows `only` in that order; a row beyond
+/// the file is an error naming --rows.
+std::vector<CsvText> read_texts(const std::string& csv, const std::string& column, const std::vector<std::int64_t>& only,
+                                const std::string& id_column = "", std::int64_t limit = -1,
+                                const std::function<bool(const std::string&)>& accept = nullptr);
+/// Hierarchical models: `prepared`'s rows become the documents of sentences (text/sentences.h) of
+/// `csv`'s texts, post-padded to max_sentences x max_words, the sizes of `layout` that are 0 taken
+/// from the data (text::layout_from); recorded in `config` and in prepare.json's "sentences".
+void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
+                    TextDataConfig& config, int threads);
+/// --rows N,M,...: positive 1-based rows.
+std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
+
+/// A text dataset over prepared data in memory (what `attn prepare` produced): `scored` (empty:
+/// every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not);
+/// `thresholds` are a full evaluation's decision thresholds.
+std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {},
+                                      std::vector<bool> scored = {}, Thresholds thresholds = {});
+/// A new run's training data (Task::open): a CSV prepared into RUN_DIR/data, or --data's prepared directory.
+std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads);
+/// An existing run's training data (Task::reopen).
+std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir);
+/// --val-csv's rows read as `training`'s were (Task::open_validation).
+std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads);
+
+}  // namespace attn::tasks

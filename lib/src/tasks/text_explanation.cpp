@@ -1,0 +1,285 @@
+// Text classifiers' explanations and word alignment (see text_explanation.h).
+#include "text_explanation.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "attn/nn/script_module.h"
+#include "attn/text/dataset.h"
+#include "task_support.h"
+#include "text_dataset.h"
+
+namespace attn::tasks {
+namespace {
+
+/// The scores of options.methods for one bucket of rows (the driver's adapter): ids [B, W] as
+/// batch_ids gives them, row i's real ids at out[i]->ids and its attention already in out[i], a
+/// transformer's self-attention `layers` (each [B, heads, W, W]) when it has it. A unit is a token,
+/// a target a label, the baseline zero embeddings (the mask unchanged), a removed token one the
+/// padded text does not have.
+void add_importance(torch::jit::Module& module, const TextDataConfig& config, const torch::Tensor& ids,
+                    const std::vector<torch::Tensor>& layers, const ExplainOptions& options, const std::vector<report::TextExplanation*>& out) {
+  models::TextClassifier model(module);
+  models::ImportanceInputs in;
+  in.module = module;
+  in.targets = static_cast<std::int64_t>(config.labels.size());
+  in.width = ids.size(1);
+  std::vector<text::Sequence> real(out.size());
+  std::vector<const text::Sequence*> rows;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto n = static_cast<std::int64_t>(out[i]->ids.size());
+    in.units.push_back(n);
+    in.first.push_back(config.padding == text::Side::kPre ? in.width - n : 0);  // the row's real positions
+    in.attention.push_back(out[i]->attention);
+    real[i].assign(out[i]->ids.begin(), out[i]->ids.end());
+    rows.push_back(&real[i]);
+  }
+  in.embed = [&] { return std::make_pair(model.embeddings(ids), torch::Tensor()); };  // evaluation mode: no dropout
+  in.z = [&](const torch::Tensor& points, const torch::Tensor& r) { return model.logits_embedded(points, ids.index_select(0, r)).scores; };
+  in.erased = [&](const std::vector<models::Version>& v) { return score_text_versions(module, config, rows, v); };
+  if (model.has_self_attention()) in.self_attention = [&] { return layers; };
+  std::vector<models::RowImportance> scored = models::importance(in, importance_options(options));
+  for (std::size_t i = 0; i < out.size(); ++i) store_importance(std::move(scored[i]), out[i]->importance, out[i]->integrated);
+}
+
+/// The label text and HTML show: options.label, or the most probable.
+std::size_t shown_label(const report::TextExplanation& e, const TextDataConfig& config, const std::string& label) {
+  if (!label.empty()) {
+    for (std::size_t k = 0; k < config.labels.size(); ++k)
+      if (config.labels[k] == label) return k;
+    std::string all;
+    for (const std::string& l : config.labels) all += (all.empty() ? "" : ", ") + l;
+    throw std::invalid_argument("--label: '" + label + "' is not one of this model's labels (" + all + ")");
+  }
+  return static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin());
+}
+
+/// The text's chunks between the default separators (space, tab, newline).
+std::vector<std::string> chunks_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+/// Where a piece of text's ids sit in an explanation: the piece's tokenizer emits `all` ids, the
+/// model reads those but the first `cut_front` and the last `cut_back`, from entry `offset` of e.ids.
+struct IdSpan {
+  std::size_t all = 0, cut_front = 0, cut_back = 0, offset = 0;
+  std::string cut_reason;  ///< a cut word's reason
+};
+
+/// Appends each word of `text` to e.words with its tokens, its status and the attention of its
+/// kept tokens (read at `span`).
+void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const std::string& text, const IdSpan& span) {
+  // Words: each chunk's tokens, which (with the default separators) are the text's tokens in order.
+  const auto num_words = tok.options().num_words.value_or(0);
+  // (Temporaries are moved, not copied: a 10 MB comment has 1.8 million words.)
+  std::vector<std::string> all_tokens = tok.tokenize(text);
+  std::vector<std::vector<std::string>> per_chunk;
+  std::vector<std::string> chunks = chunks_of(text);
+  per_chunk.reserve(chunks.size());
+  std::size_t joined = 0;  // the chunks' tokens so far, compared with the text's as they come
+  bool same = true;
+  for (const std::string& c : chunks) {
+    per_chunk.push_back(tok.tokenize(c));
+    for (const std::string& t : per_chunk.back()) same = same && joined < all_tokens.size() && all_tokens[joined++] == t;
+  }
+  if (!same || joined != all_tokens.size()) {  // other separators: one word per token
+    chunks = all_tokens;
+    per_chunk.clear();
+    for (std::string& t : all_tokens) per_chunk.push_back({std::move(t)});
+  }
+  all_tokens = {};
+  e.words.reserve(e.words.size() + chunks.size());
+  const std::size_t all = span.all;
+  std::size_t next_id = 0;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    report::WordWeight w;
+    w.word = std::move(chunks[i]);
+    w.tokens = std::move(per_chunk[i]);
+    if (w.tokens.empty()) {
+      w.status = "filtered";
+      w.reason = "only filtered characters";
+    }
+    for (const std::string& t : w.tokens) {
+      const auto index = tok.word_index(t);
+      const bool in_range = index && (num_words == 0 || *index < num_words);
+      std::string status = in_range ? "kept" : tok.options().oov_token ? "oov" : "dropped";
+      if (status != "dropped") {
+        if (next_id >= all) throw std::logic_error("explain: tokens and ids do not line up");
+        if (next_id < span.cut_front || next_id >= all - span.cut_back) {
+          status = "dropped";
+          w.reason = span.cut_reason;
+        } else {
+          const std::size_t at = span.offset + next_id - span.cut_front;
+          if (w.count == 0) w.first = at;
+          ++w.count;
+          w.weight += e.attention[at];
+        }
+        ++next_id;
+      } else {
+        w.reason = index ? "beyond num_words" : "unknown word";
+      }
+      // A word is kept if any of its tokens is; otherwise it takes its tokens' status.
+      if (w.status.empty() || status == "kept" || (status == "oov" && w.status == "dropped")) w.status = status;
+    }
+    if (w.status == "kept" || w.status == "oov") w.reason.clear();
+    e.words.push_back(std::move(w));
+  }
+  if (next_id != all) throw std::logic_error("explain: tokens and ids do not line up");
+}
+
+/// Fills e's words: each word of `text` with its tokens, its status and the attention of its kept
+/// tokens. `all` is the text's token count before the maxlen cut.
+void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
+                 std::size_t all) {
+  e.text = text;
+  e.label_names = config.labels;
+  const auto maxlen = static_cast<std::size_t>(config.maxlen);
+  IdSpan span{all, 0, 0, 0, "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)"};
+  if (maxlen > 0 && all > maxlen) (config.truncating == text::Side::kPre ? span.cut_front : span.cut_back) = all - maxlen;
+  append_words(e, tok, text, span);
+}
+
+/// Fills e's sentences and words for a hierarchical model: each sentence of `text` with its weight
+/// and status, its words with theirs (words beyond max_words and sentences beyond max_sentences
+/// listed as cut).
+void align_sentences(report::TextExplanation& e, const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text) {
+  e.text = text;
+  e.label_names = config.labels;
+  const text::SentenceLayout& layout = config.sentences;
+  std::size_t offset = 0;  // the sentence's first entry of e.ids
+  for (const text::DocumentSentence& s : text::read_document(tok, text, layout)) {
+    report::SentenceWeight sw;
+    sw.text = text.substr(s.begin, s.end - s.begin);
+    while (!sw.text.empty() && std::isspace(static_cast<unsigned char>(sw.text.back()))) sw.text.pop_back();
+    sw.first_word = e.words.size();
+    const std::size_t kept = s.index < 0 ? 0 : std::min<std::size_t>(s.ids.size(), static_cast<std::size_t>(layout.max_words));
+    IdSpan span{s.ids.size(), 0, s.ids.size() - kept, offset,
+                s.index < 0 ? "beyond max_sentences " + std::to_string(layout.max_sentences) + " (cut as in training)"
+                            : "beyond max_words " + std::to_string(layout.max_words) + " (cut as in training)"};
+    append_words(e, tok, text.substr(s.begin, s.end - s.begin), span);
+    sw.words = e.words.size() - sw.first_word;
+    if (s.empty()) {
+      sw.status = "empty";
+      sw.reason = "no word the tokenizer keeps";
+    } else if (s.index < 0) {
+      sw.status = "dropped";
+      sw.reason = "beyond max_sentences " + std::to_string(layout.max_sentences);
+    } else {
+      sw.status = "read";
+      if (offset >= e.sentence_attention.size()) throw std::logic_error("explain: sentences and ids do not line up");
+      sw.weight = e.sentence_attention[offset];
+    }
+    e.sentences.push_back(std::move(sw));
+    offset += kept;
+  }
+  if (offset != e.ids.size()) throw std::logic_error("explain: sentences and ids do not line up");
+}
+
+}  // namespace
+
+std::vector<float> score_text_versions(torch::jit::Module& module, const TextDataConfig& config, const std::vector<const text::Sequence*>& rows,
+                                  const std::vector<models::Version>& versions) {
+  std::vector<text::Sequence> kept(versions.size());
+  for (std::size_t v = 0; v < versions.size(); ++v) {
+    const text::Sequence& ids = *rows.at(static_cast<std::size_t>(versions[v].row));
+    for (std::size_t t = 0; t < ids.size() && t < versions[v].keep.size(); ++t)
+      if (versions[v].keep[t]) kept[v].push_back(ids[t]);
+  }
+  text::PadOptions pad;
+  pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
+  pad.padding = config.padding;
+  const text::PaddedSequences x = text::pad_sequences(kept, pad);
+  return predict_texts(module, x, config.padding, all_rows(x.rows), kScoringBatchSize);
+}
+
+std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, const TextDataConfig& config, const text::PaddedSequences& x,
+                                                  const std::vector<std::int64_t>& rows, const ExplainOptions& options,
+                                                  std::int64_t batch_size) {
+  nn::EvalModeGuard eval(module);
+  models::TextClassifier model(module);
+  std::vector<report::TextExplanation> out(rows.size());
+  for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+    const torch::Tensor ids = batch_ids(x, batch, Width::kLongestRow, config.padding);
+    const models::Scored scored = model.forward(ids);
+    const torch::Tensor probs = scored.scores.to(torch::kFloat32).contiguous(), att = scored.attention.to(torch::kFloat32).contiguous();
+    std::vector<torch::Tensor> layers;
+    if (model.has_self_attention()) layers = model.self_attention(ids);  // each [B, heads, W, W]
+    torch::Tensor word_level, sentence_level;                            // hierarchical models: [B, W] each
+    if (model.has_sentences()) {
+      auto [w, s] = model.attention_levels(ids);
+      word_level = w.to(torch::kFloat32).contiguous();
+      sentence_level = s.to(torch::kFloat32).contiguous();
+    }
+    const std::int64_t width = ids.size(1);
+    std::vector<report::TextExplanation*> mine;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      report::TextExplanation& e = out[at[i]];
+      mine.push_back(&e);
+      const auto b = static_cast<std::int64_t>(i);
+      const std::int64_t n = x.lengths[static_cast<std::size_t>(batch[i])];
+      const std::int64_t first = config.padding == text::Side::kPre ? width - n : 0;  // the row's real positions
+      const torch::Tensor row_ids = ids[b].slice(0, first, first + n).contiguous();
+      e.label_names = config.labels;
+      e.ids.assign(row_ids.data_ptr<std::int64_t>(), row_ids.data_ptr<std::int64_t>() + n);
+      e.probabilities.assign(probs[b].data_ptr<float>(), probs[b].data_ptr<float>() + probs.size(1));
+      const torch::Tensor a = att[b].slice(0, first, first + n).contiguous();
+      e.attention.assign(a.data_ptr<float>(), a.data_ptr<float>() + n);
+      if (word_level.defined()) {
+        const torch::Tensor w = word_level[b].slice(0, first, first + n).contiguous();
+        const torch::Tensor s = sentence_level[b].slice(0, first, first + n).contiguous();
+        e.word_attention.assign(w.data_ptr<float>(), w.data_ptr<float>() + n);
+        e.sentence_attention.assign(s.data_ptr<float>(), s.data_ptr<float>() + n);
+      }
+      for (const torch::Tensor& layer : layers) {
+        std::vector<std::vector<float>> heads;
+        for (std::int64_t h = 0; h < layer.size(1); ++h) {
+          const torch::Tensor w = layer[b][h].slice(0, first, first + n).slice(1, first, first + n).to(torch::kFloat32).contiguous();
+          heads.emplace_back(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
+        }
+        if (n > 0) e.self_attention.push_back(std::move(heads));
+      }
+    }
+    if (!options.methods.empty()) add_importance(module, config, ids, layers, options, mine);
+  });
+  return out;
+}
+
+std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
+                                                   const std::vector<std::string>& texts, std::int64_t batch_size,
+                                                   const ExplainOptions& options) {
+  // The texts' ids, cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long
+  // text's end), run in length-bucketed batches; each row's outputs are read at its real positions.
+  const std::vector<text::Sequence> seqs = sequences_of(tok, config, texts);
+  const text::PaddedSequences x = text::pad_sequences(seqs, pad_of(config));
+  if (!options.label.empty() && !texts.empty()) (void)shown_label(report::TextExplanation{}, config, options.label);  // before the work
+  torch::jit::Module module = model.module();
+  std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    if (config.sentences.enabled())
+      align_sentences(out[t], tok, config, texts[t]);
+    else
+      align_words(out[t], tok, config, texts[t], seqs[t].size());
+    if (!out[t].importance.empty()) out[t].shown_label = shown_label(out[t], config, options.label);
+  }
+  return out;
+}
+
+report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
+                                     const std::string& text, const ExplainOptions& options) {
+  return explain_texts(model, tok, config, {text}, 1, options).front();
+}
+
+}  // namespace attn::tasks
