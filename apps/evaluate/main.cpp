@@ -5,9 +5,8 @@
 #include "../common/app.h"
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
-#include "../common/workers.h"
+#include "../common/launcher.h"
 #include "attn/tasks/commands.h"
-#include "attn/train/command.h"
 
 namespace attn::apps {
 namespace {
@@ -53,7 +52,7 @@ int run(int argc, char** argv) {
                                        threads,
                                        given<std::string>(r, "predictions").value_or(""),
                                        given<std::string>(r, "metrics").value_or("")};
-  std::fputs(train::evaluate(request, std::chrono::seconds(r["worker-timeout"].as<int>())).c_str(), stdout);
+  std::fputs(tasks::evaluate(request, std::chrono::seconds(r["worker-timeout"].as<int>())).c_str(), stdout);
   return kExitOk;
 }
 

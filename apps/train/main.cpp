@@ -11,7 +11,7 @@
 #include "../common/app.h"
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
-#include "../common/workers.h"
+#include "../common/launcher.h"
 #include "attn/models/overrides.h"
 #include "attn/tasks/commands.h"
 #include "attn/train/command.h"

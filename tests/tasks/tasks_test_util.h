@@ -33,7 +33,7 @@ struct TwoThreads {
   std::map<std::int64_t, std::int64_t> jobs;  // per scoring, the jobs handed out
   std::vector<int> jobs_taken{0, 0};          // per worker, all the jobs it took
 };
-class ThreadSharing : public attn::tasks::RowSharing {
+class ThreadSharing : public attn::parallel::RowSharing {
  public:
   ThreadSharing(TwoThreads& s, int rank) : s_(s), rank_(rank) {}
   int rank() const override { return rank_; }

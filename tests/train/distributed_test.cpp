@@ -1,5 +1,6 @@
-// Data-parallel training: batches shared out, torchrun's environment read, and two workers (two
-// threads, each with its own c10d TCPStore client and Gloo group) ending where one process ends.
+// Data-parallel training: two or three workers (threads, each with its own c10d TCPStore client and
+// Gloo group) ending where one process ends, with every gradient exchange, seq2seq and
+// hierarchical models, a resume mid-epoch, and a worker whose data differ.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,25 +20,16 @@
 #include "attn/models/registry.h"
 #include "attn/tasks/task.h"
 #include "attn/tasks/text_classification.h"
-#include "attn/train/distributed.h"
+#include "attn/parallel/workers.h"
 #include "attn/train/trainer.h"
 #include "tasks/text_dataset.h"  // (the tasks layer's own: text_dataset)
+#include "../parallel/parallel_test_util.h"
 
 using namespace attn;
+using attn::testing::connected_workers;
+using attn::testing::two_workers;
 
 namespace {
-
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 /// The text task's data of the CSV that `write` writes (Jigsaw's columns), padded to 60 words.
 std::unique_ptr<tasks::Dataset> text_data(const std::function<void(std::ostream&)>& write) {
@@ -115,35 +107,6 @@ torch::jit::Module small_model(int lstm_units = 4) {
                      nn::Runtime::kNative);
 }
 
-/// Runs body(rank, workers) as `n` connected workers, one thread each; returns each one's error ("" if none).
-/// `place` adjusts where each worker stands (by default: rank 0 hosts the store on a free port).
-std::vector<std::string> connected_workers(int n, std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body,
-                                           const std::function<void(train::WorkerPlace&)>& place_as = nullptr) {
-  const int port = free_port();
-  std::vector<std::string> errors(static_cast<std::size_t>(n));
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < n; ++rank) {
-    threads.emplace_back([&, rank] {
-      try {
-        train::WorkerPlace place;
-        place.rank = rank, place.world_size = n, place.local_world_size = n, place.master_port = port;
-        if (place_as) place_as(place);
-        const auto workers = train::Workers::connect(place, timeout);
-        body(rank, *workers);
-      } catch (const std::exception& e) {
-        errors[static_cast<std::size_t>(rank)] = e.what();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  return errors;
-}
-
-std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::function<void(int, train::Workers&)>& body,
-                                     const std::function<void(train::WorkerPlace&)>& place_as = nullptr) {
-  return connected_workers(2, timeout, body, place_as);
-}
-
 std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
   std::vector<torch::Tensor> out;
   for (const auto& p : m.named_parameters(true)) out.push_back(p.value.detach().clone());
@@ -162,7 +125,7 @@ std::vector<WorkerRun> train_on_workers(std::vector<torch::jit::Module>& models,
                                             const train::TrainOptions& o, const std::string& word_embedding = "") {
   std::vector<WorkerRun> runs(models.size());
   const std::atomic<bool> no_stop{false};
-  const auto errors = connected_workers(static_cast<int>(models.size()), std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+  const auto errors = connected_workers(static_cast<int>(models.size()), std::chrono::seconds(60), [&](int rank, parallel::Workers& workers) {
     const auto r = static_cast<std::size_t>(rank);
     train::Trainer t(models[r], data, nullptr, o, &workers, word_embedding);
     if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { runs[r].last = e; })) throw std::runtime_error("stopped");
@@ -174,83 +137,6 @@ std::vector<WorkerRun> train_on_workers(std::vector<torch::jit::Module>& models,
 }
 
 }  // namespace
-
-TEST_CASE("torchrun's environment: the worker's place, and a malformed variable named", "[train][distributed]") {
-  for (const char* k :
-       {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "GLOO_SOCKET_IFNAME"})
-    ::unsetenv(k);
-  auto p = train::worker_place_from_environment();
-  CHECK(p.world_size == 1);
-  CHECK(p.rank == 0);
-  CHECK(train::rank_prefix(p).empty());
-  ::setenv("RANK", "1", 1), ::setenv("WORLD_SIZE", "2", 1), ::setenv("MASTER_ADDR", "10.0.0.5", 1), ::setenv("MASTER_PORT", "29511", 1);
-  ::setenv("TORCHELASTIC_RESTART_COUNT", "2", 1);
-  p = train::worker_place_from_environment();
-  CHECK(p.rank == 1);
-  CHECK(p.world_size == 2);
-  CHECK(p.local_rank == 1);
-  CHECK(p.master_addr == "10.0.0.5");
-  CHECK(p.master_port == 29511);
-  CHECK(p.restart_count == 2);
-  CHECK(train::rank_prefix(p) == "[rank 1] ");
-  ::setenv("RANK", "2", 1);
-  CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("RANK=2") && Catch::Contains("WORLD_SIZE=2"));
-  ::setenv("RANK", "one", 1);
-  CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("RANK=one"));
-  ::setenv("RANK", "0", 1), ::setenv("MASTER_PORT", "99999", 1);
-  CHECK_THROWS_WITH(train::worker_place_from_environment(), Catch::Contains("MASTER_PORT=99999"));
-  ::setenv("RANK", "1", 1), ::setenv("MASTER_PORT", "29511", 1);
-  CHECK(train::worker_place_from_environment().local_world_size == 2);  // unset: every worker on this machine
-  CHECK_FALSE(train::worker_place_from_environment().agent_store);
-  ::setenv("LOCAL_WORLD_SIZE", "1", 1), ::setenv("TORCHELASTIC_USE_AGENT_STORE", "True", 1);
-  p = train::worker_place_from_environment();
-  CHECK(p.local_world_size == 1);
-  CHECK(p.agent_store);
-  for (const char* k : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT", "LOCAL_WORLD_SIZE",
-                        "TORCHELASTIC_USE_AGENT_STORE"})
-    ::unsetenv(k);
-}
-
-TEST_CASE("torchrun's static form: the workers join the store its agent serves, under the attempt's prefix", "[train][distributed]") {
-  // What torchrun's agent does on --node_rank 0: serve a TCPStore at MASTER_ADDR:MASTER_PORT itself.
-  const int port = free_port();
-  c10d::TCPStoreOptions o;
-  o.port = static_cast<std::uint16_t>(port);
-  o.isServer = true;
-  o.waitWorkers = false;
-  o.timeout = std::chrono::seconds(30);
-  const auto agent = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", o);
-  std::vector<double> sums(2);
-  const auto errors = two_workers(
-      std::chrono::seconds(30),
-      [&](int rank, train::Workers& w) {
-        torch::Tensor t = torch::full({3}, static_cast<double>(rank + 1), torch::kFloat64);
-        w.sum(t);
-        sums[static_cast<std::size_t>(rank)] = t[0].item<double>();
-      },
-      [&](train::WorkerPlace& place) {
-        place.master_port = port;  // the agent's, where no worker may start a server (the port is taken)
-        place.agent_store = true;
-        place.restart_count = 1;
-      });
-  INFO(errors[0] + " / " + errors[1]);
-  CHECK(errors[0].empty());
-  CHECK(errors[1].empty());
-  CHECK(sums == std::vector<double>{3.0, 3.0});
-  CHECK(agent->getNumKeys() > 0);  // the group met in the agent's store
-}
-
-TEST_CASE("workers on several machines cannot meet at a loopback address: each says so at once instead of waiting",
-          "[train][distributed]") {
-  train::WorkerPlace place;
-  place.rank = 1, place.world_size = 2, place.local_world_size = 1, place.master_port = free_port();
-  place.master_addr = "localhost";  // what a host name mapped to 127.0.1.1 in /etc/hosts resolves to
-  CHECK_THROWS_WITH(train::Workers::connect(place, std::chrono::seconds(600)),
-                    Catch::Contains("worker 1 of 2") && Catch::Contains("MASTER_ADDR=localhost resolves to") &&
-                        Catch::Contains("(loopback)") && Catch::Contains("several machines"));
-  place.master_addr = "127.0.0.1";
-  CHECK_THROWS_WITH(train::Workers::connect(place, std::chrono::seconds(600)), Catch::Contains("MASTER_ADDR=127.0.0.1 resolves to"));
-}
 
 TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the same global batch", "[train][distributed]") {
   torch::set_num_threads(1);
@@ -393,7 +279,7 @@ TEST_CASE("two workers stopped mid-epoch resume from rank 0's checkpoint to the 
   std::vector<bool> finished(2, true);
   // The models are built before the threads start: building seeds the global generator.
   std::vector<torch::jit::Module> stopped_models{small_model(), small_model()}, resumed_models{small_model(), small_model()};
-  auto errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+  auto errors = two_workers(std::chrono::seconds(60), [&](int rank, parallel::Workers& workers) {
     train::Trainer t(stopped_models[static_cast<std::size_t>(rank)], *data, nullptr, o, &workers);
     std::atomic<bool> stop{false};
     // Rank 1 alone is asked to stop once 120 of the 320 training rows are done: both stop together.
@@ -409,7 +295,7 @@ TEST_CASE("two workers stopped mid-epoch resume from rank 0's checkpoint to the 
   CHECK(finished == std::vector<bool>{false, false});
 
   std::vector<WorkerRun> resumed(2);
-  errors = two_workers(std::chrono::seconds(60), [&](int rank, train::Workers& workers) {
+  errors = two_workers(std::chrono::seconds(60), [&](int rank, parallel::Workers& workers) {
     const auto r = static_cast<std::size_t>(rank);
     train::Trainer t(resumed_models[r], *data, nullptr, o, &workers);
     t.load_checkpoint(checkpoint);
@@ -500,7 +386,7 @@ TEST_CASE("a worker whose data differ from rank 0's is refused, naming both", "[
   o.epochs = 1;
   o.batch_size = 50;
   std::vector<torch::jit::Module> models{small_model(), small_model()};
-  const auto errors = two_workers(std::chrono::seconds(20), [&](int rank, train::Workers& workers) {
+  const auto errors = two_workers(std::chrono::seconds(20), [&](int rank, parallel::Workers& workers) {
     train::Trainer t(models[static_cast<std::size_t>(rank)], rank == 0 ? *data : *other, nullptr, o, &workers);
     const std::atomic<bool> no_stop{false};
     t.run(no_stop, nullptr, nullptr);

@@ -8,6 +8,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
+#include "attn/parallel/workers.h"
 #include "attn/tasks/faithfulness.h"
 #include "attn/tasks/task.h"
 
@@ -143,6 +144,32 @@ std::string evaluate(const EvaluateRequest& r) {
   for (const auto& [key, value] : e.metrics.items()) metrics[key] = value;
   if (!r.metrics.empty()) io::write_file_atomic(r.metrics, metrics.dump(2) + "\n");
   return out + metrics.dump(2) + "\n";
+}
+
+std::string evaluate(const EvaluateRequest& request, std::chrono::seconds worker_timeout) {
+  const parallel::WorkerPlace place = parallel::worker_place_from_environment();  // torchrun's, or one worker
+  if (place.world_size == 1) return evaluate(request);
+  const auto workers = parallel::Workers::connect(place, worker_timeout);
+  const parallel::WorkerSharing sharing(*workers);
+  EvaluateRequest shared = request;
+  shared.sharing = &sharing;
+  return evaluate(shared);
+}
+
+std::string describe_models(const std::function<std::string(const nlohmann::json& training)>& training_flags) {
+  std::string out;
+  char line[512];
+  for (const models::ModelEntry& m : models::models()) {
+    std::snprintf(line, sizeof line, "%s  (task: %s)\n  %s\n  training defaults:%s\n", m.name.c_str(), task_for(m.kind).name(),
+                  m.description.c_str(), training_flags(m.training).c_str());
+    out += line;
+    out += "  config keys (attn train --set KEY=VALUE):\n";
+    for (const models::ConfigKey& k : m.keys) {
+      std::snprintf(line, sizeof line, "    %-18s %-8s %s\n", k.name.c_str(), k.default_value.dump().c_str(), k.doc.c_str());
+      out += line;
+    }
+  }
+  return out;
 }
 
 std::string export_model(const std::string& from, const std::string& to) {

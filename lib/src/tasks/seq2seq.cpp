@@ -148,7 +148,7 @@ class Seq2SeqDataset : public Dataset {
     Evaluation out;
     if (rows.empty()) return out;
     const bool have_targets = !pairs_.targets.empty(), full = options.detail == EvaluateOptions::Detail::kFull;
-    SharedScoring shared(rows, enc_.source.lengths, options.batch_size, options.sharing);
+    parallel::SharedScoring shared = shared_scoring(rows, enc_.source.lengths, options.batch_size, options.sharing);
     std::vector<std::string> predicted;  // with Detail::kFull: the outputs of this worker's share, then of every row
     if (have_targets) {
       const std::vector<float> t = shared.scores(

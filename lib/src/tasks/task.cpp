@@ -157,88 +157,18 @@ std::string keep_copy(const std::string& csv, const std::string& run_dir, const 
   return stored;
 }
 
-SharedScoring::SharedScoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                             const RowSharing* sharing)
-    : rows_(rows), sharing_(sharing && sharing->size() > 1 ? sharing : nullptr) {
-  if (sharing_)
-    for_each_bucket(rows, lengths, batch_size,
-                    [&](const std::vector<std::int64_t>&, const std::vector<std::size_t>& at) { batches_.push_back(at); });
-}
-
-std::vector<float> SharedScoring::scores(const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score) {
-  if (!sharing_) return score(rows_);
-  // This worker's batches, longest first, as it takes them: [how many, floats per row, the batches' numbers, their outputs].
-  std::vector<float> mine{0, 0};
-  std::vector<float> outputs;
-  sharing_->new_jobs();
-  for (std::int64_t job = sharing_->next_job(); job < static_cast<std::int64_t>(batches_.size()); job = sharing_->next_job()) {
-    const std::size_t b = batches_.size() - 1 - static_cast<std::size_t>(job);
-    std::vector<std::int64_t> some;
-    for (std::size_t p : batches_[b]) some.push_back(rows_[p]);
-    const std::vector<float> got = score(some);
-    if (got.size() % some.size() != 0)
-      throw std::logic_error("a score of " + std::to_string(got.size()) + " floats for a batch of " + std::to_string(some.size()) +
-                             " rows");
-    mine[0] += 1, mine[1] = static_cast<float>(got.size() / some.size());
-    mine.push_back(static_cast<float>(b));
-    outputs.insert(outputs.end(), got.begin(), got.end());
-  }
-  mine.insert(mine.end(), outputs.begin(), outputs.end());
-  const std::vector<float> all = sharing_->gather(mine);
-  // Worker by worker: its batches' numbers, then their outputs, put back in the order of `rows`.
-  const auto broken = [&] { return std::runtime_error("the workers' scores of " + std::to_string(rows_.size()) + " rows do not add up"); };
-  std::vector<float> out;
-  std::size_t per = 0, at = 0, scored = 0;
-  taken_.assign(static_cast<std::size_t>(sharing_->size()), {});
-  for (auto& taken : taken_) {
-    if (at + 2 > all.size()) throw broken();
-    const auto n = static_cast<std::size_t>(all[at]), worker_per = static_cast<std::size_t>(all[at + 1]);
-    at += 2;
-    if (n > 0 && per == 0) per = worker_per, out.assign(rows_.size() * per, 0.0f);
-    if ((n > 0 && worker_per != per) || at + n > all.size()) throw broken();
-    for (std::size_t i = 0; i < n; ++i) taken.push_back(static_cast<std::size_t>(all[at + i]));
-    at += n;
-    for (std::size_t b : taken) {
-      if (b >= batches_.size() || at + batches_[b].size() * per > all.size()) throw broken();
-      for (std::size_t p : batches_[b]) {
-        std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), per, out.begin() + static_cast<std::ptrdiff_t>(p * per));
-        at += per;
-      }
-      scored += batches_[b].size();
-    }
-  }
-  if (scored != rows_.size() || at != all.size()) throw broken();
-  return out;
-}
-
-std::vector<std::string> SharedScoring::texts(const std::vector<std::string>& mine) const {
-  if (!sharing_) return mine;
-  std::vector<float> packed;  // each text as its length, then its bytes (0-255: exact as floats)
-  for (const std::string& t : mine) {
-    packed.push_back(static_cast<float>(t.size()));
-    for (unsigned char c : t) packed.push_back(static_cast<float>(c));
-  }
-  const std::vector<float> all = sharing_->gather(packed);
-  const auto broken = [&] { return std::runtime_error("the workers' texts of " + std::to_string(rows_.size()) + " rows do not add up"); };
-  std::vector<std::string> out(rows_.size());
-  std::size_t at = 0;
-  for (const auto& taken : taken_)
-    for (std::size_t b : taken)
-      for (std::size_t p : batches_[b]) {
-        if (at >= all.size()) throw broken();
-        const auto n = static_cast<std::size_t>(all[at++]);
-        if (at + n > all.size()) throw broken();
-        for (std::size_t i = 0; i < n; ++i) out[p] += static_cast<char>(static_cast<unsigned char>(all[at + i]));
-        at += n;
-      }
-  if (at != all.size()) throw broken();
-  return out;
+parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
+                                       const parallel::RowSharing* sharing) {
+  std::vector<std::vector<std::size_t>> batches;
+  if (sharing && sharing->size() > 1)
+    for_each_bucket(rows, lengths, batch_size, [&](const std::vector<std::int64_t>&, const std::vector<std::size_t>& at) { batches.push_back(at); });
+  return parallel::SharedScoring(rows, std::move(batches), sharing);
 }
 
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                                const RowSharing* sharing,
+                                const parallel::RowSharing* sharing,
                                 const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score) {
-  return SharedScoring(rows, lengths, batch_size, sharing).scores(score);
+  return shared_scoring(rows, lengths, batch_size, sharing).scores(score);
 }
 
 }  // namespace attn::tasks

@@ -12,37 +12,22 @@
 #include "attn/io/json_like.h"
 #include "attn/models/importance.h"
 #include "attn/models/saved_model.h"
+#include "attn/parallel/sharing.h"
 #include "attn/report/explanation.h"
 #include "attn/tasks/task.h"
 #include "attn/text/tokenizer.h"
 
 namespace attn::tasks {
 
-/// Rows scored by workers sharing them (or by this process alone when `sharing` is null): their
-/// scoring batches are for_each_bucket(rows, lengths, batch_size)'s, handed out longest first to
-/// whichever worker is free, each scored alone (bucketing a batch's rows gives back that batch), so
-/// every row's outputs are the bits one process computes, as long as `score` scores in such batches.
-class SharedScoring {
- public:
-  SharedScoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                const RowSharing* sharing);
-  /// `score(rows)`: a fixed number of floats per row, every row's, in the order of `rows`. This
-  /// worker calls `score` on each batch it takes, in the order it takes them.
-  std::vector<float> scores(const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score);
-  /// After scores(): texts made for the rows this worker scored (`mine`, in the order its `score`
-  /// calls got them), every row's, in the order of `rows` (a seq2seq model's outputs).
-  std::vector<std::string> texts(const std::vector<std::string>& mine) const;
+/// Rows scored by workers sharing them (parallel/sharing.h), their scoring batches
+/// for_each_bucket(rows, lengths, batch_size)'s (bucketing a batch's rows gives back that batch, so
+/// each is scored as one process scores it).
+parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
+                                       const parallel::RowSharing* sharing);
 
- private:
-  const std::vector<std::int64_t>& rows_;
-  const RowSharing* sharing_;
-  std::vector<std::vector<std::size_t>> batches_;  // positions in rows_, shortest rows first
-  std::vector<std::vector<std::size_t>> taken_;    // per worker, the batches it scored, in its order
-};
-
-/// SharedScoring(rows, lengths, batch_size, sharing).scores(score).
+/// shared_scoring(rows, lengths, batch_size, sharing).scores(score).
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                                const RowSharing* sharing,
+                                const parallel::RowSharing* sharing,
                                 const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score);
 
 /// The driver's options for `options` (its methods and steps).

@@ -246,4 +246,11 @@ TrainOptions effective_options(const nlohmann::json& defaults, const nlohmann::j
   return o;
 }
 
+std::string training_flags(const nlohmann::json& training) {
+  std::string out;
+  for (const TrainOption& row : train_options())
+    if (!row.flag.empty() && training.contains(row.key)) out += " --" + row.flag + " " + training.at(row.key).dump();
+  return out;
+}
+
 }  // namespace attn::train

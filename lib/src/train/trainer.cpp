@@ -13,7 +13,9 @@
 #include "attn/io/checksum.h"
 #include "attn/io/json_like.h"
 #include "attn/io/tensors.h"
-#include "attn/train/adam.h"
+#include "attn/parallel/gradient_exchange.h"
+#include "attn/parallel/sharing.h"
+#include "attn/nn/adam.h"
 
 namespace attn::train {
 
@@ -70,18 +72,19 @@ struct Trainer::Impl {
   const tasks::Dataset& validation_data;
   TrainOptions options;
   std::vector<torch::Tensor> params, trained;  // every parameter (checkpoints); those Adam updates
-  std::unique_ptr<FusedAdam> optimizer;
+  std::unique_ptr<nn::FusedAdam> optimizer;
   std::vector<std::int64_t> train_rows, val_rows;
   torch::Tensor pos_weight;
   std::int64_t steps_per_epoch = 0;
   CheckpointState state;       // the position: the next batch of epoch state.epoch (0-based), with the running sums
-  Workers* workers = nullptr;  // data-parallel workers (distributed.h), or none
+  parallel::Workers* workers = nullptr;  // data-parallel workers (parallel/workers.h), or none
   int rank = 0, world = 1;
-  std::unique_ptr<WorkerSharing> sharing;  // their validation
+  std::unique_ptr<parallel::GradientExchange> exchange;  // their gradients
+  std::unique_ptr<parallel::WorkerSharing> sharing;      // their validation
   bool joined = false;                     // the workers agree on the data, the position and the weights
-  std::size_t word_table = SIZE_MAX;       // the word-vector table among `trained`, if it trains
+  std::size_t word_table = SIZE_MAX;       // the word-vector table among `trained`, if it trains (the exchange's)
 
-  Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, Workers* w,
+  Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, parallel::Workers* w,
        const std::string& word_embedding)
       : model(std::move(m)),
         data(d),
@@ -99,7 +102,7 @@ struct Trainer::Impl {
         trained.push_back(p.value);
       }
     }
-    optimizer = std::make_unique<FusedAdam>(trained, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
+    optimizer = std::make_unique<nn::FusedAdam>(trained, torch::optim::AdamOptions(o.lr).betas({0.9, 0.999}).eps(1e-7));
     const auto n = data.rows();
     if (v) {
       train_rows = tasks::all_rows(n);
@@ -125,7 +128,11 @@ struct Trainer::Impl {
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
     state.best = monitor_mode(o.monitor) == MonitorMode::kMinimize ? INFINITY : -INFINITY;
     state.plateau_lr = o.lr;
-    if (world > 1) sharing = std::make_unique<WorkerSharing>(*workers);
+    if (world > 1) {
+      exchange = std::make_unique<parallel::GradientExchange>(*workers, trained, word_table, o.sparse_gradients,
+                                                              [this](const std::vector<std::int64_t>& rows) { return data.word_ids(rows); });
+      sharing = std::make_unique<parallel::WorkerSharing>(*workers);
+    }
   }
 
   /// Before the first step (after a checkpoint is loaded): every worker must read the same data and
@@ -164,13 +171,6 @@ struct Trainer::Impl {
     double bytes = 0;   // what this worker put into the step's collectives
   };
 
-  /// Worker `r`'s share of batch `rows`: every world-th row from r on.
-  std::vector<std::int64_t> share(const std::vector<std::int64_t>& rows, int r) const {
-    std::vector<std::int64_t> out;
-    for (auto i = static_cast<std::size_t>(r); i < rows.size(); i += static_cast<std::size_t>(world)) out.push_back(rows[i]);
-    return out;
-  }
-
   /// One optimizer step on batch `rows`. With several workers each computes its share's loss,
   /// weighted by the share's part of the batch's loss (its rows; a seq2seq share its target
   /// characters), and the gradients are summed: the step is the one a single process takes on the
@@ -180,10 +180,7 @@ struct Trainer::Impl {
     // Gradients start undefined: backward hands each parameter its gradient tensor, with nothing
     // to zero and add to (zero_grad() would clear 10 MB and add into it every step).
     for (torch::Tensor& p : trained) p.mutable_grad() = torch::Tensor();
-    // This worker's share: every world-th row from its rank on. A length-bucketed batch comes sorted
-    // by length, so the shares are alike in width and tokens and no worker waits long for another
-    // (halves would give the last worker the longest rows). A batch smaller than the world leaves some none.
-    const std::vector<std::int64_t> mine = share(rows, rank);
+    const std::vector<std::int64_t> mine = world == 1 ? rows : parallel::share_of(rows, rank, world);
     if (!mine.empty()) {
       const tasks::Batch batch = data.batch(mine, width);
       const tasks::Loss loss = data.loss(model, batch, pos_weight);
@@ -201,168 +198,14 @@ struct Trainer::Impl {
       t.tokens = batch.tokens;
     }
     t.stop = stop_requested;
-    if (world > 1) exchange(t, rows);
+    if (world > 1) {  // the gradients of every share summed: the step of the whole batch
+      const parallel::GradientExchange::Step exchanged = exchange->exchange(rows, t.stop);
+      t.stop = exchanged.stop;
+      t.bytes = exchanged.bytes;
+    }
     if (options.clip_norm > 0) torch::nn::utils::clip_grad_norm_(trained, options.clip_norm);
     optimizer->step();
     return t;
-  }
-
-  /// A matrix with at least this many rows is a table (an embedding's): its gradient may go row-sparse.
-  static constexpr std::int64_t kSparseMinRows = 1024;
-
-  /// The rows of each matrix's gradient (an embedding table's) that some worker's share touched,
-  /// and whether some worker was asked to stop: one collective, the maximum over the workers of
-  /// each worker's 0/1 flags (a byte per row: the matrices' rows one after another, then the stop
-  /// flag). Rows no share touched have a zero gradient on every worker, so summing only the touched
-  /// rows gives the dense sum's bits; Adam then sees the same dense gradient (zeros elsewhere) and
-  /// decays every row's moments, as it does in one process.
-  std::vector<torch::Tensor> touched_rows(const std::vector<torch::Tensor>& matrices, StepTotals& t) {
-    std::int64_t total = 0;
-    for (const torch::Tensor& m : matrices) total += m.size(0);
-    torch::Tensor flags = torch::zeros({total + 1}, torch::kUInt8);
-    std::int64_t at = 0;
-    for (const torch::Tensor& m : matrices) {
-      if (m.grad().defined()) flags.narrow(0, at, m.size(0)).copy_(m.grad().ne(0).any(1));
-      at += m.size(0);
-    }
-    flags[total] = t.stop ? 1 : 0;
-    workers->max(flags);
-    t.bytes += static_cast<double>(flags.numel());
-    t.stop = flags[total].item<std::uint8_t>() != 0;
-    std::vector<torch::Tensor> rows;
-    at = 0;
-    for (const torch::Tensor& m : matrices) {
-      rows.push_back(flags.narrow(0, at, m.size(0)).nonzero().view({-1}));
-      at += m.size(0);
-    }
-    return rows;
-  }
-
-  /// The gradients summed over the workers. Dense, or with options.sparse_gradients an embedding
-  /// table only in the rows some share touched (when that halves its bytes):
-  /// - the word-vector table's rows come from the word ids of the global batch `rows`
-  ///   (Dataset::word_ids), which every worker holds, so no worker asks the others. Each worker
-  ///   then puts in only the rows its own share touched, and all of them gather everyone's
-  ///   (gather_word_rows) when that moves fewer bytes than summing the rows of the whole batch:
-  ///   always with two workers (a share touches ~60% of its batch's rows);
-  /// - another table's rows are found by touched_rows (which also shares the stop flag).
-  /// One collective a step, two with a table of the second kind; the step's loss and token sums
-  /// stay with each worker until settle_sums.
-  void exchange(StepTotals& t, const std::vector<std::int64_t>& batch_rows) {
-    for (torch::Tensor& p : trained)
-      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // a worker whose share was empty
-    std::vector<torch::Tensor> rows_of(trained.size());  // the rows to send of each parameter (undefined: all)
-    const auto sparse_enough = [&](std::size_t i, const torch::Tensor& rows) {
-      if (rows.numel() * 2 <= trained[i].size(0)) rows_of[i] = rows;  // else the whole matrix: not half the bytes
-    };
-    // Matrices with many rows (embedding tables) may go row-sparse.
-    std::vector<std::size_t> matrices;
-    const bool by_ids = options.sparse_gradients && word_table < trained.size();
-    if (options.sparse_gradients) {
-      for (std::size_t i = 0; i < trained.size(); ++i)
-        if (trained[i].dim() == 2 && trained[i].size(0) >= kSparseMinRows && !(by_ids && i == word_table)) matrices.push_back(i);
-    }
-    if (by_ids) {
-      // Rows of ids in no share have a zero gradient everywhere: sending them or not, the same sum.
-      const torch::Tensor all_rows = word_rows(batch_rows);
-      if (matrices.empty()) {
-        std::vector<torch::Tensor> own;
-        std::int64_t most = 0, others = 0;
-        for (int r = 0; r < world; ++r) {
-          own.push_back(word_rows(share(batch_rows, r)));
-          most = std::max(most, own.back().size(0));
-        }
-        for (std::size_t i = 0; i < trained.size(); ++i)
-          if (i != word_table) others += trained[i].numel();
-        // Bytes each worker receives: a gather brings world - 1 others' buffers; a ring allreduce
-        // moves 2 (world - 1) / world of the buffer.
-        const std::int64_t width = trained[word_table].size(1);
-        const std::int64_t table_rows = trained[word_table].size(0);
-        const std::int64_t summed = all_rows.size(0) * 2 <= table_rows ? all_rows.size(0) : table_rows;  // as sparse_enough sends
-        if ((others + most * width) * world <= 2 * (others + summed * width)) {
-          gather_word_rows(t, own, most);
-          return;
-        }
-      }
-      sparse_enough(word_table, all_rows);
-    }
-    bool stop_shared = false;
-    if (!matrices.empty()) {
-      std::vector<torch::Tensor> ms;
-      for (std::size_t i : matrices) ms.push_back(trained[i]);
-      const std::vector<torch::Tensor> rows = touched_rows(ms, t);
-      stop_shared = true;
-      for (std::size_t k = 0; k < matrices.size(); ++k) sparse_enough(matrices[k], rows[k]);
-    }
-    std::vector<torch::Tensor> grads;
-    for (std::size_t i = 0; i < trained.size(); ++i) {
-      const torch::Tensor& g = trained[i].grad();
-      grads.push_back(rows_of[i].defined() ? g.index_select(0, rows_of[i]).reshape({-1}) : g.reshape({-1}));
-    }
-    if (!stop_shared) grads.push_back(torch::full({1}, t.stop ? 1.0F : 0.0F));  // the stop flag rides with the gradients
-    torch::Tensor flat = torch::cat(grads);
-    workers->sum(flat);
-    t.bytes += static_cast<double>(flat.numel() * 4);
-    if (!stop_shared) t.stop = flat[-1].item<float>() > 0;
-    std::int64_t offset = 0;
-    for (std::size_t i = 0; i < trained.size(); ++i) {
-      torch::Tensor& p = trained[i];
-      const torch::Tensor summed = flat.narrow(0, offset, grads[i].numel());
-      if (rows_of[i].defined()) {
-        p.mutable_grad().index_copy_(0, rows_of[i], summed.view({rows_of[i].numel(), p.size(1)}));  // the others are zero everywhere
-      } else {
-        p.mutable_grad().copy_(summed.view_as(p));
-      }
-      offset += grads[i].numel();
-    }
-  }
-
-  /// The rows of the word-vector table that the word ids of `batch` touch, ascending.
-  torch::Tensor word_rows(const std::vector<std::int64_t>& batch) const {
-    torch::Tensor seen = torch::zeros({trained[word_table].size(0)}, torch::kUInt8);
-    if (!batch.empty()) seen.index_fill_(0, data.word_ids(batch).reshape({-1}), 1);
-    return seen.nonzero().view({-1});
-  }
-
-  /// The exchange of exchange() in one gather: each worker puts in every other gradient, the rows
-  /// its own share touched of the word-vector table (own[rank], padded with zeros to `most` rows)
-  /// and the stop flag; every worker then adds up everyone's in rank order, so all hold the same
-  /// sums (with two workers the very bits an allreduce gives: a + b is b + a).
-  void gather_word_rows(StepTotals& t, const std::vector<torch::Tensor>& own, std::int64_t most) {
-    torch::Tensor& table = trained[word_table];
-    const std::int64_t width = table.size(1);
-    std::vector<torch::Tensor> parts;
-    std::int64_t others = 0;
-    for (std::size_t i = 0; i < trained.size(); ++i) {
-      if (i == word_table) continue;
-      parts.push_back(trained[i].grad().reshape({-1}));
-      others += parts.back().numel();
-    }
-    const torch::Tensor& mine = own[static_cast<std::size_t>(rank)];
-    parts.push_back(table.grad().index_select(0, mine).reshape({-1}));
-    parts.push_back(torch::zeros({(most - mine.size(0)) * width}));
-    parts.push_back(torch::full({1}, t.stop ? 1.0F : 0.0F));
-    const torch::Tensor flat = torch::cat(parts);
-    const std::vector<torch::Tensor> all = workers->gather(flat);
-    t.bytes += static_cast<double>(flat.numel() * 4);
-    torch::Tensor sums = all[0].narrow(0, 0, others).clone();
-    t.stop = false;
-    for (int r = 0; r < world; ++r) {
-      if (r > 0) sums.add_(all[static_cast<std::size_t>(r)].narrow(0, 0, others));
-      t.stop = t.stop || all[static_cast<std::size_t>(r)][-1].item<float>() > 0;
-    }
-    std::int64_t offset = 0;
-    for (std::size_t i = 0; i < trained.size(); ++i) {
-      if (i == word_table) continue;
-      trained[i].mutable_grad().copy_(sums.narrow(0, offset, trained[i].numel()).view_as(trained[i]));
-      offset += trained[i].numel();
-    }
-    torch::Tensor& g = table.mutable_grad();
-    g.index_fill_(0, mine, 0);  // the other rows are zero on every worker
-    for (int r = 0; r < world; ++r) {
-      const torch::Tensor& rows = own[static_cast<std::size_t>(r)];
-      g.index_add_(0, rows, all[static_cast<std::size_t>(r)].narrow(0, others, rows.size(0) * width).view({rows.size(0), width}));
-    }
   }
 
   /// The epoch's running sums (loss, accuracy, tokens) over the workers, in one collective: each
@@ -446,7 +289,7 @@ struct Trainer::Impl {
 };
 
 Trainer::Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options,
-                 Workers* workers, const std::string& word_embedding)
+                 parallel::Workers* workers, const std::string& word_embedding)
     : impl_(std::make_unique<Impl>(std::move(model), data, validation, options, workers, word_embedding)) {}
 Trainer::~Trainer() = default;
 

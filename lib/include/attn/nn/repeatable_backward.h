@@ -8,16 +8,16 @@ namespace attn::nn {
 
 class RepeatableBackward {
  public:
-  RepeatableBackward() : previous_(active_) { active_ = true; }
-  ~RepeatableBackward() { active_ = previous_; }
+  RepeatableBackward();
+  ~RepeatableBackward();
   RepeatableBackward(const RepeatableBackward&) = delete;
   RepeatableBackward& operator=(const RepeatableBackward&) = delete;
   /// Whether one lives on this thread.
-  static bool active() { return active_; }
+  static bool active();
 
  private:
   bool previous_;
-  inline static thread_local bool active_ = false;
+  static thread_local bool active_;
 };
 
 }  // namespace attn::nn

@@ -3,6 +3,7 @@
 /// calls the function, and prints what it returns. No function here knows a task or a model by
 /// name; they go through the registry and the task table. This header does not include LibTorch:
 /// a program that only calls the commands compiles in seconds (the tasks' own API is task.h).
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "attn/data/inputs.h"
 #include "attn/models/methods.h"
+#include "attn/parallel/sharing.h"
 
 namespace attn::tasks {
 
@@ -32,24 +34,6 @@ std::vector<std::string> method_names();
 /// 1 thread: 3.5 s against 5.4 s at 512 (a Transformer classifier: 1.5 s against 4.8 s); workers
 /// sharing the rows get many batches to share.
 constexpr std::int64_t kScoringBatchSize = 64;
-
-/// Data-parallel workers sharing the scoring of rows (validation, a sharded `attn evaluate`): the
-/// rows' scoring batches are handed out whole, one at a time to whichever worker asks first, and
-/// the outputs gathered, so every worker ends with the bits one process computes (train/ implements
-/// it over c10d).
-class RowSharing {
- public:
-  virtual ~RowSharing() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
-  /// Every worker's `mine`, concatenated in rank order (the workers' lengths may differ).
-  virtual std::vector<float> gather(const std::vector<float>& mine) const = 0;
-  /// Starts handing out a new scoring's jobs: every worker calls it once per scoring, before that
-  /// scoring's first next_job().
-  virtual void new_jobs() const = 0;
-  /// A job of the current scoring no worker has been given yet: 0, 1, 2, ... over all the workers.
-  virtual std::int64_t next_job() const = 0;
-};
 
 struct ExplainRequest {
   enum class Format { kText, kJson };
@@ -95,14 +79,23 @@ struct EvaluateRequest {
   int threads = 1;
   std::string predictions;  ///< write the predictions CSV here ("" = none)
   std::string metrics;      ///< write the metrics JSON here ("" = none)
-  /// Workers sharing the rows (train::evaluate joins them), or none. Every worker reads the CSV and
-  /// scores its share; rank 0 writes the files and returns the report, the others return "".
-  const RowSharing* sharing = nullptr;
+  /// Workers sharing the rows, or none. Every worker reads the CSV and scores its share; rank 0
+  /// writes the files and returns the report, the others return "".
+  const parallel::RowSharing* sharing = nullptr;
 };
 /// `attn evaluate`: scores every row with the task's evaluate() (what validation runs), writes the
 /// requested files, and returns what to print: the row count and the metrics. Shared by workers,
 /// the files are byte for byte those one process writes.
 std::string evaluate(const EvaluateRequest& request);
+
+/// `attn evaluate` under torchrun or `attn evaluate --nproc N`: joins the workers the environment
+/// names (parallel/workers.h; one process when it names none) and shares the rows among them: the
+/// same predictions and metrics files as one process. Rank 0 returns the report; the others "".
+std::string evaluate(const EvaluateRequest& request, std::chrono::seconds worker_timeout);
+
+/// `attn models`: every registered model with its task, description, training defaults (as
+/// `training_flags` writes them: `attn train` flags) and config keys.
+std::string describe_models(const std::function<std::string(const nlohmann::json& training)>& training_flags);
 
 /// `attn export`: checks the model through its task and writes it as one file; returns a line to print.
 std::string export_model(const std::string& from, const std::string& to);

@@ -70,7 +70,7 @@ struct EvaluateOptions {
   Detail detail = Detail::kMetrics;
   /// Scoring by several workers (validation, a sharded `attn evaluate`): each scores its share of
   /// the rows' batches and every worker gets every row's outputs, the same bits one process gets.
-  const RowSharing* sharing = nullptr;
+  const parallel::RowSharing* sharing = nullptr;
 };
 
 struct Evaluation {

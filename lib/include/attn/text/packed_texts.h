@@ -17,14 +17,8 @@ class PackedTexts {
     const std::size_t begin = i ? ends_[i - 1] : 0;
     return std::string_view(bytes_).substr(begin, ends_[i] - begin);
   }
-  void push_back(std::string_view text) {
-    bytes_ += text;
-    ends_.push_back(bytes_.size());
-  }
-  void reserve(std::size_t texts, std::size_t bytes) {
-    ends_.reserve(texts);
-    bytes_.reserve(bytes);
-  }
+  void push_back(std::string_view text);
+  void reserve(std::size_t texts, std::size_t bytes);
   /// The bytes of all the texts.
   std::size_t bytes() const { return bytes_.size(); }
 

@@ -1,6 +1,6 @@
 #pragma once
-/// `attn train` as a library call, and `attn models`: what the app fills in and calls. This header
-/// does not include LibTorch (the run and the trainer are run.h and trainer.h).
+/// `attn train` as a library call: what the app fills in and calls. This header does not include
+/// LibTorch (the run and the trainer are run.h and trainer.h).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -14,9 +14,11 @@
 #include "attn/tasks/commands.h"
 #include "attn/train/options.h"
 
-namespace attn::train {
+namespace attn::parallel {
+class Workers;  // parallel/workers.h
+}
 
-class Workers;  // distributed.h
+namespace attn::train {
 
 /// Where an epoch is, for a progress bar.
 struct Progress {
@@ -33,9 +35,9 @@ struct TrainRequest {
   nlohmann::json training = nlohmann::json::object();
   std::string out_dir;
   data::Inputs data;  ///< the task's train inputs (--csv, --val-csv, --text-column, ...)
-  /// Data-parallel workers (distributed.h), or none. Only rank 0 writes the run directory; the
+  /// Data-parallel workers (parallel/workers.h), or none. Only rank 0 writes the run directory; the
   /// others read the same data. A group torchrun restarted continues the run from its checkpoint.
-  Workers* workers = nullptr;
+  parallel::Workers* workers = nullptr;
 };
 
 /// What `--dump-config` prints: the model, its config (before the data fixes its sizes), the keys
@@ -64,32 +66,10 @@ struct TrainOutput {
 
 enum class TrainOutcome { kFinished, kInterrupted };
 
-/// `attn models`: every registered model with its task, training defaults (as `attn train` flags)
-/// and config keys.
-std::string describe_models();
-
-/// `attn train`: joins torchrun's workers when its environment names some (distributed.h), starts or
+/// `attn train`: joins torchrun's workers when its environment names some (parallel/workers.h), starts or
 /// resumes the run, prints what it trains and every epoch, and trains until the end or until `stop`
 /// turns true (checkpoint written: kInterrupted). Settings --resume cannot change are a
 /// std::invalid_argument naming them.
 TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output);
-
-/// `attn evaluate` under torchrun or `attn evaluate --nproc N` (run_local_workers): joins the workers
-/// its environment names (distributed.h; one process when it names none) and shares the rows among
-/// them (tasks::EvaluateRequest::sharing): the same predictions and metrics files as one process.
-/// Rank 0 returns the report; the others return "".
-std::string evaluate(const tasks::EvaluateRequest& request, std::chrono::seconds worker_timeout);
-
-/// This program's arguments (after argv[0]) without `--nproc N`: what each local worker is given.
-std::vector<std::string> worker_arguments(int argc, char** argv);
-
-/// `attn train --nproc N`: N local workers, each a copy of this process made with fork() (so call it
-/// before this process starts any thread). In each worker, with its place in the environment as
-/// torchrun gives it (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR=127.0.0.1, MASTER_PORT, and
-/// TORCHELASTIC_USE_AGENT_STORE: this process serves the workers' store), returns `worker()`'s exit
-/// status. In this process: forwards SIGTERM to the workers (SIGINT reaches them from the terminal),
-/// and when one fails stops the others (SIGTERM, then SIGKILL after `grace`); returns 0 when all
-/// succeeded, else the first failed worker's status (128 + signal when one was killed).
-int run_local_workers(int n, const std::function<int()>& worker, std::chrono::seconds grace = std::chrono::seconds(30));
 
 }  // namespace attn::train

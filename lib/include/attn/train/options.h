@@ -98,6 +98,10 @@ std::vector<data::InputSpec> training_inputs();
 /// The given training flags as {key: typed value} (e.g. {"batch_size": 64}); a value a flag cannot
 /// take throws std::invalid_argument naming the flag.
 nlohmann::json training_overrides(const data::Inputs& inputs);
+
+/// A model's training defaults (its registry entry's "training") as `attn train` flags, in the
+/// table's order: " --batch-size 512 --epochs 3" (`attn models`).
+std::string training_flags(const nlohmann::json& training);
 /// TrainOptions{}, then `defaults` (a model's recipe, ModelEntry::training), then `overrides`, each
 /// by the table's keys; unknown keys, values of another kind and values out of range throw
 /// std::invalid_argument naming them.

@@ -26,7 +26,7 @@ class TrainingRun {
   static TrainingRun start(const TrainRequest& request);
   /// Reopens RUN_DIR at its last checkpoint with the run's settings; `training` overrides may change
   /// the total epoch count only. The number of `workers` may differ from the run's until now.
-  static TrainingRun resume(const std::string& run_dir, const nlohmann::json& training, Workers* workers = nullptr);
+  static TrainingRun resume(const std::string& run_dir, const nlohmann::json& training, parallel::Workers* workers = nullptr);
   TrainingRun(TrainingRun&&) noexcept;
   ~TrainingRun();
 

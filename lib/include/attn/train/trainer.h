@@ -17,7 +17,7 @@
 #include "attn/data/inputs.h"
 #include "attn/tasks/task.h"
 #include "attn/train/command.h"  // Progress
-#include "attn/train/distributed.h"
+#include "attn/parallel/workers.h"
 #include "attn/train/options.h"
 
 namespace attn::train {
@@ -43,13 +43,13 @@ class Trainer {
  public:
   /// `data` (and `validation`, when given: rows held out in a data set of their own, instead of
   /// the last val_split of `data`) must outlive the trainer. Parameters without requires_grad
-  /// (frozen) stay as they are. With `workers` (distributed.h, outliving the trainer), this is one
+  /// (frozen) stay as they are. With `workers` (parallel/workers.h, outliving the trainer), this is one
   /// of several data-parallel workers: rank 0's weights are broadcast, each global batch is shared
   /// out and the gradients summed, so every worker holds the same weights after every step.
   /// `word_embedding` names the model's word-vector table (models::ModelEntry::word_embedding, ""
   /// for none): workers then know the rows a batch touches from its word ids (Dataset::word_ids).
   Trainer(torch::jit::Module model, const tasks::Dataset& data, const tasks::Dataset* validation, const TrainOptions& options,
-          Workers* workers = nullptr, const std::string& word_embedding = "");
+          parallel::Workers* workers = nullptr, const std::string& word_embedding = "");
   ~Trainer();
 
   /// Trains the remaining epochs. `stop` is checked after every batch: when it turns true, run()

@@ -1,5 +1,5 @@
 // FusedAdam (adam.h): Adam's update of one parameter in a single pass.
-#include "attn/train/adam.h"
+#include "attn/nn/adam.h"
 
 #include <cmath>
 #include <cstdint>
@@ -10,9 +10,9 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include "../nn/vector_math.h"  // ATTN_VECTOR_CLONES
+#include "vector_math.h"  // ATTN_VECTOR_CLONES
 
-namespace attn::train {
+namespace attn::nn {
 namespace {
 
 struct Coefficients {
@@ -109,4 +109,4 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
   return loss;
 }
 
-}  // namespace attn::train
+}  // namespace attn::nn

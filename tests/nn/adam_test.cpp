@@ -5,9 +5,9 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
-#include "attn/train/adam.h"
+#include "attn/nn/adam.h"
 
-using attn::train::FusedAdam;
+using attn::nn::FusedAdam;
 
 namespace {
 

@@ -5,7 +5,7 @@
 /// the optimizer's time).
 #include <torch/optim/adam.h>
 
-namespace attn::train {
+namespace attn::nn {
 
 /// torch::optim::Adam with a fused step: the same options, the same per-parameter state (so the
 /// same checkpoints: save and load are torch::optim::Adam's), equal to LibTorch's step within float
@@ -17,4 +17,4 @@ class FusedAdam : public torch::optim::Adam {
   torch::Tensor step(LossClosure closure = nullptr) override;
 };
 
-}  // namespace attn::train
+}  // namespace attn::nn

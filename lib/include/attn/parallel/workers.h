@@ -1,25 +1,17 @@
 #pragma once
-/// Data-parallel training on PyTorch's own distributed stack: workers started by torchrun (or by
-/// `attn train --nproc N`, which sets the same environment), a rendezvous through c10d's TCPStore
-/// and collectives through c10d's ProcessGroupGloo.
-///
-/// Every worker reads the same data and makes the same global batches (trainer.h); worker r's share
-/// of a batch is every world-th row from r on, each worker computes the loss of its share weighted
-/// by its part of the batch, and the gradients are summed across workers (one collective a step:
-/// an allreduce, or a gather of each share's embedding rows; trainer.cpp's exchange), so every
-/// worker takes the same optimizer step on the gradient of the whole batch. Rank 0's initial
-/// weights are broadcast. Only rank 0 writes the run directory.
+/// Data-parallel workers on PyTorch's own distributed stack: workers started by torchrun (or by
+/// `attn train --nproc N` / `attn evaluate --nproc N`, which set the same environment), a rendezvous
+/// through c10d's TCPStore and collectives through c10d's ProcessGroupGloo. What they do together
+/// is the callers': the gradient exchange (gradient_exchange.h) and shared scoring (sharing.h).
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <torch/types.h>
 
-#include "attn/tasks/commands.h"  // RowSharing
-#include "attn/train/command.h"   // worker_arguments, run_local_workers
-
-namespace attn::train {
+namespace attn::parallel {
 
 /// This process's place among the workers, from torchrun's environment.
 struct WorkerPlace {
@@ -83,21 +75,20 @@ class Workers {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The workers sharing the scoring of rows (validation, a sharded `attn evaluate`): each worker's
-/// outputs are gathered with sums (each fills its own segment of a zero vector; adding zeros changes
-/// no bit); the jobs are numbered by a counter in the workers' store, one per scoring.
-class WorkerSharing : public tasks::RowSharing {
+/// The workers' store, served by the process that started them (`--nproc N`, as torchrun's agent
+/// serves it): a c10d TCPStore on a free port of 127.0.0.1 for `workers` workers, which join it as
+/// clients (WorkerPlace::agent_store). It serves until destroyed. Throws std::runtime_error.
+class StoreServer {
  public:
-  explicit WorkerSharing(Workers& workers) : workers_(workers) {}
-  int rank() const override;
-  int size() const override;
-  std::vector<float> gather(const std::vector<float>& mine) const override;
-  void new_jobs() const override;
-  std::int64_t next_job() const override;
+  explicit StoreServer(int workers);
+  ~StoreServer();
+  StoreServer(const StoreServer&) = delete;
+  StoreServer& operator=(const StoreServer&) = delete;
+  int port() const;
 
  private:
-  Workers& workers_;
-  mutable std::int64_t scoring_ = -1;  // the scorings so far, alike on every worker
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace attn::train
+}  // namespace attn::parallel

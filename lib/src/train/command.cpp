@@ -1,0 +1,115 @@
+// `attn train` as a library call (see command.h): the plan --dump-config prints, and the run with
+// its workers and its output.
+#include "attn/train/command.h"
+
+#include <cstdio>
+#include <optional>
+
+#include "attn/models/registry.h"
+#include "attn/parallel/workers.h"
+#include "attn/tasks/task.h"
+#include "attn/train/run.h"
+
+namespace attn::train {
+
+nlohmann::ordered_json planned_config(const TrainRequest& r) {
+  const models::ModelEntry& entry = models::find_model(r.model);
+  const nlohmann::json model_config = models::resolve_config(entry, r.model_overrides);
+  entry.build(model_config, nn::Runtime::kPortable);  // a bad value fails here, before any data is read
+  nlohmann::ordered_json j;
+  j["model"] = entry.name;
+  j["task"] = tasks::task_for(entry.kind).name();
+  j["model_config"] = model_config;
+  // The keys the data will set (vocabulary, labels, features, lengths: ModelEntry::fit): those whose
+  // value differs between data sets of two sizes. A size the model refuses (feature-attention takes
+  // one label only) is a key the data does not set.
+  j["model_config_set_from_data"] = nlohmann::json::array();
+  auto fitted = [&](const models::DataSizes& sizes) -> std::optional<nlohmann::json> {
+    nlohmann::json c = model_config;
+    try {
+      entry.fit(c, r.model_overrides, sizes);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    return c;
+  };
+  const auto base = fitted(models::DataSizes{7, 1, 7, 7, 7, 7});
+  for (const auto& other : {models::DataSizes{11, 1, 11, 11, 11, 11}, models::DataSizes{7, 2, 7, 7, 7, 7}}) {
+    const auto changed = fitted(other);
+    if (!base || !changed) continue;
+    for (const auto& [key, value] : base->items())
+      if (value != (*changed)[key]) j["model_config_set_from_data"].push_back(key);
+  }
+  j["training"] = nlohmann::json(effective_options(entry.training, r.training));
+  return j;
+}
+
+namespace {
+
+/// "epoch 2/3  loss ..  accuracy ..  val_loss .. ...", then a line per object metric (per-label
+/// AUC, per-feature attention).
+std::string format_epoch(const EpochRecord& e, int epochs) {
+  std::string line = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(epochs), groups;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  loss %.4f  accuracy %.4f", e.loss, e.accuracy);
+  line += buf;
+  for (const auto& [key, value] : e.validation.items()) {
+    if (key == "rows" || key == "rows_skipped") continue;  // counts, not metrics
+    if (value.is_number()) {
+      std::snprintf(buf, sizeof buf, "  val_%s %.4f", key.c_str(), value.get<double>());
+      line += buf;
+    } else if (value.is_object()) {
+      groups += "  val_" + key + ":";
+      for (const auto& [name, v] : value.items()) {
+        std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), v.is_number() ? v.get<double>() : std::nan(""));
+        groups += buf;
+      }
+      groups += "\n";
+    }
+  }
+  std::snprintf(buf, sizeof buf, "  lr %.3g  (%.1f s, %.0f rows/s)%s\n", e.lr, e.seconds, e.rows_per_second, e.best ? "  *best" : "");
+  std::string out = line + buf + groups;
+  if (e.stop) out += "early stopping: no improvement for the last epochs; model.pt holds the best epoch\n";
+  return out;
+}
+
+}  // namespace
+
+TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& stop, const TrainOutput& output) {
+  const parallel::WorkerPlace place = parallel::worker_place_from_environment();  // torchrun's, or one worker
+  const auto workers = place.world_size > 1 ? parallel::Workers::connect(place, command.worker_timeout) : nullptr;
+  const std::string prefix = parallel::rank_prefix(place);
+  const auto print = [&](const std::string& text) {  // each line of a worker after the first names it
+    std::string lines;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find('\n', at), text.size() - 1) + 1;
+      lines += prefix + text.substr(at, end - at);
+      at = end;
+    }
+    output.print(lines);
+  };
+  std::optional<TrainingRun> run;
+  if (!command.resume.empty()) {
+    for (const std::string& flag : command.given)
+      if (flag != "resume" && flag != "epochs" && flag != "worker-timeout")
+        throw std::invalid_argument("--resume continues a run with its own data, model and settings; only --epochs may change (drop --" +
+                                    flag + ")");
+    run.emplace(TrainingRun::resume(command.resume, command.request.training, workers.get()));
+  } else {
+    TrainRequest request = command.request;
+    request.workers = workers.get();
+    run.emplace(TrainingRun::start(request));
+  }
+  const std::string dir = command.resume.empty() ? command.request.out_dir : command.resume;
+  if (output.threads) output.threads(run->config().training.threads);  // a resumed run trains with its own
+  print(run->describe());
+  const int epochs = run->config().training.epochs;
+  const bool finished = run->train(stop, place.rank == 0 ? output.progress : nullptr, [&](const EpochRecord& e) {
+    if (place.rank == 0) print(format_epoch(e, epochs));  // the same figures on every worker: printed once
+  });
+  if (!finished) return TrainOutcome::kInterrupted;
+  print("done: model.pt, metrics.jsonl and checkpoint.pt in " + dir + "\n");
+  return TrainOutcome::kFinished;
+}
+
+}  // namespace attn::train
