@@ -21,6 +21,7 @@ if [ "$mode" != main ]; then
   packages+=(chromium)                        # the explain page's test, in a real (headless) browser
   packages+=(iproute2)                        # the two-host training test: network namespaces, veth, tc
   packages+=(clang libclang-rt-14-dev libfuzzer-14-dev)  # scripts/fuzz.sh: libFuzzer with ASan and UBSan
+  packages+=(clang-format)                    # the format test (.clang-format)
 fi
 missing=()
 for p in "${packages[@]}"; do

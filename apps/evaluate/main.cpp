@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "../common/launcher.h"
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
-#include "../common/launcher.h"
 #include "attn/tasks/commands.h"
 
 namespace attn::apps {

@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "../common/app.h"
-#include "../common/memory.h"
-#include "../common/torch_threads.h"
 #include "../common/launcher.h"
+#include "../common/memory.h"
+#include "../common/progress.h"
+#include "../common/torch_threads.h"
 #include "attn/models/overrides.h"
 #include "attn/tasks/commands.h"
 #include "attn/train/command.h"
@@ -20,20 +21,6 @@ namespace attn::apps {
 namespace {
 
 std::atomic<bool> g_stop{false};
-
-/// A progress bar line for a terminal (starts with '\r'; ends with '\n' at the epoch's end).
-std::string format_progress(const train::Progress& p) {
-  const double frac = p.rows_total ? static_cast<double>(p.rows_done) / static_cast<double>(p.rows_total) : 1;
-  const int width = 30, filled = static_cast<int>(frac * width);
-  const double rate = p.seconds > 0 ? static_cast<double>(p.rows_done) / p.seconds : 0;
-  const double eta = rate > 0 ? static_cast<double>(p.rows_total - p.rows_done) / rate : 0;
-  char line[256];
-  std::snprintf(line, sizeof line, "\repoch %d/%d [%s%s] %lld/%lld  %.0f rows/s  ETA %.0f s  loss %.4f  acc %.4f   %s", p.epoch, p.epochs,
-                std::string(static_cast<std::size_t>(filled), '=').c_str(),
-                std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<long long>(p.rows_done),
-                static_cast<long long>(p.rows_total), rate, eta, p.loss, p.accuracy, p.rows_done >= p.rows_total ? "\n" : "");
-  return line;
-}
 
 extern "C" void on_signal(int) { g_stop = true; }
 
@@ -89,9 +76,8 @@ int run(int argc, char** argv) {
   if (command.resume.empty()) command.request.training["threads"] = threads_option(r);
   if (r.count("dump-config")) return std::printf("%s\n", train::planned_config(command.request).dump(2).c_str()), kExitOk;
   for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);  // stop after the batch, checkpoint, exit 130
-  const auto progress = [last = -1.0](const train::Progress& p) mutable {
-    if (p.seconds - last < 0.2 && p.rows_done < p.rows_total) return;
-    last = p.seconds, std::fputs(format_progress(p).c_str(), stderr);
+  const auto progress = [bar = ProgressBar()](const train::Progress& p) mutable {
+    bar.show(p.epoch, p.epochs, p.rows_done, p.rows_total, p.seconds, p.loss, p.accuracy);
   };
   keep_freed_memory(Heaps::kOne);  // before any thread starts: step after step of similar tensors keeps its pages
   const train::TrainOutput output{[](const std::string& lines) { std::fputs(lines.c_str(), stdout), std::fflush(stdout); },

@@ -10,7 +10,9 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-int hex_digit(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; }
+int hex_digit(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
 
 std::string percent_decoded(std::string_view s) {
   std::string out;
@@ -55,21 +57,33 @@ const char* describe(int status) {
     case 400:
       return "Bad request: malformed JSON, a missing or mistyped field, invalid UTF-8, a number out of range, inputs the model cannot "
              "read; or framing that could be read two ways (then the connection closes)";
-    case 401: return "No valid API key (Authorization: Bearer KEY); WWW-Authenticate says so";
-    case 403: return "The Host (or Origin) is not one this server answers to (--allowed-host)";
-    case 404: return "No such path, or no such model";
-    case 405: return "The path takes another method (Allow names it)";
-    case 408: return "The request did not arrive whole within --client-timeout-ms";
-    case 411: return "A POST without Content-Length or Transfer-Encoding: chunked";
-    case 413: return "The body is over --max-body-bytes, or more inputs than --max-texts";
-    case 415: return "A body in a Content-Encoding other than identity (bodies are never inflated)";
-    case 422: return "The model file could not be loaded; the loaded model still serves";
+    case 401:
+      return "No valid API key (Authorization: Bearer KEY); WWW-Authenticate says so";
+    case 403:
+      return "The Host (or Origin) is not one this server answers to (--allowed-host)";
+    case 404:
+      return "No such path, or no such model";
+    case 405:
+      return "The path takes another method (Allow names it)";
+    case 408:
+      return "The request did not arrive whole within --client-timeout-ms";
+    case 411:
+      return "A POST without Content-Length or Transfer-Encoding: chunked";
+    case 413:
+      return "The body is over --max-body-bytes, or more inputs than --max-texts";
+    case 415:
+      return "A body in a Content-Encoding other than identity (bodies are never inflated)";
+    case 422:
+      return "The model file could not be loaded; the loaded model still serves";
     case 429:
       return "Too many connections from this address (--connections-per-client), or too many importance-method explanations in flight "
              "(--heavy-per-client); Retry-After";
-    case 431: return "The request line and headers (or chunked trailers) are too large";
-    case 500: return "An unexpected error";
-    default: return "Busy (queue full, --max-connections open, past --request-timeout-ms) or models still loading; Retry-After";
+    case 431:
+      return "The request line and headers (or chunked trailers) are too large";
+    case 500:
+      return "An unexpected error";
+    default:
+      return "Busy (queue full, --max-connections open, past --request-timeout-ms) or models still loading; Retry-After";
   }
 }
 
@@ -102,8 +116,9 @@ json openapi(const std::vector<Route>& routes, const std::string& version, bool 
       parameters.push_back({{"name", (*it)[1].str()}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}});
     if (!parameters.empty()) op["parameters"] = parameters;
     if (!r.request.is_null()) op["requestBody"] = {{"required", true}, {"content", {{"application/json", {{"schema", r.request}}}}}};
-    op["responses"]["200"] = {{"description", "OK"},
-                              {"content", {{r.content_type, r.response.is_null() ? json{{"schema", {{"type", "string"}}}} : json{{"schema", r.response}}}}}};
+    op["responses"]["200"] = {
+        {"description", "OK"},
+        {"content", {{r.content_type, r.response.is_null() ? json{{"schema", {{"type", "string"}}}} : json{{"schema", r.response}}}}}};
     std::vector<int> statuses = r.errors;
     for (int s : {400, 403, 404, 405, 408, 429, 431, 503}) statuses.push_back(s);
     if (!r.request.is_null())
@@ -113,7 +128,7 @@ json openapi(const std::vector<Route>& routes, const std::string& version, bool 
     for (int s : statuses) seen[s] = true;
     for (const auto& [s, _] : seen)
       op["responses"][std::to_string(s)] = {{"description", describe(s)},
-                                           {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
+                                            {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
     if (keys) op["security"] = r.needs_key ? json::array({{{"apiKey", json::array()}}}) : json::array();
     lower = r.method;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -15,9 +15,9 @@ namespace attn::server {
 struct Exchange;  // routes.h: one request and its answer
 
 struct Route {
-  std::string method;             ///< "GET" or "POST"
-  std::string path;               ///< as OpenAPI writes it, e.g. /v1/models/{name}/reload
-  bool needs_key = true;          ///< when the server has API keys
+  std::string method;     ///< "GET" or "POST"
+  std::string path;       ///< as OpenAPI writes it, e.g. /v1/models/{name}/reload
+  bool needs_key = true;  ///< when the server has API keys
   std::string summary;
   nlohmann::ordered_json request;   ///< the JSON body's schema (null: no body)
   nlohmann::ordered_json response;  ///< the 200 body's JSON schema (null: not JSON, see content_type)

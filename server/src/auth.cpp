@@ -30,12 +30,14 @@ bool valid_name(const std::string& name) {
 }  // namespace
 
 void ApiKeys::add(const std::string& name, std::string_view key, const std::string& where) {
-  if (!valid_name(name)) throw std::invalid_argument(where + ": a key's name is letters, digits, '-', '_' or '.' (at most 64), got '" + name + "'");
+  if (!valid_name(name))
+    throw std::invalid_argument(where + ": a key's name is letters, digits, '-', '_' or '.' (at most 64), got '" + name + "'");
   for (const Key& k : keys_)
     if (k.name == name) throw std::invalid_argument(where + ": two keys are named '" + name + "'");
   if (key.size() < 16) throw std::invalid_argument(where + ": key '" + name + "' is shorter than 16 characters");
   for (char c : key)
-    if (static_cast<unsigned char>(c) <= ' ' || c == 127) throw std::invalid_argument(where + ": key '" + name + "' has a space or control character");
+    if (static_cast<unsigned char>(c) <= ' ' || c == 127)
+      throw std::invalid_argument(where + ": key '" + name + "' has a space or control character");
   keys_.push_back({name, sha256(key)});
 }
 

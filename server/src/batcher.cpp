@@ -18,13 +18,15 @@ std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> borrowed(const st
   std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> out;
   for (const auto& copies : models) {
     out.emplace_back();
-    for (tasks::TrainedModel* m : copies) out.back().push_back(std::shared_ptr<tasks::TrainedModel>(std::shared_ptr<void>(), m));  // not owned
+    for (tasks::TrainedModel* m : copies)
+      out.back().push_back(std::shared_ptr<tasks::TrainedModel>(std::shared_ptr<void>(), m));  // not owned
   }
   return out;
 }
 }  // namespace
 
-Batcher::Batcher(const std::vector<std::vector<tasks::TrainedModel*>>& models, BatcherOptions options, std::function<void(std::size_t)> on_batch)
+Batcher::Batcher(const std::vector<std::vector<tasks::TrainedModel*>>& models, BatcherOptions options,
+                 std::function<void(std::size_t)> on_batch)
     : Batcher(borrowed(models), std::move(options), std::move(on_batch)) {}
 
 Batcher::Batcher(std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> models, BatcherOptions options,
@@ -77,7 +79,8 @@ std::size_t Batcher::queued() const {
 }
 
 void Batcher::replace(std::size_t model, std::vector<std::shared_ptr<tasks::TrainedModel>> copies) {
-  if (static_cast<int>(copies.size()) != options_.workers) throw std::invalid_argument("Batcher: one copy of each model per inference thread");
+  if (static_cast<int>(copies.size()) != options_.workers)
+    throw std::invalid_argument("Batcher: one copy of each model per inference thread");
   std::lock_guard<std::mutex> lock(mutex_);
   models_.at(model) = std::move(copies);
 }

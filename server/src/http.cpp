@@ -16,13 +16,13 @@
 #include <thread>
 #include <type_traits>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 
 namespace attn::server {
 
@@ -68,7 +68,8 @@ std::unique_ptr<net::ssl::context> tls_context(const std::string& cert, const st
   ERR_clear_error();
   if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) throw std::runtime_error("TLS 1.2: " + openssl_error());
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-  if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) throw std::invalid_argument("--tls-cert " + cert + ": " + openssl_error());
+  if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1)
+    throw std::invalid_argument("--tls-cert " + cert + ": " + openssl_error());
   if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1)
     throw std::invalid_argument("--tls-key " + key + " cannot be read, or does not match --tls-cert " + cert + ": " + openssl_error());
   return context;
@@ -130,7 +131,9 @@ class Registry {
     std::shared_ptr<Connection> victim;
     if (counted_ >= max_) {
       Slot* chosen = nullptr;
-      const auto rank = [](Phase p) { return p == Phase::kIdle || p == Phase::kClosing ? 0 : p == Phase::kReading || p == Phase::kHandshake ? 1 : 2; };
+      const auto rank = [](Phase p) {
+        return p == Phase::kIdle || p == Phase::kClosing ? 0 : p == Phase::kReading || p == Phase::kHandshake ? 1 : 2;
+      };
       for (auto& [slot_id, slot] : slots_) {
         if (!slot.counted || slot.evicted || rank(slot.phase) == 2) continue;
         if (!chosen || rank(slot.phase) < rank(chosen->phase) || (rank(slot.phase) == rank(chosen->phase) && slot.since < chosen->since))
@@ -339,9 +342,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
 
   void on_read(const error_code& ec, std::size_t n) {
     if (timed_out_) {
-      return refuse(408, "read_timeout",
-                    "the request did not arrive whole within --client-timeout-ms (" + std::to_string(shared_.options.request_read.count()) +
-                        " ms)");
+      return refuse(
+          408, "read_timeout",
+          "the request did not arrive whole within --client-timeout-ms (" + std::to_string(shared_.options.request_read.count()) + " ms)");
     }
     if (ec) return close();  // the client left (or was evicted)
     buffer_.commit(n);
@@ -360,7 +363,8 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
         const std::size_t end = buffered().find("\r\n\r\n");
         if (end == std::string_view::npos) {
           if (buffer_.size() > shared_.options.max_head)
-            return refuse(431, "head_too_large", "the request line and headers are over " + std::to_string(shared_.options.max_head) + " bytes");
+            return refuse(431, "head_too_large",
+                          "the request line and headers are over " + std::to_string(shared_.options.max_head) + " bytes");
           return read();
         }
         if (!fold_checked_) {
@@ -376,11 +380,13 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
       buffer_.consume(used);
       if (ec == bhttp::error::need_more) {
         if (buffer_.size() == buffer_.max_size())
-          return refuse(431, "head_too_large", "a chunk header or the trailers are over " + std::to_string(shared_.options.max_head) + " bytes");
+          return refuse(431, "head_too_large",
+                        "a chunk header or the trailers are over " + std::to_string(shared_.options.max_head) + " bytes");
         return read();
       }
       if (ec == bhttp::error::header_limit)
-        return refuse(431, "head_too_large", "the request line and headers are over " + std::to_string(shared_.options.max_head) + " bytes");
+        return refuse(431, "head_too_large",
+                      "the request line and headers are over " + std::to_string(shared_.options.max_head) + " bytes");
       if (ec == bhttp::error::body_limit)
         return refuse(413, "body_too_large", "the body is over --max-body-bytes (" + std::to_string(shared_.options.max_body) + " bytes)");
       if (ec) return refuse(400, "framing", "malformed request: " + ec.message());
@@ -456,10 +462,11 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
   void send_continue() {
     static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
     continue_ = false;
-    net::async_write(stream_, net::buffer(kContinue, sizeof kContinue - 1), [self = this->shared_from_this()](const error_code& ec, std::size_t) {
-      if (ec) return self->on_read(ec, 0);
-      self->parse();
-    });
+    net::async_write(stream_, net::buffer(kContinue, sizeof kContinue - 1),
+                     [self = this->shared_from_this()](const error_code& ec, std::size_t) {
+                       if (ec) return self->on_read(ec, 0);
+                       self->parse();
+                     });
   }
 
   void dispatch() {

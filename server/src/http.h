@@ -57,12 +57,12 @@ struct HttpOptions {
 
 /// A request's line and headers, as the connection layer accepted them.
 struct Head {
-  std::string method;  ///< as sent (upper case for the known ones)
-  std::string target;  ///< as sent: a path and an optional ?query
-  std::string path;    ///< the target before '?', not decoded
-  std::string query;   ///< after '?', not decoded
-  int version = 11;    ///< 10 or 11
-  std::string client;  ///< the peer's address
+  std::string method;                                       ///< as sent (upper case for the known ones)
+  std::string target;                                       ///< as sent: a path and an optional ?query
+  std::string path;                                         ///< the target before '?', not decoded
+  std::string query;                                        ///< after '?', not decoded
+  int version = 11;                                         ///< 10 or 11
+  std::string client;                                       ///< the peer's address
   std::vector<std::pair<std::string, std::string>> fields;  ///< (name, value) as received, in order
   bool has_body = false;
   std::chrono::steady_clock::time_point started;  ///< when the head was complete
@@ -85,7 +85,7 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra fields (Allow, Retry-After, ...)
-  bool close = false;  ///< Connection: close after it
+  bool close = false;                                        ///< Connection: close after it
 };
 
 /// {"error": {"status": N, "message": "..."}} (a message may quote a client's bytes: invalid UTF-8

@@ -140,7 +140,9 @@ void ModelStore::reload(std::size_t model, Reloaded done) {
   });
 }
 
-void ModelStore::install(std::size_t model, std::shared_ptr<const Loaded> fresh) { std::atomic_store(&models_.at(model).loaded, std::move(fresh)); }
+void ModelStore::install(std::size_t model, std::shared_ptr<const Loaded> fresh) {
+  std::atomic_store(&models_.at(model).loaded, std::move(fresh));
+}
 
 std::shared_ptr<const Loaded> ModelStore::load_file(const Model& m) const {
   auto loaded = std::make_shared<Loaded>();

@@ -20,12 +20,12 @@ struct HttpError : std::runtime_error {
 
 /// The body of /v1/explain (`explain`) or /v1/predict.
 struct InferBody {
-  std::optional<std::string> model;                    ///< "model"
-  std::optional<std::vector<std::string>> texts;       ///< "texts"
-  std::optional<std::vector<std::vector<float>>> rows; ///< "rows"
-  bool self_attention = false;                         ///< "self_attention" (a transformer's matrices, explain)
-  std::vector<models::Method> methods;                 ///< "methods": names, or one comma-separated string (explain)
-  std::optional<std::int64_t> steps;                   ///< "steps" (explain)
+  std::optional<std::string> model;                     ///< "model"
+  std::optional<std::vector<std::string>> texts;        ///< "texts"
+  std::optional<std::vector<std::vector<float>>> rows;  ///< "rows"
+  bool self_attention = false;                          ///< "self_attention" (a transformer's matrices, explain)
+  std::vector<models::Method> methods;                  ///< "methods": names, or one comma-separated string (explain)
+  std::optional<std::int64_t> steps;                    ///< "steps" (explain)
 };
 
 /// Decodes a body; HttpError 400 for malformed JSON, invalid UTF-8, a number out of range, a field

@@ -85,11 +85,11 @@ void Api::load() {
   store_.load(log_);
   std::vector<std::vector<std::shared_ptr<tasks::TrainedModel>>> copies;
   for (std::size_t i = 0; i < store_.size(); ++i) copies.push_back(store_.current(i)->copies);
-  batcher_ = std::make_unique<Batcher>(
-      copies,
-      BatcherOptions{options_.max_batch, std::chrono::milliseconds(options_.max_delay_ms), options_.max_queue, options_.workers,
-                     std::chrono::milliseconds(options_.request_timeout_ms)},
-      [this](std::size_t n) { metrics_.batch(n); });
+  batcher_ =
+      std::make_unique<Batcher>(copies,
+                                BatcherOptions{options_.max_batch, std::chrono::milliseconds(options_.max_delay_ms), options_.max_queue,
+                                               options_.workers, std::chrono::milliseconds(options_.request_timeout_ms)},
+                                [this](std::size_t n) { metrics_.batch(n); });
   ready_ = true;
 }
 
@@ -144,8 +144,8 @@ std::optional<Response> Api::accept(Head& head) {
     const auto authorization = head.field("authorization");
     const std::optional<std::string> name = keys_.check(authorization.value_or(""));
     if (!name) {
-      Response r = error_response(401, authorization ? "the API key is not valid"
-                                                     : "an API key is required: send the header Authorization: Bearer KEY");
+      Response r = error_response(
+          401, authorization ? "the API key is not valid" : "an API key is required: send the header Authorization: Bearer KEY");
       r.headers.push_back({"WWW-Authenticate", "Bearer realm=\"attn\""});
       return refuse(std::move(r));
     }
@@ -180,63 +180,122 @@ void Api::refused(const std::string& reason, int status) { metrics_.refused(reas
 
 // ---- The routes ----
 
-std::vector<Route> Api::route_table() {
+namespace {
+
+/// The JSON schemas of the routes' bodies (/openapi.json).
+struct Schemas {
+  json string, integer, model_info, inputs, explain_request, results;
+};
+
+Schemas schemas() {
+  Schemas k;
   const json string = {{"type", "string"}}, integer = {{"type", "integer"}};
-  const json model_info = {{"type", "object"},
-                           {"required",
-                            {"name", "model", "task", "input", "path", "sha256", "loaded_at", "config", "methods", "default_steps", "max_steps",
-                             "examples"}},
-                           {"properties",
-                            {{"name", string},
-                             {"model", string},
-                             {"task", string},
-                             {"input", {{"type", "string"}, {"enum", {"texts", "rows"}}}},
-                             {"path", {{"type", "string"}, {"description", "the model file's name (not where the server keeps it)"}}},
-                             {"sha256", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}},
-                             {"loaded_at", {{"type", "string"}, {"format", "date-time"}}},
-                             {"config", {{"type", "object"}}},
-                             {"methods", {{"type", "array"}, {"items", string}}},
-                             {"default_steps", integer},
-                             {"max_steps", integer},
-                             {"examples", {{"type", "array"}, {"items", string}}}}}};
-  const json inputs = {
+  k.string = string;
+  k.integer = integer;
+  k.model_info = {
       {"type", "object"},
+      {"required",
+       {"name", "model", "task", "input", "path", "sha256", "loaded_at", "config", "methods", "default_steps", "max_steps", "examples"}},
       {"properties",
-       {{"model", {{"type", "string"}, {"description", "the model's name (optional when one model is served)"}}},
-        {"texts", {{"type", "array"}, {"items", string}, {"minItems", 1}}},
-        {"rows", {{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "number"}}}}}, {"minItems", 1}}}}}};
-  json explain_request = inputs;
-  explain_request["properties"]["self_attention"] = {{"type", "boolean"}};
-  explain_request["properties"]["methods"] = {{"oneOf", {{{"type", "array"}, {"items", string}}, string}}};
-  explain_request["properties"]["steps"] = integer;
-  const json results = {{"type", "object"},
-                        {"required", {"model", "results"}},
-                        {"properties", {{"model", string}, {"results", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
+       {{"name", string},
+        {"model", string},
+        {"task", string},
+        {"input", {{"type", "string"}, {"enum", {"texts", "rows"}}}},
+        {"path", {{"type", "string"}, {"description", "the model file's name (not where the server keeps it)"}}},
+        {"sha256", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}},
+        {"loaded_at", {{"type", "string"}, {"format", "date-time"}}},
+        {"config", {{"type", "object"}}},
+        {"methods", {{"type", "array"}, {"items", string}}},
+        {"default_steps", integer},
+        {"max_steps", integer},
+        {"examples", {{"type", "array"}, {"items", string}}}}}};
+  k.inputs = {{"type", "object"},
+              {"properties",
+               {{"model", {{"type", "string"}, {"description", "the model's name (optional when one model is served)"}}},
+                {"texts", {{"type", "array"}, {"items", string}, {"minItems", 1}}},
+                {"rows", {{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "number"}}}}}, {"minItems", 1}}}}}};
+  k.explain_request = k.inputs;
+  k.explain_request["properties"]["self_attention"] = {{"type", "boolean"}};
+  k.explain_request["properties"]["methods"] = {{"oneOf", {{{"type", "array"}, {"items", string}}, string}}};
+  k.explain_request["properties"]["steps"] = integer;
+  k.results = {{"type", "object"},
+               {"required", {"model", "results"}},
+               {"properties", {{"model", string}, {"results", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
+  return k;
+}
+
+}  // namespace
+
+std::vector<Route> Api::route_table() {
+  const Schemas k = schemas();
+  const json& string = k.string;
+  const json& integer = k.integer;
   const auto reply = [](const std::shared_ptr<Exchange>& ex, const json& body) { ex->answer(json_response(200, body)); };
   std::vector<Route> table;
-  table.push_back({"GET", "/healthz", false, "Alive while the process serves", nullptr,
-                   {{"type", "object"}, {"required", {"status"}}, {"properties", {{"status", string}}}}, "application/json", {},
-                   [reply](const std::shared_ptr<Exchange>& ex) { reply(ex, {{"status", "alive"}}); }});
-  table.push_back({"GET", "/readyz", false, "Ready once every model is loaded and warmed up (503 before)", nullptr,
+  table.push_back({"GET",
+                   "/healthz",
+                   false,
+                   "Alive while the process serves",
+                   nullptr,
+                   {{"type", "object"}, {"required", {"status"}}, {"properties", {{"status", string}}}},
+                   "application/json",
+                   {},
+                   [reply](const std::shared_ptr<Exchange>& ex) {
+                     reply(ex, {{"status", "alive"}});
+                   }});
+  table.push_back({"GET",
+                   "/readyz",
+                   false,
+                   "Ready once every model is loaded and warmed up (503 before)",
+                   nullptr,
                    {{"type", "object"}, {"required", {"status", "models"}}, {"properties", {{"status", string}, {"models", integer}}}},
-                   "application/json", {}, [this, reply](const std::shared_ptr<Exchange>& ex) {
+                   "application/json",
+                   {},
+                   [this, reply](const std::shared_ptr<Exchange>& ex) {
                      require_ready();
                      reply(ex, {{"status", "ready"}, {"models", store_.size()}});
                    }});
-  table.push_back({"GET", "/v1/models", true, "The models served: inputs, labels or features, config, methods, file digest", nullptr,
-                   {{"type", "object"}, {"required", {"models"}}, {"properties", {{"models", {{"type", "array"}, {"items", model_info}}}}}},
-                   "application/json", {}, [this, reply](const std::shared_ptr<Exchange>& ex) {
-                     require_ready();
-                     json all = json::array();
-                     for (std::size_t i = 0; i < store_.size(); ++i) all.push_back(store_.current(i)->info);
-                     reply(ex, {{"models", all}});
-                   }});
-  table.push_back({"POST", "/v1/explain", true, "Explanations: what `attn explain --json` prints, per input", explain_request, results,
-                   "application/json", {400, 429}, [this](const std::shared_ptr<Exchange>& ex) { infer(ex, Mode::kExplain); }});
-  table.push_back({"POST", "/v1/predict", true, "The model's outputs only, per input", inputs, results, "application/json", {400},
+  table.push_back(
+      {"GET",
+       "/v1/models",
+       true,
+       "The models served: inputs, labels or features, config, methods, file digest",
+       nullptr,
+       {{"type", "object"}, {"required", {"models"}}, {"properties", {{"models", {{"type", "array"}, {"items", k.model_info}}}}}},
+       "application/json",
+       {},
+       [this, reply](const std::shared_ptr<Exchange>& ex) {
+         require_ready();
+         json all = json::array();
+         for (std::size_t i = 0; i < store_.size(); ++i) all.push_back(store_.current(i)->info);
+         reply(ex, {{"models", all}});
+       }});
+  table.push_back({"POST",
+                   "/v1/explain",
+                   true,
+                   "Explanations: what `attn explain --json` prints, per input",
+                   k.explain_request,
+                   k.results,
+                   "application/json",
+                   {400, 429},
+                   [this](const std::shared_ptr<Exchange>& ex) { infer(ex, Mode::kExplain); }});
+  table.push_back({"POST",
+                   "/v1/predict",
+                   true,
+                   "The model's outputs only, per input",
+                   k.inputs,
+                   k.results,
+                   "application/json",
+                   {400},
                    [this](const std::shared_ptr<Exchange>& ex) { infer(ex, Mode::kPredict); }});
-  table.push_back({"POST", "/v1/models/{name}/reload", true, "Re-read the model's file; swapped in while requests continue", nullptr,
-                   {{"type", "object"}, {"required", {"reloaded"}}, {"properties", {{"reloaded", model_info}}}}, "application/json", {422},
+  table.push_back({"POST",
+                   "/v1/models/{name}/reload",
+                   true,
+                   "Re-read the model's file; swapped in while requests continue",
+                   nullptr,
+                   {{"type", "object"}, {"required", {"reloaded"}}, {"properties", {{"reloaded", k.model_info}}}},
+                   "application/json",
+                   {422},
                    [this](const std::shared_ptr<Exchange>& ex) {
                      require_ready();
                      const std::string& name = ex->parameters.at(0);
@@ -249,23 +308,37 @@ std::vector<Route> Api::route_table() {
                          ex->answer(json_response(200, {{"reloaded", info}}));
                      });
                    }});
-  table.push_back({"GET", "/metrics", true, "Prometheus' text format", nullptr, nullptr, "text/plain; version=0.0.4", {},
+  table.push_back({"GET",
+                   "/metrics",
+                   true,
+                   "Prometheus' text format",
+                   nullptr,
+                   nullptr,
+                   "text/plain; version=0.0.4",
+                   {},
                    [this](const std::shared_ptr<Exchange>& ex) {
                      Response r;
                      r.content_type = "text/plain; version=0.0.4";
                      r.body = metrics_.render(batcher_ ? batcher_->queued() : 0, ready_ ? store_.size() : 0, open_connections_());
                      ex->answer(std::move(r));
                    }});
-  table.push_back({"GET", "/openapi.json", true, "This description of the API (OpenAPI 3.0)", nullptr, {{"type", "object"}}, "application/json",
-                   {}, [this, reply](const std::shared_ptr<Exchange>& ex) { reply(ex, openapi_); }});
+  table.push_back({"GET",
+                   "/openapi.json",
+                   true,
+                   "This description of the API (OpenAPI 3.0)",
+                   nullptr,
+                   {{"type", "object"}},
+                   "application/json",
+                   {},
+                   [this, reply](const std::shared_ptr<Exchange>& ex) { reply(ex, openapi_); }});
   // The page is static (no model data): it loads without a key and asks for one when the API does.
-  table.push_back({"GET", "/", false, "The explain page", nullptr, nullptr, "text/html; charset=utf-8", {},
-                   [](const std::shared_ptr<Exchange>& ex) {
-                     Response r;
-                     r.content_type = "text/html; charset=utf-8";
-                     r.body = kPage;
-                     ex->answer(std::move(r));
-                   }});
+  table.push_back(
+      {"GET", "/", false, "The explain page", nullptr, nullptr, "text/html; charset=utf-8", {}, [](const std::shared_ptr<Exchange>& ex) {
+         Response r;
+         r.content_type = "text/html; charset=utf-8";
+         r.body = kPage;
+         ex->answer(std::move(r));
+       }});
   return table;
 }
 
@@ -288,7 +361,8 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     for (const auto& row : *body.rows) inputs.push_back({"", row});
   ex->inputs = inputs.size();
   if (inputs.size() > options_.max_texts)
-    throw HttpError(413, std::to_string(inputs.size()) + " inputs; at most " + std::to_string(options_.max_texts) + " per request (--max-texts)");
+    throw HttpError(
+        413, std::to_string(inputs.size()) + " inputs; at most " + std::to_string(options_.max_texts) + " per request (--max-texts)");
   try {
     first.check(inputs);
   } catch (const std::invalid_argument& e) {
@@ -304,8 +378,9 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     std::lock_guard<std::mutex> lock(heavy_mutex_);
     std::size_t& mine = heavy_[client];
     if (mine >= options_.heavy_per_client) {
-      Response r = error_response(429, "this address has " + std::to_string(mine) +
-                                           " explanations with importance methods in flight (--heavy-per-client); retry when one is answered");
+      Response r =
+          error_response(429, "this address has " + std::to_string(mine) +
+                                  " explanations with importance methods in flight (--heavy-per-client); retry when one is answered");
       r.headers.push_back({"Retry-After", "1"});
       return ex->answer(std::move(r));
     }
@@ -428,13 +503,9 @@ void Api::log_access(const Head& head, int status, double seconds, std::size_t i
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   char fraction[8];
   std::snprintf(fraction, sizeof fraction, ".%03dZ", static_cast<int>(ms));
-  json line = {{"time", std::string(stamp) + fraction},
-               {"client", head.client},
-               {"method", head.method},
-               {"path", head.path},
-               {"status", status},
-               {"ms", std::round(seconds * 1e6) / 1e3},
-               {"inputs", inputs}};
+  json line = {
+      {"time", std::string(stamp) + fraction}, {"client", head.client}, {"method", head.method}, {"path", head.path}, {"status", status},
+      {"ms", std::round(seconds * 1e6) / 1e3}, {"inputs", inputs}};
   if (!head.principal.empty()) line["key"] = head.principal;
   const std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   std::lock_guard<std::mutex> lock(access_mutex_);

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "attn/tasks/task.h"
 #include "http.h"
 #include "models.h"
 #include "routes.h"
-#include "attn/tasks/task.h"
 
 namespace attn::server {
 
@@ -73,7 +73,8 @@ struct Server::Impl {
   Impl(const ServeOptions& o, std::function<void(const std::string&)> l)
       : log(std::move(l)),
         store(checked(o).models, o.workers, o.max_batch, o.max_steps),
-        api(o, keys_of(o), store, [this] { return http.open_connections(); }, log),
+        api(
+            o, keys_of(o), store, [this] { return http.open_connections(); }, log),
         http(http_options(o), api) {}
 
   std::function<void(const std::string&)> log;

@@ -1,5 +1,5 @@
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>

@@ -52,8 +52,7 @@ std::vector<std::int64_t> row_of(const std::vector<std::vector<std::int64_t>>& s
 
 }  // namespace
 
-TEST_CASE("hierarchical-attention: a batch computes each document as the equations do, one sentence at a time",
-          "[models][hierarchical]") {
+TEST_CASE("hierarchical-attention: a batch computes each document as the equations do, one sentence at a time", "[models][hierarchical]") {
   torch::jit::Module m = build("hierarchical-attention", kSmall);
   const std::vector<std::vector<std::vector<std::int64_t>>> docs = {
       {{3, 4, 5}, {6, 7}, {8, 9, 10, 11}},
@@ -115,8 +114,7 @@ TEST_CASE("hierarchical-attention: a document without words gets the bias and no
   CHECK(none.abs().sum().item<float>() == 0.0f);
 }
 
-TEST_CASE("hierarchical-attention: attn's kernels compute what PyTorch's operators do, gradients included",
-          "[models][hierarchical]") {
+TEST_CASE("hierarchical-attention: attn's kernels compute what PyTorch's operators do, gradients included", "[models][hierarchical]") {
   torch::jit::Module portable = build("hierarchical-attention", kSmall, nn::Runtime::kPortable);
   torch::jit::Module native = build("hierarchical-attention", kSmall, nn::Runtime::kNative);
   const auto s = [](std::int32_t w, std::int64_t k) { return static_cast<std::int64_t>(text::encode_word(w, k)); };

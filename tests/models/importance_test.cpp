@@ -25,7 +25,7 @@ torch::jit::Module stand_in() {
 /// 1..3), row 1 has 1 unit (position 3). Two targets, linear in x: z_k = sum_t c_k[t] sum_e x[t, e],
 /// so gradient = |c_k[t]| sqrt(E), grad-input = integrated gradients = c_k[t] sum_e x[t, e].
 struct Linear {
-  torch::Tensor x = torch::arange(16, torch::kFloat32).view({2, 4, 2}) / 10;  // [B, T, E]
+  torch::Tensor x = torch::arange(16, torch::kFloat32).view({2, 4, 2}) / 10;                         // [B, T, E]
   torch::Tensor c = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f, -1.0f, 0.5f, 0.25f, 2.0f}).view({2, 4});  // [K, T]
   models::ImportanceInputs inputs(const torch::jit::Module& module) const {
     models::ImportanceInputs in;

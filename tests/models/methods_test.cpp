@@ -21,8 +21,9 @@ TEST_CASE("method names: parsed, then checked against what a model gives; errors
   const std::vector<Method> text = {Method::kAttention, Method::kGradient, Method::kIntegratedGradients, Method::kLeaveOneOut};
   CHECK(models::method_names(models::check_available({Method::kLeaveOneOut, Method::kAttention, Method::kLeaveOneOut}, text, "--method")) ==
         "leave-one-out,attention");
-  CHECK_THROWS_WITH(models::check_available({Method::kAttentionRollout}, text, "--method"),
-                    Catch::Contains("cannot give 'attention-rollout'") && Catch::Contains("attention,gradient,integrated-gradients,leave-one-out"));
+  CHECK_THROWS_WITH(
+      models::check_available({Method::kAttentionRollout}, text, "--method"),
+      Catch::Contains("cannot give 'attention-rollout'") && Catch::Contains("attention,gradient,integrated-gradients,leave-one-out"));
   CHECK_THROWS_WITH(models::check_available({}, text, "--method"), Catch::Contains("no method given"));
   for (const auto& m : models::all_methods()) CHECK(models::method_name(m.method) == std::string(m.name));
   CHECK(models::kDefaultSteps >= 1);

@@ -25,8 +25,8 @@ Tensor gru_reference(const Tensor& x, const std::vector<std::int64_t>& lengths, 
     if (n > 0) {
       const Tensor xs = x[r].slice(0, 0, n).unsqueeze(0);
       const auto run = [&](const Tensor& in, const GruWeights& w) {
-        return std::get<0>(torch::gru(in, torch::zeros({1, 1, H}), {w.weight_ih, w.weight_hh, w.bias_ih, w.bias_hh}, true, 1, 0.0, false,
-                                      false, true))[0];
+        return std::get<0>(
+            torch::gru(in, torch::zeros({1, 1, H}), {w.weight_ih, w.weight_hh, w.bias_ih, w.bias_hh}, true, 1, 0.0, false, false, true))[0];
       };
       out = torch::cat({torch::cat({run(xs, f), run(xs.flip(1), b).flip(0)}, -1), torch::zeros({T - n, 2 * H})});
     }

@@ -31,8 +31,9 @@ inline int free_port() {
 
 /// Runs body(rank, workers) as `n` connected workers, one thread each; returns each one's error ("" if none).
 /// `place` adjusts where each worker stands (by default: rank 0 hosts the store on a free port).
-inline std::vector<std::string> connected_workers(int n, std::chrono::seconds timeout, const std::function<void(int, parallel::Workers&)>& body,
-                                           const std::function<void(parallel::WorkerPlace&)>& place_as = nullptr) {
+inline std::vector<std::string> connected_workers(int n, std::chrono::seconds timeout,
+                                                  const std::function<void(int, parallel::Workers&)>& body,
+                                                  const std::function<void(parallel::WorkerPlace&)>& place_as = nullptr) {
   const int port = free_port();
   std::vector<std::string> errors(static_cast<std::size_t>(n));
   std::vector<std::thread> threads;
@@ -54,7 +55,7 @@ inline std::vector<std::string> connected_workers(int n, std::chrono::seconds ti
 }
 
 inline std::vector<std::string> two_workers(std::chrono::seconds timeout, const std::function<void(int, parallel::Workers&)>& body,
-                                     const std::function<void(parallel::WorkerPlace&)>& place_as = nullptr) {
+                                            const std::function<void(parallel::WorkerPlace&)>& place_as = nullptr) {
   return connected_workers(2, timeout, body, place_as);
 }
 

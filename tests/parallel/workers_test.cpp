@@ -80,8 +80,7 @@ TEST_CASE("torchrun's static form: the workers join the store its agent serves, 
   CHECK(agent->getNumKeys() > 0);  // the group met in the agent's store
 }
 
-TEST_CASE("workers on several machines cannot meet at a loopback address: each says so at once instead of waiting",
-          "[parallel][workers]") {
+TEST_CASE("workers on several machines cannot meet at a loopback address: each says so at once instead of waiting", "[parallel][workers]") {
   parallel::WorkerPlace place;
   place.rank = 1, place.world_size = 2, place.local_world_size = 1, place.master_port = free_port();
   place.master_addr = "localhost";  // what a host name mapped to 127.0.1.1 in /etc/hosts resolves to

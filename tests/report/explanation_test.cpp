@@ -94,14 +94,15 @@ TEST_CASE("a document's sentences: weights, words within each, statuses, in JSON
   e.word_attention = {0.3f, 0.7f, 0.3f, 0.7f};
   e.sentence_attention = {0.2f, 0.2f, 0.8f, 0.8f};
   e.attention = {0.06f, 0.14f, 0.24f, 0.56f};
-  e.sentences = {{"Hi <Tom>.", 0.2, "read", "", 0, 2}, {"You suck!", 0.8, "read", "", 2, 2},
+  e.sentences = {{"Hi <Tom>.", 0.2, "read", "", 0, 2},
+                 {"You suck!", 0.8, "read", "", 2, 2},
                  {"!!!", 0.0, "empty", "no word the tokenizer keeps", 4, 1}};
   const auto j = report::to_json(e);
   REQUIRE(j.at("sentences").size() == 3);
   CHECK(j["sentences"][1]["weight"].get<double>() == 0.8);
   CHECK(j["sentences"][1]["words"][1]["word"] == "suck!");
   CHECK(j["sentences"][1]["words"][1]["weight"].get<double>() == Approx(0.7));  // within its sentence
-  CHECK(j["sentences"][1]["words"][1]["effective"].get<double>() == 0.56);     // sentence x word
+  CHECK(j["sentences"][1]["words"][1]["effective"].get<double>() == 0.56);      // sentence x word
   CHECK(j["sentences"][2]["reason"] == "no word the tokenizer keeps");
   CHECK(report::to_json_line(e) == j.dump());
   const std::string text = report::to_text(e);

@@ -29,7 +29,7 @@ TEST_CASE("a key file names its keys; a header is matched to its key's name", "[
   const ApiKeys keys = ApiKeys::from_file(path);
   CHECK(keys.size() == 3);
   CHECK(keys.check("Bearer 0123456789abcdef-alice") == std::optional<std::string>("alice"));
-  CHECK(keys.check("bearer 0123456789abcdef-bob") == std::optional<std::string>("bob"));  // the scheme in any case
+  CHECK(keys.check("bearer 0123456789abcdef-bob") == std::optional<std::string>("bob"));     // the scheme in any case
   CHECK(keys.check("Bearer 0123456789abcdef-anon") == std::optional<std::string>("key-5"));  // named after its line
   CHECK_FALSE(keys.check("Bearer 0123456789abcdef-alicE"));
   CHECK_FALSE(keys.check("Bearer 0123456789abcdef-alice "));
@@ -41,7 +41,8 @@ TEST_CASE("a key file names its keys; a header is matched to its key's name", "[
 }
 
 TEST_CASE("a key file others may read, or with a weak or unnamed key, is refused naming the file and line", "[auth]") {
-  const auto refused = [](const std::string& text, const std::string& expected, fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
+  const auto refused = [](const std::string& text, const std::string& expected,
+                          fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
     const std::string path = key_file(text, perms);
     CHECK_THROWS_WITH(ApiKeys::from_file(path), Catch::Contains(path) && Catch::Contains(expected));
     fs::remove(path);

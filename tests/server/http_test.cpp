@@ -70,7 +70,9 @@ class Client {
     REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
   }
   ~Client() { ::close(fd_); }
-  void send(const std::string& bytes) { REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size())); }
+  void send(const std::string& bytes) {
+    REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+  }
   /// Reads until `text` has arrived (or the server closed).
   std::string read_until(const std::string& text) {
     while (got_.find(text) == std::string::npos) {
@@ -146,8 +148,9 @@ TEST_CASE("pipelined requests are answered in order; ambiguous framing ends the 
   const int port = server.bind();
   server.start();
   Client c(port);
-  c.send("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"
-         "POST /c HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /d HTTP/1.1\r\nHost: h\r\n\r\n");
+  c.send(
+      "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"
+      "POST /c HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /d HTTP/1.1\r\nHost: h\r\n\r\n");
   const std::string got = c.read_all();
   const std::size_t a = got.find("/a"), b = got.find("/b");
   CHECK((a != std::string::npos && b != std::string::npos && a < b));
@@ -160,7 +163,8 @@ TEST_CASE("pipelined requests are answered in order; ambiguous framing ends the 
 }
 
 TEST_CASE("loopback is judged on the parsed address, not a prefix", "[server][http]") {
-  for (const char* host : {"127.0.0.1", "127.0.0.2", "::1", "[::1]", "::ffff:127.0.0.1", "localhost", "LocalHost"}) CHECK(is_loopback(host));
+  for (const char* host : {"127.0.0.1", "127.0.0.2", "::1", "[::1]", "::ffff:127.0.0.1", "localhost", "LocalHost"})
+    CHECK(is_loopback(host));
   for (const char* host : {"0.0.0.0", "::", "10.0.0.1", "192.168.1.2", "example.com", "1127.0.0.1", "127.0.0.1.attacker.invalid"})
     CHECK_FALSE(is_loopback(host));
 }

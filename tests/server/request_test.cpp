@@ -44,14 +44,15 @@ TEST_CASE("a body's fields decode to typed values", "[server][request]") {
   const auto rows = decode_infer(R"({"rows": [[0.5, -1], [2, 3e10]]})", false);
   REQUIRE(rows.rows.has_value());
   CHECK(rows.rows->at(1).at(1) == Approx(3e10f));
-  CHECK(attn::models::method_names(decode_infer(R"({"texts": ["a"], "methods": "gradient,grad-input"})", true).methods) == "gradient,grad-input");
+  CHECK(attn::models::method_names(decode_infer(R"({"texts": ["a"], "methods": "gradient,grad-input"})", true).methods) ==
+        "gradient,grad-input");
 }
 
 TEST_CASE("a bad body is a 400 naming what is wrong", "[server][request]") {
   CHECK(status_of("{not json") == 400);
-  CHECK(status_of("{\"texts\": [\"caf\xe9\"]}") == 400);                    // invalid UTF-8
+  CHECK(status_of("{\"texts\": [\"caf\xe9\"]}") == 400);                                           // invalid UTF-8
   CHECK(message_of(R"({"texts": ["a"], "x": 1e400})").find("out of range") != std::string::npos);  // past a double
-  CHECK(message_of(R"({"rows": [[1e300]]})").find("rows[0]") != std::string::npos);              // past a float
+  CHECK(message_of(R"({"rows": [[1e300]]})").find("rows[0]") != std::string::npos);                // past a float
   CHECK(message_of("[1, 2]").find("JSON object") != std::string::npos);
   CHECK(message_of(R"({"model": 3})").find("\"model\"") != std::string::npos);
   CHECK(message_of(R"({"texts": "one"})").find("\"texts\" must be an array") != std::string::npos);

@@ -15,15 +15,15 @@
 #include <catch2/catch.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "../parallel/parallel_test_util.h"
 #include "attn/data/prepare.h"
 #include "attn/data/toxic_corpus.h"
 #include "attn/models/registry.h"
+#include "attn/parallel/workers.h"
 #include "attn/tasks/task.h"
 #include "attn/tasks/text_classification.h"
-#include "attn/parallel/workers.h"
 #include "attn/train/trainer.h"
 #include "tasks/text_dataset.h"  // (the tasks layer's own: text_dataset)
-#include "../parallel/parallel_test_util.h"
 
 using namespace attn;
 using attn::testing::connected_workers;
@@ -121,17 +121,18 @@ struct WorkerRun {
 };
 
 /// Trains models[rank] on as many connected workers as there are models, with the same data and options.
-std::vector<WorkerRun> train_on_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data,
-                                            const train::TrainOptions& o, const std::string& word_embedding = "") {
+std::vector<WorkerRun> train_on_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data, const train::TrainOptions& o,
+                                        const std::string& word_embedding = "") {
   std::vector<WorkerRun> runs(models.size());
   const std::atomic<bool> no_stop{false};
-  const auto errors = connected_workers(static_cast<int>(models.size()), std::chrono::seconds(60), [&](int rank, parallel::Workers& workers) {
-    const auto r = static_cast<std::size_t>(rank);
-    train::Trainer t(models[r], data, nullptr, o, &workers, word_embedding);
-    if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { runs[r].last = e; })) throw std::runtime_error("stopped");
-    runs[r].parameters = parameters_of(t.model());
-    runs[r].validation = t.validate();
-  });
+  const auto errors =
+      connected_workers(static_cast<int>(models.size()), std::chrono::seconds(60), [&](int rank, parallel::Workers& workers) {
+        const auto r = static_cast<std::size_t>(rank);
+        train::Trainer t(models[r], data, nullptr, o, &workers, word_embedding);
+        if (!t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { runs[r].last = e; })) throw std::runtime_error("stopped");
+        runs[r].parameters = parameters_of(t.model());
+        runs[r].validation = t.validate();
+      });
   for (const std::string& e : errors) REQUIRE(e == "");
   return runs;
 }
@@ -227,8 +228,9 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
   CHECK(by_ids[1].last.allreduce_bytes == by_ids[0].last.allreduce_bytes);
 }
 
-TEST_CASE("three workers exchange the word rows by gathering each share's or by summing the batch's, the dense exchange's weights either way",
-          "[train][distributed][sparse]") {
+TEST_CASE(
+    "three workers exchange the word rows by gathering each share's or by summing the batch's, the dense exchange's weights either way",
+    "[train][distributed][sparse]") {
   // Each worker receives world - 1 others' buffers in a gather, about twice its own buffer in a ring
   // allreduce. When the shares have few words in common (comments of words drawn evenly from
   // thousands) the gather of each share's rows moves fewer bytes; when they have most in common (the

@@ -9,12 +9,12 @@
 
 #include <zlib.h>
 
-#include "train_test_util.h"
 #include "attn/io/atomic_file.h"
 #include "attn/models/kinds.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/task.h"
 #include "attn/train/run.h"
+#include "train_test_util.h"
 
 using namespace attn;
 namespace fs = std::filesystem;

@@ -17,8 +17,8 @@
 #include "attn/io/checksum.h"
 #include "attn/models/registry.h"
 #include "attn/tasks/text_classification.h"
-#include "tasks/text_dataset.h"  // (the tasks layer's own: text_dataset)
 #include "attn/train/trainer.h"
+#include "tasks/text_dataset.h"  // (the tasks layer's own: text_dataset)
 
 using namespace attn;
 

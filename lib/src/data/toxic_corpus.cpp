@@ -141,7 +141,8 @@ void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& o) {
   // Everyday words only (no triggers), Zipf-like; the ASCII part of kCommon keeps sentences plain.
   std::vector<const char*> words;
   for (const char* w : kCommon)
-    if (std::all_of(w, w + std::char_traits<char>::length(w), [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; })) words.push_back(w);
+    if (std::all_of(w, w + std::char_traits<char>::length(w), [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; }))
+      words.push_back(w);
   std::vector<double> zipf(words.size());
   for (std::size_t i = 0; i < words.size(); ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.8);
   std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());

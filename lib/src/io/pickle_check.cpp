@@ -1,6 +1,8 @@
 #include "attn/io/pickle_check.h"
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 
 namespace attn::io {
@@ -21,93 +23,33 @@ struct Layout {
   int size = 0;
 };
 
+using LayoutTable = std::array<Layout, 256>;
+
+void set_layout(LayoutTable& table, std::initializer_list<int> ops, Layout layout) {
+  for (int op : ops) table[static_cast<std::size_t>(op)] = layout;
+}
+
+/// Each pickle opcode's argument (protocols 0-5).
+LayoutTable layout_table() {
+  LayoutTable t{};  // (kBadOpcode)
+  set_layout(t, {'(', '.', '0', '1',  '2',  'N',  'Q',  'R',  'a',  'b',  'd',  '}',  'e',  'l',  ']',  'o',  's',
+                 't', ')', 'u', 0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98},
+             {Arg::kNone, 0});
+  set_layout(t, {'K', 'h', 'q', 0x80, 0x82}, {Arg::kFixed, 1});  // fixed-size arguments
+  set_layout(t, {'M', 0x83}, {Arg::kFixed, 2});
+  set_layout(t, {'J', 'j', 'r', 0x84}, {Arg::kFixed, 4});
+  set_layout(t, {'G', 0x95}, {Arg::kFixed, 8});
+  set_layout(t, {'I', 'L', 'F', 'S', 'V', 'g', 'p', 'P'}, {Arg::kLine, 0});  // text lines
+  set_layout(t, {'c', 'i'}, {Arg::kTwoLines, 0});
+  set_layout(t, {'U', 'C', 0x8c, 0x8a}, {Arg::kLength, 1});  // length-prefixed data
+  set_layout(t, {'T', 'B', 'X', 0x8b}, {Arg::kLength, 4});
+  set_layout(t, {0x8d, 0x8e, 0x96}, {Arg::kLength, 8});
+  return t;
+}
+
 Layout layout_of(unsigned char op) {
-  switch (op) {
-    // No argument.
-    case '(':
-    case '.':
-    case '0':
-    case '1':
-    case '2':
-    case 'N':
-    case 'Q':
-    case 'R':
-    case 'a':
-    case 'b':
-    case 'd':
-    case '}':
-    case 'e':
-    case 'l':
-    case ']':
-    case 'o':
-    case 's':
-    case 't':
-    case ')':
-    case 'u':
-    case 0x81:
-    case 0x85:
-    case 0x86:
-    case 0x87:
-    case 0x88:
-    case 0x89:
-    case 0x8f:
-    case 0x90:
-    case 0x91:
-    case 0x92:
-    case 0x93:
-    case 0x94:
-    case 0x97:
-    case 0x98:
-      return {Arg::kNone, 0};
-    // Fixed-size arguments.
-    case 'K':
-    case 'h':
-    case 'q':
-    case 0x80:
-    case 0x82:
-      return {Arg::kFixed, 1};
-    case 'M':
-    case 0x83:
-      return {Arg::kFixed, 2};
-    case 'J':
-    case 'j':
-    case 'r':
-    case 0x84:
-      return {Arg::kFixed, 4};
-    case 'G':
-    case 0x95:
-      return {Arg::kFixed, 8};
-    // Text lines.
-    case 'I':
-    case 'L':
-    case 'F':
-    case 'S':
-    case 'V':
-    case 'g':
-    case 'p':
-    case 'P':
-      return {Arg::kLine, 0};
-    case 'c':
-    case 'i':
-      return {Arg::kTwoLines, 0};
-    // Length-prefixed data.
-    case 'U':
-    case 'C':
-    case 0x8c:
-    case 0x8a:
-      return {Arg::kLength, 1};
-    case 'T':
-    case 'B':
-    case 'X':
-    case 0x8b:
-      return {Arg::kLength, 4};
-    case 0x8d:
-    case 0x8e:
-    case 0x96:
-      return {Arg::kLength, 8};
-    default:
-      return {};
-  }
+  static const LayoutTable table = layout_table();
+  return table[op];
 }
 
 }  // namespace

@@ -49,10 +49,11 @@ std::int64_t importance_cost(const std::vector<Method>& methods, int steps, std:
   return cost;
 }
 
-std::vector<RowImportance> importance(const ImportanceInputs& in, const ImportanceOptions& options) {
-  const std::vector<Method>& methods = options.methods;
-  const bool gradients = has(methods, Method::kGradient) || has(methods, Method::kGradInput) || has(methods, Method::kIntegratedGradients);
-  for (Method m : methods) {  // what each method needs from the task
+namespace {
+
+/// Throws for random, or for a method whose hook the task did not supply.
+void check_hooks(const ImportanceInputs& in, const std::vector<Method>& methods) {
+  for (Method m : methods) {
     bool given = true;
     switch (m) {
       case Method::kGradient:
@@ -73,75 +74,78 @@ std::vector<RowImportance> importance(const ImportanceInputs& in, const Importan
     }
     if (!given) throw std::invalid_argument(std::string("this model cannot give ") + method_name(m));
   }
+}
+
+/// What the methods computed for the whole batch, before each row is cut out.
+struct BatchScores {
+  GradientScores gradients;
+  std::vector<std::vector<float>> loo;  ///< per row [K * units]
+  std::vector<torch::Tensor> layers;    ///< self-attention, per layer [B, heads, T, T]
+};
+
+/// Method `m`'s scores of row b: [K][units].
+std::vector<std::vector<float>> row_scores(Method m, const ImportanceInputs& in, const BatchScores& batch, std::size_t b) {
+  const auto i = static_cast<std::int64_t>(b);
+  const std::int64_t K = in.targets, n = in.units[b], f = in.first.empty() ? 0 : in.first[b];
+  switch (m) {
+    case Method::kAttention:
+      if (in.attention_per_target) return split(in.attention[b], K, n);
+      return std::vector<std::vector<float>>(static_cast<std::size_t>(K), in.attention[b]);
+    case Method::kGradient:
+      return row_of(batch.gradients.gradient, i, f, n);
+    case Method::kGradInput:
+      return row_of(batch.gradients.grad_input, i, f, n);
+    case Method::kIntegratedGradients:
+      return row_of(batch.gradients.integrated, i, f, n);
+    case Method::kLeaveOneOut:
+      return split(batch.loo[b], K, n);
+    case Method::kAttentionRollout: {
+      std::vector<torch::Tensor> mine;
+      for (const torch::Tensor& l : batch.layers) mine.push_back(l[i].slice(1, f, f + n).slice(2, f, f + n));
+      const std::vector<float> r = n > 0 ? attention_rollout(mine, torch::tensor(in.attention[b])) : std::vector<float>();
+      return std::vector<std::vector<float>>(static_cast<std::size_t>(K), r);
+    }
+    case Method::kRandom:
+      break;  // (refused by check_hooks)
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<RowImportance> importance(const ImportanceInputs& in, const ImportanceOptions& options) {
+  const std::vector<Method>& methods = options.methods;
+  check_hooks(in, methods);
   const std::size_t B = in.units.size();
-  const std::int64_t K = in.targets, T = in.width;
+  const std::int64_t K = in.targets;
   std::vector<RowImportance> out(B);
   for (RowImportance& r : out) r.steps = has(methods, Method::kIntegratedGradients) ? options.steps : 0;
   if (B == 0) return out;
-  if (K == 0 || T == 0) {  // nothing produced, or nothing to score: no rows
+  if (K == 0 || in.width == 0) {  // nothing produced, or nothing to score: no rows
     for (RowImportance& r : out)
       for (Method m : methods) r.methods.push_back({m, {}});
     return out;
   }
-  const auto first = [&](std::size_t b) { return in.first.empty() ? std::int64_t{0} : in.first[b]; };
   torch::jit::Module module = in.module;
   nn::EvalModeGuard eval(module);
-  GradientScores g;
-  if (gradients) {
-    GradientOptions go;
-    go.gradient = has(methods, Method::kGradient) || has(methods, Method::kGradInput);
-    go.steps = has(methods, Method::kIntegratedGradients) ? options.steps : 0;
-    go.budget = options.budget;
+  BatchScores batch;
+  GradientOptions go;
+  go.gradient = has(methods, Method::kGradient) || has(methods, Method::kGradInput);
+  go.steps = has(methods, Method::kIntegratedGradients) ? options.steps : 0;
+  go.budget = options.budget;
+  if (go.gradient || go.steps > 0) {
     const FrozenParameters frozen(module);  // gradients of the inputs only
     const auto [x, baseline] = in.embed();
-    g = gradient_scores(in.z, x, baseline.defined() ? baseline : torch::zeros_like(x), K, go);
+    batch.gradients = gradient_scores(in.z, x, baseline.defined() ? baseline : torch::zeros_like(x), K, go);
   }
-  std::vector<std::vector<float>> loo;
-  if (has(methods, Method::kLeaveOneOut)) loo = leave_one_out(in.erased, in.units, K);
-  std::vector<torch::Tensor> layers;
-  if (has(methods, Method::kAttentionRollout)) layers = in.self_attention();  // each [B, heads, T, T]
-  const torch::Tensor gap = g.completeness_gap();
+  if (has(methods, Method::kLeaveOneOut)) batch.loo = leave_one_out(in.erased, in.units, K);
+  if (has(methods, Method::kAttentionRollout)) batch.layers = in.self_attention();
+  const torch::Tensor gap = batch.gradients.completeness_gap();
   for (std::size_t b = 0; b < B; ++b) {
-    const auto i = static_cast<std::int64_t>(b);
-    const std::int64_t n = in.units[b], f = first(b);
-    RowImportance& row = out[b];
-    for (Method m : methods) {
-      MethodScores s{m, {}};
-      switch (m) {
-        case Method::kAttention:
-          if (in.attention_per_target)
-            s.scores = split(in.attention[b], K, n);
-          else
-            s.scores.assign(static_cast<std::size_t>(K), in.attention[b]);
-          break;
-        case Method::kGradient:
-          s.scores = row_of(g.gradient, i, f, n);
-          break;
-        case Method::kGradInput:
-          s.scores = row_of(g.grad_input, i, f, n);
-          break;
-        case Method::kIntegratedGradients:
-          s.scores = row_of(g.integrated, i, f, n);
-          break;
-        case Method::kLeaveOneOut:
-          s.scores = split(loo[b], K, n);
-          break;
-        case Method::kAttentionRollout: {
-          std::vector<torch::Tensor> mine;
-          for (const torch::Tensor& l : layers) mine.push_back(l[i].slice(1, f, f + n).slice(2, f, f + n));
-          const std::vector<float> r = n > 0 ? attention_rollout(mine, torch::tensor(in.attention[b])) : std::vector<float>();
-          s.scores.assign(static_cast<std::size_t>(K), r);
-          break;
-        }
-        case Method::kRandom:
-          break;  // (refused above)
-      }
-      row.methods.push_back(std::move(s));
-    }
-    if (gap.defined()) {
-      const torch::Tensor r = gap[i].to(torch::kFloat32).contiguous();
-      row.completeness_gap.assign(r.data_ptr<float>(), r.data_ptr<float>() + K);
-    }
+    for (Method m : methods) out[b].methods.push_back({m, row_scores(m, in, batch, b)});
+    if (!gap.defined()) continue;
+    const torch::Tensor r = gap[static_cast<std::int64_t>(b)].to(torch::kFloat32).contiguous();
+    out[b].completeness_gap.assign(r.data_ptr<float>(), r.data_ptr<float>() + K);
   }
   return out;
 }

@@ -58,7 +58,8 @@ std::vector<Method> check_available(const std::vector<Method>& methods, const st
   if (methods.empty()) refuse("no method given");
   std::vector<Method> out;
   for (Method m : methods) {
-    if (std::find(available.begin(), available.end(), m) == available.end()) refuse("this model cannot give '" + std::string(method_name(m)) + "'");
+    if (std::find(available.begin(), available.end(), m) == available.end())
+      refuse("this model cannot give '" + std::string(method_name(m)) + "'");
     if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
   }
   return out;

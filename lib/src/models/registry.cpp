@@ -91,7 +91,6 @@ void fit_at_least(nlohmann::json& config, const nlohmann::json& given, const std
   }
 }
 
-
 LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module, const nlohmann::json& config) {
   LayerTable t;
   for (const LayerRow& row : entry.layers(config)) t.rows.push_back({row, 0});

@@ -26,8 +26,8 @@ using torch::autograd::tensor_list;
 struct Packing {
   std::int64_t steps = 0, tokens = 0;
   std::vector<std::int64_t> n, off;
-  Tensor source[2];    ///< packed row -> row of x viewed [B * T, I], per direction
-  Tensor to_forward;   ///< the backward direction's packed row -> the forward one's reading the same step of x
+  Tensor source[2];   ///< packed row -> row of x viewed [B * T, I], per direction
+  Tensor to_forward;  ///< the backward direction's packed row -> the forward one's reading the same step of x
 };
 
 Packing pack(const Tensor& lengths_in, std::int64_t B, std::int64_t T) {
@@ -84,8 +84,8 @@ using vector_math::tanh_approx;
 /// r, z, n, ghn and h [m, H].
 ATTN_VECTOR_CLONES
 void gates_forward(const float* __restrict gi, std::int64_t ld_gi, const float* __restrict gh, std::int64_t ld_gh,
-                   const float* __restrict h_prev, float* __restrict r, float* __restrict z, float* __restrict n,
-                   float* __restrict ghn, float* __restrict h, std::int64_t m, std::int64_t H) {
+                   const float* __restrict h_prev, float* __restrict r, float* __restrict z, float* __restrict n, float* __restrict ghn,
+                   float* __restrict h, std::int64_t m, std::int64_t H) {
   for (std::int64_t j = 0; j < m; ++j) {
     const float* __restrict a = gi + j * ld_gi;
     const float* __restrict b = gh + j * ld_gh;
@@ -189,7 +189,7 @@ class BiGruFunction : public torch::autograd::Function<BiGruFunction> {
     const Packing p = pack(lengths, B, T);
     const Tensor x_rows = x.contiguous().view({B * T, I});
     const Tensor packed_x = x_rows.index_select(0, p.source[0]);  // [tokens, I], the forward direction's order
-    const Tensor w_ih_both = torch::cat({w_ih, w_ih_r});         // [6H, I]: both projections in one product
+    const Tensor w_ih_both = torch::cat({w_ih, w_ih_r});          // [6H, I]: both projections in one product
     const Tensor gi = torch::addmm(torch::cat({b_ih, b_ih_r}), packed_x, w_ih_both.t());
     const Tensor gi_backward = gi.narrow(1, 3 * H, 3 * H).index_select(0, p.to_forward);
     Saved saved[2];

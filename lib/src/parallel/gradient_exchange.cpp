@@ -62,7 +62,7 @@ GradientExchange::Step GradientExchange::exchange(const std::vector<std::int64_t
   t.stop = stop;
   for (torch::Tensor& p : trained_)
     if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // a worker whose share was empty
-  std::vector<torch::Tensor> rows_of(trained_.size());  // the rows to send of each parameter (undefined: all)
+  std::vector<torch::Tensor> rows_of(trained_.size());                 // the rows to send of each parameter (undefined: all)
   const auto sparse_enough = [&](std::size_t i, const torch::Tensor& rows) {
     if (rows.numel() * 2 <= trained_[i].size(0)) rows_of[i] = rows;  // else the whole matrix: not half the bytes
   };
@@ -176,6 +176,5 @@ void GradientExchange::gather_word_rows(Step& t, const std::vector<torch::Tensor
     g.index_add_(0, rows, all[static_cast<std::size_t>(r)].narrow(0, others, rows.size(0) * width).view({rows.size(0), width}));
   }
 }
-
 
 }  // namespace attn::parallel

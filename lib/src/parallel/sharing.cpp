@@ -26,7 +26,8 @@ std::vector<float> WorkerSharing::gather(const std::vector<float>& mine) const {
   return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
 }
 
-SharedScoring::SharedScoring(const std::vector<std::int64_t>& rows, std::vector<std::vector<std::size_t>> batches, const RowSharing* sharing)
+SharedScoring::SharedScoring(const std::vector<std::int64_t>& rows, std::vector<std::vector<std::size_t>> batches,
+                             const RowSharing* sharing)
     : rows_(rows), sharing_(sharing && sharing->size() > 1 ? sharing : nullptr), batches_(std::move(batches)) {}
 
 std::vector<float> SharedScoring::scores(const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score) {

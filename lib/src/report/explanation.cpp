@@ -412,7 +412,8 @@ std::string to_html(const std::vector<TextExplanation>& all) {
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>attn explain</title><style>"
       "body{font-family:sans-serif;margin:2em;max-width:60em}.text{margin:1.5em 0;padding:1em;border:1px solid #ccc}"
       ".w{padding:2px 3px;margin:1px;border-radius:3px;display:inline-block}.dropped{color:#999;text-decoration:line-through}"
-      "table{border-collapse:collapse;margin-top:.5em}td{padding:2px 8px;font-size:90%}.sbar{background:#36c;height:10px}</style></head><body>\n"
+      "table{border-collapse:collapse;margin-top:.5em}td{padding:2px "
+      "8px;font-size:90%}.sbar{background:#36c;height:10px}</style></head><body>\n"
       "<h1>Word attention</h1><p>Each word is shaded by its attention weight; struck-through words were dropped by "
       "the tokenizer (hover for the reason).</p>\n";
   for (const auto& e : all) {

@@ -75,137 +75,176 @@ std::vector<std::uint8_t> erasure(const std::vector<float>& scores, int k, bool 
   return keep;
 }
 
-nlohmann::ordered_json measure_faithfulness(Erasures& rows, const FaithfulnessOptions& o) {
-  const std::vector<std::string> labels = rows.labels();
-  const std::size_t L = labels.size(), bins = kBins.size();
-  const std::int64_t total = rows.size();
-  // What the rows are attributed with (random is made here; leave-one-out always, for tau), and
-  // what is measured (the methods asked for, then random).
-  std::vector<Method> computed, measured;
-  for (Method m : o.methods)
-    if (m != Method::kRandom) computed.push_back(m), measured.push_back(m);
-  if (std::find(computed.begin(), computed.end(), Method::kLeaveOneOut) == computed.end()) computed.push_back(Method::kLeaveOneOut);
-  measured.push_back(Method::kRandom);
-  const auto loo = static_cast<std::size_t>(std::find(computed.begin(), computed.end(), Method::kLeaveOneOut) - computed.begin());
-  const std::size_t M = measured.size();
+namespace {
 
-  std::vector<std::vector<Sums>> sums(M, std::vector<Sums>(L));
-  std::vector<std::vector<double>> agree(M, std::vector<double>(M, 0.0));
-  std::vector<std::vector<std::int64_t>> agree_rows(M, std::vector<std::int64_t>(M, 0));
-  for (std::int64_t first = 0; first < total; first += o.chunk) {
-    const std::int64_t count = std::min(o.chunk, total - first);
-    const std::vector<AttributedRow> got = rows.attribute(first, count, computed, o.steps);
+/// One measurement over the rows: what is attributed and measured, the running sums, and each
+/// chunk's rows in turn (measure_faithfulness runs it).
+class Measurement {
+ public:
+  Measurement(Erasures& rows, const FaithfulnessOptions& o) : rows_(rows), o_(o), labels_(rows.labels()), L_(labels_.size()) {
+    // What the rows are attributed with (random is made here; leave-one-out always, for tau), and
+    // what is measured (the methods asked for, then random).
+    for (Method m : o.methods)
+      if (m != Method::kRandom) computed_.push_back(m), measured_.push_back(m);
+    if (std::find(computed_.begin(), computed_.end(), Method::kLeaveOneOut) == computed_.end()) computed_.push_back(Method::kLeaveOneOut);
+    measured_.push_back(Method::kRandom);
+    loo_ = static_cast<std::size_t>(std::find(computed_.begin(), computed_.end(), Method::kLeaveOneOut) - computed_.begin());
+    M_ = measured_.size();
+    sums_.assign(M_, std::vector<Sums>(L_));
+    agree_.assign(M_, std::vector<double>(M_, 0.0));
+    agree_rows_.assign(M_, std::vector<std::int64_t>(M_, 0));
+  }
+
+  /// Rows [first, first + count): attributed, their versions scored, measured and summed.
+  void chunk(std::int64_t first, std::int64_t count) {
+    const std::vector<AttributedRow> got = rows_.attribute(first, count, computed_, o_.steps);
     if (static_cast<std::int64_t>(got.size()) != count)
       throw std::logic_error("faithfulness: the task attributed the wrong number of rows");
-    // Each row's scores by each measured method, per label: [row][method][label] -> scores.
-    std::vector<std::vector<std::vector<const std::vector<float>*>>> scores(got.size());
-    std::vector<std::vector<float>> randoms(got.size());
-    for (std::size_t r = 0; r < got.size(); ++r) {
-      randoms[r] = random_scores(o.seed, got[r].row, got[r].units);
-      for (std::size_t m = 0; m < M; ++m) {
-        scores[r].emplace_back();
-        for (std::size_t l = 0; l < L; ++l) {
-          if (measured[m] == Method::kRandom) {
-            scores[r][m].push_back(&randoms[r]);
-          } else {
-            const auto c = static_cast<std::size_t>(std::find(computed.begin(), computed.end(), measured[m]) - computed.begin());
-            scores[r][m].push_back(&got[r].scores.at(c).at(l));
-          }
-        }
+    const Scores scores = scores_of(got);
+    std::vector<std::size_t> wanted;  // [row][method][label][bin][comprehensiveness, sufficiency]
+    const std::vector<float> p = score_versions(first, scores, wanted);
+    std::size_t next = 0;
+    for (std::size_t r = 0; r < got.size(); ++r) measure_row(got[r], scores.of[r], p, wanted, next);
+  }
+
+  nlohmann::ordered_json summary(std::int64_t total) const {
+    nlohmann::ordered_json methods = nlohmann::ordered_json::object();
+    const auto n = static_cast<double>(std::max<std::int64_t>(1, total));
+    const std::size_t bins = kBins.size();
+    for (std::size_t m = 0; m < M_; ++m) {
+      nlohmann::ordered_json per_label = nlohmann::ordered_json::object();
+      for (std::size_t l = 0; l < L_; ++l) {
+        const Sums& s = sums_[m][l];
+        std::vector<double> comp(bins), suff(bins);
+        for (std::size_t b = 0; b < bins; ++b) comp[b] = s.comprehensiveness[b] / n, suff[b] = s.sufficiency[b] / n;
+        per_label[labels_[l]] = {{"comprehensiveness", comp},
+                                 {"sufficiency", suff},
+                                 {"aopc_comprehensiveness", std::accumulate(comp.begin(), comp.end(), 0.0) / static_cast<double>(bins)},
+                                 {"aopc_sufficiency", std::accumulate(suff.begin(), suff.end(), 0.0) / static_cast<double>(bins)},
+                                 {"kendall_tau_loo", number_or_null(s.tau, s.tau_rows)}};
       }
+      methods[models::method_name(measured_[m])] = per_label;
     }
-    // Every version each (row, method, label, bin) needs, each distinct one scored once (the
-    // attention's and random's rankings are the same for every label; methods often agree on the top).
+    nlohmann::ordered_json agreement = nlohmann::ordered_json::object();
+    for (std::size_t a = 0; a < M_; ++a) {
+      nlohmann::ordered_json row = nlohmann::ordered_json::object();
+      for (std::size_t b = 0; b < M_; ++b) {
+        const std::size_t i = std::min(a, b), j = std::max(a, b);
+        row[models::method_name(measured_[b])] = a == b ? nlohmann::ordered_json(1.0) : number_or_null(agree_[i][j], agree_rows_[i][j]);
+      }
+      agreement[models::method_name(measured_[a])] = row;
+    }
+    return {{"rows", total}, {"steps", o_.steps}, {"bins", kBins}, {"seed", o_.seed}, {"methods", methods}, {"agreement", agreement}};
+  }
+
+ private:
+  /// Each row's scores by each measured method, per label: of[row][method][label] (random's in `randoms`).
+  struct Scores {
+    std::vector<std::vector<std::vector<const std::vector<float>*>>> of;
+    std::vector<std::vector<float>> randoms;
+  };
+
+  Scores scores_of(const std::vector<AttributedRow>& got) const {
+    Scores s;
+    s.of.resize(got.size());
+    s.randoms.resize(got.size());
+    for (std::size_t r = 0; r < got.size(); ++r) s.randoms[r] = random_scores(o_.seed, got[r].row, got[r].units);
+    for (std::size_t r = 0; r < got.size(); ++r)
+      for (std::size_t m = 0; m < M_; ++m) {
+        s.of[r].emplace_back();
+        const auto c = static_cast<std::size_t>(std::find(computed_.begin(), computed_.end(), measured_[m]) - computed_.begin());
+        for (std::size_t l = 0; l < L_; ++l)
+          s.of[r][m].push_back(measured_[m] == Method::kRandom ? &s.randoms[r] : &got[r].scores.at(c).at(l));
+      }
+    return s;
+  }
+
+  /// Every version each (row, method, label, bin) needs, each distinct one scored once (the
+  /// attention's and random's rankings are the same for every label; methods often agree on the
+  /// top): their p, [versions x labels]; `wanted` says which version each needs.
+  std::vector<float> score_versions(std::int64_t first, const Scores& scores, std::vector<std::size_t>& wanted) const {
     std::vector<models::Version> versions;
     std::unordered_map<std::string, std::size_t> known;
-    std::vector<std::size_t> wanted;  // [row][method][label][bin][comprehensiveness, sufficiency]
-    for (std::size_t r = 0; r < got.size(); ++r)
-      for (std::size_t m = 0; m < M; ++m)
-        for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t r = 0; r < scores.of.size(); ++r)
+      for (std::size_t m = 0; m < M_; ++m)
+        for (std::size_t l = 0; l < L_; ++l)
           for (int k : kBins)
             for (bool keep_ranked : {false, true}) {
-              models::Version v{first + static_cast<std::int64_t>(r), erasure(*scores[r][m][l], k, keep_ranked)};
+              models::Version v{first + static_cast<std::int64_t>(r), erasure(*scores.of[r][m][l], k, keep_ranked)};
               const auto [it, added] = known.emplace(key_of(v), versions.size());
               if (added) versions.push_back(std::move(v));
               wanted.push_back(it->second);
             }
-    const std::vector<float> p = versions.empty() ? std::vector<float>() : rows.score(versions);
-    if (p.size() != versions.size() * L) throw std::logic_error("faithfulness: the task scored the wrong number of versions");
-    std::size_t next = 0;
-    for (std::size_t r = 0; r < got.size(); ++r) {
-      const AttributedRow& row = got[r];
-      nlohmann::ordered_json line = {{"row", row.row}};
-      if (!row.id.empty()) line["id"] = row.id;
-      line["units"] = row.units;
-      nlohmann::ordered_json probabilities = nlohmann::ordered_json::object();
-      for (std::size_t l = 0; l < L; ++l) probabilities[labels[l]] = row.probabilities.at(l);
-      line["probabilities"] = probabilities;
-      nlohmann::ordered_json per_method = nlohmann::ordered_json::object();
-      for (std::size_t m = 0; m < M; ++m) {
-        nlohmann::ordered_json per_label = nlohmann::ordered_json::object();
-        for (std::size_t l = 0; l < L; ++l) {
-          std::vector<double> comp(bins), suff(bins);
-          for (std::size_t b = 0; b < bins; ++b) {
-            comp[b] = row.probabilities[l] - p[wanted[next++] * L + l];
-            suff[b] = row.probabilities[l] - p[wanted[next++] * L + l];
-            sums[m][l].comprehensiveness[b] += comp[b];
-            sums[m][l].sufficiency[b] += suff[b];
-          }
-          const double tau = kendall_tau_b(*scores[r][m][l], row.scores[loo][l]);
-          if (std::isfinite(tau)) {
-            sums[m][l].tau += tau;
-            ++sums[m][l].tau_rows;
-          }
-          per_label[labels[l]] = {{"comprehensiveness", comp},
-                                  {"sufficiency", suff},
-                                  {"kendall_tau_loo", std::isfinite(tau) ? nlohmann::ordered_json(tau) : nlohmann::ordered_json()}};
-        }
-        per_method[models::method_name(measured[m])] = per_label;
-      }
-      line["methods"] = per_method;
-      for (std::size_t a = 0; a < M; ++a)
-        for (std::size_t b = a + 1; b < M; ++b)
-          for (std::size_t l = 0; l < L; ++l) {
-            const double tau = kendall_tau_b(*scores[r][a][l], *scores[r][b][l]);
-            if (!std::isfinite(tau)) continue;
-            agree[a][b] += tau;
-            ++agree_rows[a][b];
-          }
-      if (o.per_row) o.per_row(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-    }
-    if (o.progress) o.progress(first + count, total);
+    const std::vector<float> p = versions.empty() ? std::vector<float>() : rows_.score(versions);
+    if (p.size() != versions.size() * L_) throw std::logic_error("faithfulness: the task scored the wrong number of versions");
+    return p;
   }
 
-  nlohmann::ordered_json methods = nlohmann::ordered_json::object();
-  const auto n = static_cast<double>(std::max<std::int64_t>(1, total));
-  for (std::size_t m = 0; m < M; ++m) {
-    nlohmann::ordered_json per_label = nlohmann::ordered_json::object();
-    for (std::size_t l = 0; l < L; ++l) {
-      const Sums& s = sums[m][l];
-      std::vector<double> comp(bins), suff(bins);
-      for (std::size_t b = 0; b < bins; ++b) comp[b] = s.comprehensiveness[b] / n, suff[b] = s.sufficiency[b] / n;
-      per_label[labels[l]] = {{"comprehensiveness", comp},
-                              {"sufficiency", suff},
-                              {"aopc_comprehensiveness", std::accumulate(comp.begin(), comp.end(), 0.0) / static_cast<double>(bins)},
-                              {"aopc_sufficiency", std::accumulate(suff.begin(), suff.end(), 0.0) / static_cast<double>(bins)},
-                              {"kendall_tau_loo", number_or_null(s.tau, s.tau_rows)}};
-    }
-    methods[models::method_name(measured[m])] = per_label;
-  }
-  nlohmann::ordered_json agreement = nlohmann::ordered_json::object();
-  for (std::size_t a = 0; a < M; ++a) {
-    nlohmann::ordered_json row = nlohmann::ordered_json::object();
-    for (std::size_t b = 0; b < M; ++b) {
-      if (a == b)
-        row[models::method_name(measured[b])] = 1.0;
-      else {
-        const std::size_t i = std::min(a, b), j = std::max(a, b);
-        row[models::method_name(measured[b])] = number_or_null(agree[i][j], agree_rows[i][j]);
+  /// One row's figures: added to the sums, and its per-row line.
+  void measure_row(const AttributedRow& row, const std::vector<std::vector<const std::vector<float>*>>& scores, const std::vector<float>& p,
+                   const std::vector<std::size_t>& wanted, std::size_t& next) {
+    nlohmann::ordered_json line = {{"row", row.row}};
+    if (!row.id.empty()) line["id"] = row.id;
+    line["units"] = row.units;
+    nlohmann::ordered_json probabilities = nlohmann::ordered_json::object();
+    for (std::size_t l = 0; l < L_; ++l) probabilities[labels_[l]] = row.probabilities.at(l);
+    line["probabilities"] = probabilities;
+    nlohmann::ordered_json per_method = nlohmann::ordered_json::object();
+    for (std::size_t m = 0; m < M_; ++m) {
+      nlohmann::ordered_json per_label = nlohmann::ordered_json::object();
+      for (std::size_t l = 0; l < L_; ++l) {
+        std::vector<double> comp(kBins.size()), suff(kBins.size());
+        for (std::size_t b = 0; b < kBins.size(); ++b) {
+          comp[b] = row.probabilities[l] - p[wanted[next++] * L_ + l];
+          suff[b] = row.probabilities[l] - p[wanted[next++] * L_ + l];
+          sums_[m][l].comprehensiveness[b] += comp[b];
+          sums_[m][l].sufficiency[b] += suff[b];
+        }
+        const double tau = kendall_tau_b(*scores[m][l], row.scores[loo_][l]);
+        if (std::isfinite(tau)) {
+          sums_[m][l].tau += tau;
+          ++sums_[m][l].tau_rows;
+        }
+        per_label[labels_[l]] = {{"comprehensiveness", comp},
+                                 {"sufficiency", suff},
+                                 {"kendall_tau_loo", std::isfinite(tau) ? nlohmann::ordered_json(tau) : nlohmann::ordered_json()}};
       }
+      per_method[models::method_name(measured_[m])] = per_label;
     }
-    agreement[models::method_name(measured[a])] = row;
+    line["methods"] = per_method;
+    for (std::size_t a = 0; a < M_; ++a)
+      for (std::size_t b = a + 1; b < M_; ++b)
+        for (std::size_t l = 0; l < L_; ++l) {
+          const double tau = kendall_tau_b(*scores[a][l], *scores[b][l]);
+          if (!std::isfinite(tau)) continue;
+          agree_[a][b] += tau;
+          ++agree_rows_[a][b];
+        }
+    if (o_.per_row) o_.per_row(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   }
-  return {{"rows", total}, {"steps", o.steps}, {"bins", kBins}, {"seed", o.seed}, {"methods", methods}, {"agreement", agreement}};
+
+  Erasures& rows_;
+  const FaithfulnessOptions& o_;
+  const std::vector<std::string> labels_;
+  const std::size_t L_;
+  std::vector<Method> computed_, measured_;
+  std::size_t loo_ = 0, M_ = 0;
+  std::vector<std::vector<Sums>> sums_;
+  std::vector<std::vector<double>> agree_;
+  std::vector<std::vector<std::int64_t>> agree_rows_;
+};
+
+}  // namespace
+
+nlohmann::ordered_json measure_faithfulness(Erasures& rows, const FaithfulnessOptions& o) {
+  Measurement measurement(rows, o);
+  const std::int64_t total = rows.size();
+  for (std::int64_t first = 0; first < total; first += o.chunk) {
+    const std::int64_t count = std::min(o.chunk, total - first);
+    measurement.chunk(first, count);
+    if (o.progress) o.progress(first + count, total);
+  }
+  return measurement.summary(total);
 }
 
 namespace {

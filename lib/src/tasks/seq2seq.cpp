@@ -364,7 +364,8 @@ class Seq2SeqTrainedModel : public TrainedModel {
       std::vector<text::Sequence> kept(versions.size());
       for (std::size_t v = 0; v < versions.size(); ++v)
         for (std::int64_t t = 0; t < S; ++t)
-          if (versions[v].keep[static_cast<std::size_t>(t)]) kept[v].push_back(static_cast<std::int32_t>(source[static_cast<std::size_t>(t)]));
+          if (versions[v].keep[static_cast<std::size_t>(t)])
+            kept[v].push_back(static_cast<std::int32_t>(source[static_cast<std::size_t>(t)]));
       text::PadOptions pad;
       pad.padding = pad.truncating = text::Side::kPost;
       const text::PaddedSequences x = text::pad_sequences(kept, pad);

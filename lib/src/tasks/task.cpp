@@ -157,11 +157,12 @@ std::string keep_copy(const std::string& csv, const std::string& run_dir, const 
   return stored;
 }
 
-parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                                       const parallel::RowSharing* sharing) {
+parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
+                                       std::int64_t batch_size, const parallel::RowSharing* sharing) {
   std::vector<std::vector<std::size_t>> batches;
   if (sharing && sharing->size() > 1)
-    for_each_bucket(rows, lengths, batch_size, [&](const std::vector<std::int64_t>&, const std::vector<std::size_t>& at) { batches.push_back(at); });
+    for_each_bucket(rows, lengths, batch_size,
+                    [&](const std::vector<std::int64_t>&, const std::vector<std::size_t>& at) { batches.push_back(at); });
   return parallel::SharedScoring(rows, std::move(batches), sharing);
 }
 

@@ -22,8 +22,8 @@ namespace attn::tasks {
 /// Rows scored by workers sharing them (parallel/sharing.h), their scoring batches
 /// for_each_bucket(rows, lengths, batch_size)'s (bucketing a batch's rows gives back that batch, so
 /// each is scored as one process scores it).
-parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                                       const parallel::RowSharing* sharing);
+parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
+                                       std::int64_t batch_size, const parallel::RowSharing* sharing);
 
 /// shared_scoring(rows, lengths, batch_size, sharing).scores(score).
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,

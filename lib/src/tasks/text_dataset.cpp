@@ -21,7 +21,6 @@ namespace fs = std::filesystem;
 
 std::string text_file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
 
-
 /// Up to `count` of the data's last rows (its validation end) with at least 3 tokens, their first
 /// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts). Rows of sentences
 /// (text/sentences.h) give their first 4 sentences' first 8 words, one sentence per line.
@@ -181,7 +180,7 @@ std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextD
 }
 
 std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
-                           const std::vector<std::int64_t>& rows, std::int64_t batch_size) {
+                                 const std::vector<std::int64_t>& rows, std::int64_t batch_size) {
   nn::EvalModeGuard eval(module);
   models::TextClassifier model(module);
   std::vector<float> out;
@@ -299,8 +298,8 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
       if (in.given(s.name)) throw std::invalid_argument("--" + s.name + " prepares a --csv; the data in --data was prepared already");
     config.dir = fs::absolute(in.text("data")).string();
     read_prepare_report(config);
-    dataset = text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")), read_tokenizer(text_file_in(config.dir, "tokenizer.json")),
-                           config);
+    dataset = text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")),
+                           read_tokenizer(text_file_in(config.dir, "tokenizer.json")), config);
   } else {
     const data::PrepareOptions o = data::prepare_options(in, threads);
     config.dir = fs::absolute(fs::path(run_dir) / "data").string();
@@ -319,7 +318,8 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
 
 std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir) {
   const auto config = parse_data_config<TextDataConfig>(data_config, text_file_in(run_dir, "config.json"));
-  return text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")), read_tokenizer(text_file_in(run_dir, "tokenizer.json")), config);
+  return text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")), read_tokenizer(text_file_in(run_dir, "tokenizer.json")),
+                      config);
 }
 
 std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads) {

@@ -20,7 +20,8 @@ namespace {
 /// a target a label, the baseline zero embeddings (the mask unchanged), a removed token one the
 /// padded text does not have.
 void add_importance(torch::jit::Module& module, const TextDataConfig& config, const torch::Tensor& ids,
-                    const std::vector<torch::Tensor>& layers, const ExplainOptions& options, const std::vector<report::TextExplanation*>& out) {
+                    const std::vector<torch::Tensor>& layers, const ExplainOptions& options,
+                    const std::vector<report::TextExplanation*>& out) {
   models::TextClassifier model(module);
   models::ImportanceInputs in;
   in.module = module;
@@ -190,8 +191,8 @@ void align_sentences(report::TextExplanation& e, const text::Tokenizer& tok, con
 
 }  // namespace
 
-std::vector<float> score_text_versions(torch::jit::Module& module, const TextDataConfig& config, const std::vector<const text::Sequence*>& rows,
-                                  const std::vector<models::Version>& versions) {
+std::vector<float> score_text_versions(torch::jit::Module& module, const TextDataConfig& config,
+                                       const std::vector<const text::Sequence*>& rows, const std::vector<models::Version>& versions) {
   std::vector<text::Sequence> kept(versions.size());
   for (std::size_t v = 0; v < versions.size(); ++v) {
     const text::Sequence& ids = *rows.at(static_cast<std::size_t>(versions[v].row));

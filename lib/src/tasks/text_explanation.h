@@ -34,7 +34,7 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
 /// p_l of versions of texts with tokens removed: version v keeps the tokens of rows[v.row] (real
 /// ids, in order) that v.keep marks, padded as the training data was; [versions x labels]
 /// (leave-one-out's and faithfulness' erasures).
-std::vector<float> score_text_versions(torch::jit::Module& module, const TextDataConfig& config, const std::vector<const text::Sequence*>& rows,
-                                       const std::vector<models::Version>& versions);
+std::vector<float> score_text_versions(torch::jit::Module& module, const TextDataConfig& config,
+                                       const std::vector<const text::Sequence*>& rows, const std::vector<models::Version>& versions);
 
 }  // namespace attn::tasks

@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <string>
 
-#include <nlohmann/json.hpp>
 #include <unicode/brkiter.h>
 #include <unicode/utext.h>
+#include <nlohmann/json.hpp>
 
 namespace attn::text {
 
@@ -38,7 +38,8 @@ std::vector<std::pair<std::size_t, std::size_t>> sentence_spans(std::string_view
   std::int32_t begin = it->first();
   for (std::int32_t end = it->next(); end != icu::BreakIterator::DONE; begin = end, end = it->next()) {
     const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
-    const bool blank = std::all_of(text.begin() + b, text.begin() + e, [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+    const bool blank =
+        std::all_of(text.begin() + b, text.begin() + e, [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
     if (blank && !spans.empty())
       spans.back().second = e;  // a blank line belongs to the sentence before it
     else
@@ -152,7 +153,8 @@ std::int64_t percentile_up(std::vector<std::int64_t> v, double q) {
 
 SentenceLayout layout_from(const SentenceStats& stats, const SentenceLayout& cap) {
   SentenceLayout l;
-  l.max_sentences = std::clamp<std::int64_t>(percentile_up(stats.sentences_per_document, 95), 1, std::max<std::int64_t>(1, cap.max_sentences));
+  l.max_sentences =
+      std::clamp<std::int64_t>(percentile_up(stats.sentences_per_document, 95), 1, std::max<std::int64_t>(1, cap.max_sentences));
   l.max_words = std::clamp<std::int64_t>(percentile_up(stats.words_per_sentence, 95), 1, std::max<std::int64_t>(1, cap.max_words));
   return l;
 }

@@ -159,8 +159,9 @@ const std::vector<TrainOption>& train_options() {
                   [](const double& v) { return v >= 0 && v < 1 ? "" : "must be in [0, 1), got " + std::to_string(v); })),
         value("seed", &T::seed, "Random seed (same seed and threads, same metrics)"),
         flag("no-bucket", "bucket", &T::bucket, false, "Pad every batch to maxlen instead of bucketing rows by length (for comparison)"),
-        flag("no-sparse-gradients", "sparse_gradients", &T::sparse_gradients, false,
-             "Data-parallel workers exchange an embedding's whole gradient each step, not just the rows the batch touched (for comparison)"),
+        flag(
+            "no-sparse-gradients", "sparse_gradients", &T::sparse_gradients, false,
+            "Data-parallel workers exchange an embedding's whole gradient each step, not just the rows the batch touched (for comparison)"),
         value("early-stopping-patience", &T::early_stopping_patience,
               "Stop after N epochs without improvement of --monitor; model.pt keeps the best epoch (0: never)", false, at_least(0, false)),
         value("monitor", &T::monitor,

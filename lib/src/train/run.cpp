@@ -15,8 +15,8 @@
 #include "attn/io/json_like.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
-#include "attn/tasks/task.h"
 #include "attn/parallel/workers.h"
+#include "attn/tasks/task.h"
 
 namespace attn::train {
 

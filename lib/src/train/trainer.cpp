@@ -13,9 +13,9 @@
 #include "attn/io/checksum.h"
 #include "attn/io/json_like.h"
 #include "attn/io/tensors.h"
+#include "attn/nn/adam.h"
 #include "attn/parallel/gradient_exchange.h"
 #include "attn/parallel/sharing.h"
-#include "attn/nn/adam.h"
 
 namespace attn::train {
 
@@ -76,13 +76,13 @@ struct Trainer::Impl {
   std::vector<std::int64_t> train_rows, val_rows;
   torch::Tensor pos_weight;
   std::int64_t steps_per_epoch = 0;
-  CheckpointState state;       // the position: the next batch of epoch state.epoch (0-based), with the running sums
+  CheckpointState state;                 // the position: the next batch of epoch state.epoch (0-based), with the running sums
   parallel::Workers* workers = nullptr;  // data-parallel workers (parallel/workers.h), or none
   int rank = 0, world = 1;
   std::unique_ptr<parallel::GradientExchange> exchange;  // their gradients
   std::unique_ptr<parallel::WorkerSharing> sharing;      // their validation
-  bool joined = false;                     // the workers agree on the data, the position and the weights
-  std::size_t word_table = SIZE_MAX;       // the word-vector table among `trained`, if it trains (the exchange's)
+  bool joined = false;                                   // the workers agree on the data, the position and the weights
+  std::size_t word_table = SIZE_MAX;                     // the word-vector table among `trained`, if it trains (the exchange's)
 
   Impl(torch::jit::Module m, const tasks::Dataset& d, const tasks::Dataset* v, const TrainOptions& o, parallel::Workers* w,
        const std::string& word_embedding)
@@ -129,8 +129,8 @@ struct Trainer::Impl {
     state.best = monitor_mode(o.monitor) == MonitorMode::kMinimize ? INFINITY : -INFINITY;
     state.plateau_lr = o.lr;
     if (world > 1) {
-      exchange = std::make_unique<parallel::GradientExchange>(*workers, trained, word_table, o.sparse_gradients,
-                                                              [this](const std::vector<std::int64_t>& rows) { return data.word_ids(rows); });
+      exchange = std::make_unique<parallel::GradientExchange>(
+          *workers, trained, word_table, o.sparse_gradients, [this](const std::vector<std::int64_t>& rows) { return data.word_ids(rows); });
       sharing = std::make_unique<parallel::WorkerSharing>(*workers);
     }
   }

@@ -55,8 +55,8 @@ struct ImportanceInputs {
 };
 
 struct ImportanceOptions {
-  std::vector<Method> methods;    ///< the results list them in this order
-  int steps = kDefaultSteps;      ///< integrated gradients' Gauss-Legendre nodes
+  std::vector<Method> methods;  ///< the results list them in this order
+  int steps = kDefaultSteps;    ///< integrated gradients' Gauss-Legendre nodes
   /// Input positions (rows x width) per forward and backward pass of the gradient methods: large
   /// enough for the products to run at full speed, small enough to keep a pass's memory to ~100 MB.
   std::int64_t budget = 1 << 15;

@@ -42,11 +42,11 @@ struct WordWeight {
 
 /// A sentence of a document, as a hierarchical model read it.
 struct SentenceWeight {
-  std::string text;             ///< the sentence (trailing spaces trimmed)
-  double weight = 0;            ///< its sentence attention alpha_i (0 unless read)
-  std::string status;           ///< "read"; "empty" (no word the tokenizer keeps); "dropped" (beyond max_sentences)
-  std::string reason;           ///< why, unless read
-  std::size_t first_word = 0;   ///< its words: entries first_word, ... of the explanation's words
+  std::string text;            ///< the sentence (trailing spaces trimmed)
+  double weight = 0;           ///< its sentence attention alpha_i (0 unless read)
+  std::string status;          ///< "read"; "empty" (no word the tokenizer keeps); "dropped" (beyond max_sentences)
+  std::string reason;          ///< why, unless read
+  std::size_t first_word = 0;  ///< its words: entries first_word, ... of the explanation's words
   std::size_t words = 0;
 };
 

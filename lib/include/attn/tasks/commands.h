@@ -41,10 +41,10 @@ struct ExplainRequest {
   std::vector<std::string> arguments;  ///< the inputs: texts, or rows as VALUE,VALUE,... (feature models)
   data::Inputs options;                ///< the task's explain inputs (--csv, --rows, --svg)
   Format format = Format::kText;
-  std::string html;     ///< write one page of every explanation here ("" = none)
+  std::string html;                     ///< write one page of every explanation here ("" = none)
   std::vector<models::Method> methods;  ///< --method M[,M...] (none, or the attention alone: the attention only)
   int steps = models::kDefaultSteps;    ///< integrated gradients' steps
-  std::string label;    ///< the label text output shows ("": the most probable)
+  std::string label;                    ///< the label text output shows ("": the most probable)
 };
 /// `attn explain`: prints a text block, or one JSON line, per input, as they are done (a whole
 /// CSV streams). Writes the --html page and the task's --svg pictures (OUT.svg, then OUT-2.svg, ...
@@ -55,13 +55,13 @@ void explain(const ExplainRequest& request, const std::function<std::vector<std:
 std::string explain(const ExplainRequest& request, const std::function<std::vector<std::string>()>& stdin_lines);
 
 struct FaithfulnessRequest {
-  std::string model;        ///< run directory or model.pt
-  std::string csv;          ///< the rows to measure
-  data::Inputs options;     ///< the task's faithfulness inputs (--text-column, --id-column)
-  std::int64_t rows = 100;  ///< the first this many measurable rows
+  std::string model;                    ///< run directory or model.pt
+  std::string csv;                      ///< the rows to measure
+  data::Inputs options;                 ///< the task's faithfulness inputs (--text-column, --id-column)
+  std::int64_t rows = 100;              ///< the first this many measurable rows
   std::vector<models::Method> methods;  ///< none: every method the model gives
   int steps = models::kDefaultSteps;    ///< integrated gradients' steps
-  std::uint64_t seed = 1;   ///< the random floor's
+  std::uint64_t seed = 1;               ///< the random floor's
   int threads = 1;
   std::string json;                                                     ///< write the figures here as JSON ("" = none)
   std::string per_row;                                                  ///< write each row's figures here as JSON Lines ("" = none)

@@ -43,7 +43,8 @@ void from_json(const nlohmann::json& j, SentenceLayout& layout);
 
 /// The byte ranges [begin, end) of `text`'s sentences by ICU's rules (root locale): a sentence ends
 /// after its terminator ('.', '?', '!', ...) and the spaces after it, or at a line break; blank
-/// lines belong to the sentence before them. Empty text: none. Invalid UTF-8 is read as ICU reads it (replacement characters), never an error.
+/// lines belong to the sentence before them. Empty text: none. Invalid UTF-8 is read as ICU reads it (replacement characters), never an
+/// error.
 std::vector<std::pair<std::size_t, std::size_t>> sentence_spans(std::string_view text);
 
 /// One sentence of a document as a hierarchical model reads it.

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
+#include "attn/parallel/workers.h"
 #include "attn/tasks/task.h"
 #include "attn/train/command.h"  // Progress
-#include "attn/parallel/workers.h"
 #include "attn/train/options.h"
 
 namespace attn::train {

@@ -113,8 +113,8 @@ class Batcher {
     Done done;
     std::chrono::steady_clock::time_point queued_at;
     std::chrono::steady_clock::time_point expires_at;  ///< (options.clock's time) dropped if wholly queued then
-    std::size_t handed_out = 0;  ///< inputs given to slices so far
-    std::size_t finished = 0;    ///< inputs whose slice has run
+    std::size_t handed_out = 0;                        ///< inputs given to slices so far
+    std::size_t finished = 0;                          ///< inputs whose slice has run
     Results results;
     std::exception_ptr error;
   };

@@ -43,24 +43,24 @@ struct ServeOptions {
   int max_delay_ms = 0;          ///< how long a request waits for company (0: batch what queued meanwhile)
   std::size_t max_queue = 1024;  ///< inputs that may wait; more: 503
   std::size_t max_body_bytes = 1 << 20;
-  std::size_t max_texts = 256;   ///< inputs per request; more: 413
-  int http_threads = 2;          ///< the connection layer's event-loop threads (they never wait for a model)
-  std::size_t max_connections = 512;         ///< open client connections; more: the longest idle (else the oldest unfinished) closes, else 503
+  std::size_t max_texts = 256;        ///< inputs per request; more: 413
+  int http_threads = 2;               ///< the connection layer's event-loop threads (they never wait for a model)
+  std::size_t max_connections = 512;  ///< open client connections; more: the longest idle (else the oldest unfinished) closes, else 503
   std::size_t connections_per_client = 128;  ///< per client address; more: 429
   std::size_t heavy_per_client = 4;          ///< explanations with importance methods in flight per client address; more: 429
   int client_timeout_ms = 10000;             ///< a handshake, and a request's headers and body, must arrive within it; else 408
   int keep_alive_ms = 5000;                  ///< an idle connection closes after it
   int write_timeout_ms = 10000;              ///< a response must be written within it (a client that does not read is closed)
   int request_timeout_ms = 30000;            ///< a request still queued after it: 503, its work dropped (0: never)
-  int workers = 1;              ///< inference threads (each batch runs on one LibTorch thread)
-  int max_steps = 64;           ///< integrated gradients' steps a request may ask for
-  std::string api_key_file;     ///< keys, one per line (auth.h); every route but /healthz, /readyz and / needs one
-  std::string api_key;          ///< or one key (the app passes ATTN_API_KEY)
-  bool allow_unauthenticated = false;  ///< needed to serve a non-loopback --host without keys
-  std::vector<std::string> allowed_hosts;  ///< Host/Origin names answered besides loopback's and the bound address's ("*": any)
-  std::string access_log;              ///< "" off, "-" stderr, else a file (appended): one JSON line per request
-  std::string tls_cert, tls_key;       ///< HTTPS only (TLS 1.2+), PEM files; the key file private (chmod 600)
-  std::string version;                 ///< attn's version, for /openapi.json
+  int workers = 1;                           ///< inference threads (each batch runs on one LibTorch thread)
+  int max_steps = 64;                        ///< integrated gradients' steps a request may ask for
+  std::string api_key_file;                  ///< keys, one per line (auth.h); every route but /healthz, /readyz and / needs one
+  std::string api_key;                       ///< or one key (the app passes ATTN_API_KEY)
+  bool allow_unauthenticated = false;        ///< needed to serve a non-loopback --host without keys
+  std::vector<std::string> allowed_hosts;    ///< Host/Origin names answered besides loopback's and the bound address's ("*": any)
+  std::string access_log;                    ///< "" off, "-" stderr, else a file (appended): one JSON line per request
+  std::string tls_cert, tls_key;             ///< HTTPS only (TLS 1.2+), PEM files; the key file private (chmod 600)
+  std::string version;                       ///< attn's version, for /openapi.json
 };
 
 /// A running server. It changes no process-wide setting: the app blocks the signals it waits for
