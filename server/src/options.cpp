@@ -62,7 +62,8 @@ const std::vector<Row>& table() {
       number("keep-alive-ms", &ServeOptions::keep_alive_ms, "An idle connection closes after it"),
       number("write-timeout-ms", &ServeOptions::write_timeout_ms, "A response must be written within it, else the connection closes"),
       number("request-timeout-ms", &ServeOptions::request_timeout_ms, "A request still queued after it gets 503 and is dropped (0: never)"),
-      number("max-steps", &ServeOptions::max_steps, "Integrated gradients' steps a /v1/explain request may ask for (its cost grows with them)"),
+      number("max-steps", &ServeOptions::max_steps,
+             "Integrated gradients' steps a /v1/explain request may ask for (its cost grows with them)"),
   };
   return rows;
 }

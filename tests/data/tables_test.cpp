@@ -11,6 +11,7 @@
 #include "attn/data/synthetic.h"
 #include "attn/data/tables.h"
 #include "attn/text/csv.h"
+#include "data/synthetic_formats.h"  // (the data layer's own: date_format_names)
 
 using namespace attn;
 namespace fs = std::filesystem;

@@ -1,6 +1,8 @@
 // The registry: every registered model is covered here without editing a list; config resolution
 // and fitting to the data; layer tables that count every parameter once.
 #include <fstream>
+#include <optional>
+#include <set>
 
 #include "attn/models/kinds.h"
 #include "attn/models/overrides.h"
@@ -168,4 +170,28 @@ TEST_CASE("fit_config: the data fixes counts exactly and limits from below, user
   features.features = 7;
   features.labels = 1;
   CHECK(models::fit_config(models::find_model("feature-attention"), {}, features)["features"] == 7);
+}
+
+TEST_CASE("every key a model's fit sets from the data says so (what --dump-config lists), and no other does", "[models][registry]") {
+  // Sizes large enough to move every key, clamped or not (a transformer's max_length is at least 512).
+  const auto fitted = [](const models::ModelEntry& entry, std::int64_t n, std::int64_t labels) -> std::optional<nlohmann::json> {
+    try {
+      return models::fit_config(entry, nlohmann::json::object(), models::DataSizes{n, labels, n, n, n, n});
+    } catch (const std::exception&) {
+      return std::nullopt;  // a size this model refuses (feature-attention: one label)
+    }
+  };
+  for (const models::ModelEntry& entry : models::models()) {
+    INFO(entry.name);
+    std::set<std::string> moved;
+    for (const auto& [a, b] :
+         {std::make_pair(fitted(entry, 1000, 1), fitted(entry, 3000, 1)), std::make_pair(fitted(entry, 1000, 2), fitted(entry, 1000, 3))})
+      if (a && b)
+        for (const auto& [key, value] : a->items())
+          if (value != (*b)[key]) moved.insert(key);
+    std::set<std::string> marked;
+    for (const models::ConfigKey& k : entry.keys)
+      if (k.from_data) marked.insert(k.name);
+    CHECK(moved == marked);
+  }
 }

@@ -12,10 +12,10 @@ report::TextExplanation sample_text() {
   e.text = "ice <cream> sucks zzz";
   e.label_names = {"toxic", "insult"};
   e.probabilities = {0.9f, 0.25f};
-  e.words = {{"ice", {"ice"}, 0.25, "kept", ""},
-             {"<cream>", {"cream"}, 0.0, "kept", ""},
-             {"sucks", {"sucks"}, 0.75, "kept", ""},
-             {"zzz", {"zzz"}, 0.0, "dropped", "unknown word"}};
+  e.words = {{"ice", {"ice"}, 0.25, report::WordStatus::kKept, ""},
+             {"<cream>", {"cream"}, 0.0, report::WordStatus::kKept, ""},
+             {"sucks", {"sucks"}, 0.75, report::WordStatus::kKept, ""},
+             {"zzz", {"zzz"}, 0.0, report::WordStatus::kDropped, "unknown word"}};
   e.ids = {4, 9, 2};
   e.attention = {0.25f, 0.0f, 0.75f};
   return e;
@@ -85,18 +85,18 @@ TEST_CASE("a document's sentences: weights, words within each, statuses, in JSON
   e.text = "Hi <Tom>. You suck!\n!!!";
   e.label_names = {"toxic"};
   e.probabilities = {0.8f};
-  e.words = {{"Hi", {"hi"}, 0.06, "kept", "", 0, 1},
-             {"<Tom>.", {"tom"}, 0.14, "kept", "", 1, 1},
-             {"You", {"you"}, 0.24, "kept", "", 2, 1},
-             {"suck!", {"suck"}, 0.56, "kept", "", 3, 1},
-             {"!!!", {}, 0.0, "filtered", "only filtered characters"}};
+  e.words = {{"Hi", {"hi"}, 0.06, report::WordStatus::kKept, "", 0, 1},
+             {"<Tom>.", {"tom"}, 0.14, report::WordStatus::kKept, "", 1, 1},
+             {"You", {"you"}, 0.24, report::WordStatus::kKept, "", 2, 1},
+             {"suck!", {"suck"}, 0.56, report::WordStatus::kKept, "", 3, 1},
+             {"!!!", {}, 0.0, report::WordStatus::kFiltered, "only filtered characters"}};
   e.ids = {5, 6, 7 + (1 << 20), 8 + (1 << 20)};
   e.word_attention = {0.3f, 0.7f, 0.3f, 0.7f};
   e.sentence_attention = {0.2f, 0.2f, 0.8f, 0.8f};
   e.attention = {0.06f, 0.14f, 0.24f, 0.56f};
-  e.sentences = {{"Hi <Tom>.", 0.2, "read", "", 0, 2},
-                 {"You suck!", 0.8, "read", "", 2, 2},
-                 {"!!!", 0.0, "empty", "no word the tokenizer keeps", 4, 1}};
+  e.sentences = {{"Hi <Tom>.", 0.2, report::SentenceStatus::kRead, "", 0, 2},
+                 {"You suck!", 0.8, report::SentenceStatus::kRead, "", 2, 2},
+                 {"!!!", 0.0, report::SentenceStatus::kEmpty, "no word the tokenizer keeps", 4, 1}};
   const auto j = report::to_json(e);
   REQUIRE(j.at("sentences").size() == 3);
   CHECK(j["sentences"][1]["weight"].get<double>() == 0.8);

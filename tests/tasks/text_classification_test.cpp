@@ -50,13 +50,13 @@ TEST_CASE("explain_text: every word of the text, in order, with its status, kept
   for (const auto& w : e.words) words.push_back(w.word);
   CHECK(words == std::vector<std::string>{"The", "cat,", "zebra", "!!!", "sat", "on", "the", "mat"});
   CHECK(word(e, "The").tokens == std::vector<std::string>{"the"});
-  CHECK(word(e, "zebra").status == "dropped");
+  CHECK(word(e, "zebra").status == report::WordStatus::kDropped);
   CHECK(word(e, "zebra").reason == "unknown word");
-  CHECK(word(e, "!!!").status == "filtered");
+  CHECK(word(e, "!!!").status == report::WordStatus::kFiltered);
   CHECK(e.ids.size() == 6);
   CHECK(e.attention.size() == 6);
   double kept = 0;
-  for (const auto& w : e.words) kept += w.status == "kept" ? w.weight : 0;
+  for (const auto& w : e.words) kept += w.status == report::WordStatus::kKept ? w.weight : 0;
   CHECK(kept == Approx(1.0).epsilon(1e-5));
   CHECK(e.probabilities.size() == 2);
   CHECK(word(e, "cat,").weight == Approx(e.attention[1]));
@@ -91,24 +91,24 @@ TEST_CASE("explain_text: words beyond num_words, the OOV word, and the maxlen cu
   text::TokenizerOptions limited;
   limited.num_words = 3;  // keeps "the" (1) and "cat" (2)
   auto e = tasks::explain_text(model, fitted(limited), config, "dog the cat");
-  CHECK(word(e, "dog").status == "dropped");
+  CHECK(word(e, "dog").status == report::WordStatus::kDropped);
   CHECK(word(e, "dog").reason == "beyond num_words");
   text::TokenizerOptions oov = limited;
   oov.oov_token = "<OOV>";
   e = tasks::explain_text(model, fitted(oov), config, "dog the cat");
-  CHECK(word(e, "dog").status == "oov");  // unknown: the OOV index 1
-  CHECK(word(e, "cat").status == "oov");  // with the OOV token at 1, "the" is 2 and "cat" 3, beyond num_words
+  CHECK(word(e, "dog").status == report::WordStatus::kOov);  // unknown: the OOV index 1
+  CHECK(word(e, "cat").status == report::WordStatus::kOov);  // with the OOV token at 1, "the" is 2 and "cat" 3, beyond num_words
   CHECK(e.ids == std::vector<std::int64_t>{1, 2, 1});
   // maxlen 3, truncating pre: a long text keeps its last 3 ids; the first words are cut.
   e = tasks::explain_text(model, fitted({}), config, "the cat sat on the mat");
   CHECK(e.ids.size() == 3);
-  CHECK(e.words[0].status == "dropped");
+  CHECK(e.words[0].status == report::WordStatus::kDropped);
   CHECK_THAT(e.words[0].reason, Catch::Contains("beyond maxlen 3"));
-  CHECK(e.words[5].status == "kept");
+  CHECK(e.words[5].status == report::WordStatus::kKept);
   config.truncating = text::Side::kPost;
   e = tasks::explain_text(model, fitted({}), config, "the cat sat on the mat");
-  CHECK(e.words[0].status == "kept");
-  CHECK(e.words[5].status == "dropped");
+  CHECK(e.words[0].status == report::WordStatus::kKept);
+  CHECK(e.words[5].status == report::WordStatus::kDropped);
 }
 
 TEST_CASE("text: evaluate scores a CSV, the same shared by two workers; predict agrees with explain; Kaggle's test labels",
@@ -339,22 +339,22 @@ TEST_CASE("explain for a hierarchical model: sentences with their weight and sta
   const auto e = tasks::explain_text(model, tok, config, text);
   REQUIRE(e.sentences.size() == 4);
   CHECK(e.sentences[0].text == "The cat sat on the mat.");
-  CHECK(e.sentences[0].status == "read");
-  CHECK(e.sentences[1].status == "empty");  // "!!!" keeps no word: not counted
-  CHECK(e.sentences[2].status == "read");
-  CHECK(e.sentences[3].status == "dropped");
+  CHECK(e.sentences[0].status == report::SentenceStatus::kRead);
+  CHECK(e.sentences[1].status == report::SentenceStatus::kEmpty);  // "!!!" keeps no word: not counted
+  CHECK(e.sentences[2].status == report::SentenceStatus::kRead);
+  CHECK(e.sentences[3].status == report::SentenceStatus::kDropped);
   CHECK_THAT(e.sentences[3].reason, Catch::Contains("max_sentences 2"));
   CHECK(e.sentences[0].weight + e.sentences[2].weight == Approx(1.0).epsilon(1e-5));
   CHECK(e.ids.size() == 6);  // 3 words of the first sentence, 3 of the second
   CHECK(text::sentence_of(e.ids[3]) == 1);
-  CHECK(word(e, "on").status == "dropped");
+  CHECK(word(e, "on").status == report::WordStatus::kDropped);
   CHECK_THAT(word(e, "on").reason, Catch::Contains("beyond max_words 3"));
   // Each read sentence's words share its weight: their effective weights sum to it, their own to 1.
   for (const auto& s : {e.sentences[0], e.sentences[2]}) {
     double effective = 0, within = 0;
     for (std::size_t k = s.first_word; k < s.first_word + s.words; ++k) {
       const auto& w = e.words[k];
-      effective += w.status == "kept" ? w.weight : 0;
+      effective += w.status == report::WordStatus::kKept ? w.weight : 0;
       for (std::size_t t = w.first; t < w.first + w.count; ++t) within += e.word_attention[t];
     }
     CHECK(effective == Approx(s.weight).epsilon(1e-5));
@@ -371,7 +371,7 @@ TEST_CASE("explain for a hierarchical model: sentences with their weight and sta
   CHECK(batched[1].ids == e.ids);
   for (std::size_t k = 0; k < e.attention.size(); ++k) CHECK(std::abs(batched[1].attention[k] - e.attention[k]) <= 1e-6);
   CHECK(batched[2].ids.empty());
-  CHECK(batched[2].sentences.at(0).status == "empty");
+  CHECK(batched[2].sentences.at(0).status == report::SentenceStatus::kEmpty);
 }
 
 TEST_CASE("a hierarchical model's data: sentences from the data, recorded, applied by evaluate and predict; flags checked",

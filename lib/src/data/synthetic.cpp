@@ -1,4 +1,5 @@
 #include "attn/data/synthetic.h"
+#include "synthetic_formats.h"
 
 #include <cmath>
 #include <cstdio>

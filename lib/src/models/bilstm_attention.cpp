@@ -117,8 +117,8 @@ ModelEntry bilstm_attention_entry() {
       "Seed 000: Embedding -> SpatialDropout1D -> BiLSTM -> word attention (Yang et al.) -> Dense sigmoid, "
       "multi-label text classification (Kaggle Jigsaw)",
       {
-          {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words)"},
-          {"labels", 6, "sigmoid outputs (set from the label columns)"},
+          {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words)", true},
+          {"labels", 6, "sigmoid outputs (set from the label columns)", true},
           {"embed_dim", 128, "embedding size"},
           {"spatial_dropout", 0.35, "SpatialDropout1D rate: whole embedding channels dropped for every step"},
           {"lstm_units", 60, "LSTM units per direction (attention works on 2 x this)"},

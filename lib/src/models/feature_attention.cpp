@@ -83,7 +83,7 @@ ModelEntry feature_attention_entry() {
       "Seed 001: softmax attention over the input features (alpha (.) x) -> optional hidden layers -> Dense "
       "sigmoid, binary classification of numeric rows",
       {
-          {"features", 10, "input features D (set from the CSV's feature columns)"},
+          {"features", 10, "input features D (set from the CSV's feature columns)", true},
           {"hidden", nlohmann::json::array(), "sizes of ReLU hidden layers after the attention, e.g. [32] (none: the seed's model)"},
       },
       // The seed's model.fit(X, y, epochs=16, batch_size=128, validation_split=0.3) with Adam's defaults.

@@ -208,8 +208,8 @@ ModelEntry hierarchical_attention_entry() {
       "Yang et al. 2016: Embedding -> BiGRU over each sentence's words -> word attention -> BiGRU over the "
       "sentences -> sentence attention -> Dense sigmoid, multi-label document classification",
       {
-          {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words; at most 2^20)"},
-          {"labels", 6, "sigmoid outputs (set from the label columns)"},
+          {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words; at most 2^20)", true},
+          {"labels", 6, "sigmoid outputs (set from the label columns)", true},
           {"embed_dim", 200, "embedding size (Yang et al.'s 200)"},
           {"gru_units", 50, "GRU units per direction at both levels (Yang et al.'s 50; attention works on 2 x this)"},
           {"dropout", 0.2,

@@ -232,15 +232,15 @@ ModelEntry seq2seq_attention_entry() {
       "Seeds 002/003: character-level encoder-decoder (BiLSTM encoder, LSTM decoder) with Bahdanau- or "
       "Luong-style attention and a selectable score; greedy decoding (e.g. human-readable dates -> ISO dates)",
       {
-          {"source_vocab", 64, "source characters + padding + OOV (set from the source tokenizer)"},
-          {"target_vocab", 16, "target characters + padding, end and start (set from the target tokenizer)"},
+          {"source_vocab", 64, "source characters + padding + OOV (set from the source tokenizer)", true},
+          {"target_vocab", 16, "target characters + padding, end and start (set from the target tokenizer)", true},
           {"embed_dim", 32, "character embedding size"},
           {"units", 64, "encoder LSTM units per direction; the decoder has 2 x this"},
           {"score", "additive", "alignment score: additive, general, dot, scaled-dot, cosine, location"},
           {"style", "bahdanau", "bahdanau (context feeds the decoder input) or luong (h~ = tanh(W_c [c; s]) feeds the output)"},
           {"attention_dim", 0, "additive score: hidden size (0: 2 x units)"},
-          {"max_source_length", 64, "location score: longest source in characters (set from the data, at least 64)"},
-          {"max_output_length", 32, "greedy decoding stops after this many characters (set from the data)"},
+          {"max_source_length", 64, "location score: longest source in characters (set from the data, at least 64)", true},
+          {"max_output_length", 32, "greedy decoding stops after this many characters (set from the data)", true},
       },
       // Seed 002 gives no recipe; these reach >= 99% exact match on 20,000 generated dates (the
       // default of attn datagen dates) in about two minutes (docs/seeds.md, "Seed 002").

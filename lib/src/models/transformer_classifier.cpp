@@ -118,14 +118,14 @@ ModelEntry transformer_classifier_entry() {
       "Seed 003: token + positional embedding -> Transformer encoder layers (multi-head self-attention) -> "
       "word-attention pooling -> Dense sigmoid, for the same CSVs as bilstm-attention",
       {
-          {"num_words", 20000, "embedding rows (set from the tokenizer's num_words)"},
-          {"labels", 6, "sigmoid outputs (set from the label columns)"},
+          {"num_words", 20000, "embedding rows (set from the tokenizer's num_words)", true},
+          {"labels", 6, "sigmoid outputs (set from the label columns)", true},
           {"d_model", 64, "model size E (embedding and every layer)"},
           {"heads", 4, "attention heads per layer (d_model must be a multiple)"},
           {"layers", 2, "encoder layers"},
           {"feedforward", 128, "hidden size of each layer's feed-forward network"},
           {"dropout", 0.1, "dropout on embeddings, attention weights and sublayer outputs"},
-          {"max_length", 512, "longest text in tokens (rows of the positional table; at least the data's maxlen)"},
+          {"max_length", 512, "longest text in tokens (rows of the positional table; at least the data's maxlen)", true},
       },
       // The main job's recipe (seed 003 trains nothing): 3 epochs, Adam 1e-3, the last 20% held out;
       // batch 64, since self-attention learns less per step than the BiLSTM at the seed's 512.

@@ -7,6 +7,32 @@
 #include "attn/report/plots.h"
 
 namespace attn::report {
+
+const char* status_name(WordStatus status) {
+  switch (status) {
+    case WordStatus::kKept:
+      return "kept";
+    case WordStatus::kOov:
+      return "oov";
+    case WordStatus::kDropped:
+      return "dropped";
+    case WordStatus::kFiltered:
+      return "filtered";
+  }
+  return "?";
+}
+
+const char* status_name(SentenceStatus status) {
+  switch (status) {
+    case SentenceStatus::kRead:
+      return "read";
+    case SentenceStatus::kEmpty:
+      return "empty";
+    case SentenceStatus::kDropped:
+      return "dropped";
+  }
+  return "?";
+}
 namespace {
 /// A text none of whose words the model knows (empty, or every word unknown): its probabilities are
 /// the model's bias. JSON says so in "status" (text output in a line of its own).
@@ -27,7 +53,7 @@ std::string bar(double weight) { return std::string(static_cast<std::size_t>(std
 /// `s` padded with spaces to `width` bytes (printf's %-Ns).
 std::string padded(std::string s, std::size_t width) { return s.size() < width ? s.append(width - s.size(), ' ') : s; }
 
-bool counts(const WordWeight& w) { return w.status == "kept" || w.status == "oov"; }
+bool counts(const WordWeight& w) { return w.status == WordStatus::kKept || w.status == WordStatus::kOov; }
 
 /// {METHOD: {TARGET: [scores]}}, the targets named by `names`.
 nlohmann::ordered_json importance_by_target(const std::vector<Importance>& all, const std::vector<std::string>& names) {
@@ -100,12 +126,12 @@ double within_sentence(const TextExplanation& e, const WordWeight& w) {
 nlohmann::ordered_json sentences_json(const TextExplanation& e) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const SentenceWeight& s : e.sentences) {
-    nlohmann::ordered_json j = {{"text", s.text}, {"weight", s.weight}, {"status", s.status}};
+    nlohmann::ordered_json j = {{"text", s.text}, {"weight", s.weight}, {"status", status_name(s.status)}};
     if (!s.reason.empty()) j["reason"] = s.reason;
     nlohmann::ordered_json words = nlohmann::ordered_json::array();
     for (std::size_t i = s.first_word; i < s.first_word + s.words && i < e.words.size(); ++i) {
       const WordWeight& w = e.words[i];
-      words.push_back({{"word", w.word}, {"weight", within_sentence(e, w)}, {"effective", w.weight}, {"status", w.status}});
+      words.push_back({{"word", w.word}, {"weight", within_sentence(e, w)}, {"effective", w.weight}, {"status", status_name(w.status)}});
     }
     j["words"] = std::move(words);
     out.push_back(std::move(j));
@@ -122,7 +148,7 @@ nlohmann::ordered_json to_json(const TextExplanation& e) {
   for (std::size_t k = 0; k < e.label_names.size() && k < e.probabilities.size(); ++k) probs[e.label_names[k]] = e.probabilities[k];
   nlohmann::ordered_json words = nlohmann::ordered_json::array();
   for (const WordWeight& w : e.words) {
-    nlohmann::ordered_json j = {{"word", w.word}, {"tokens", w.tokens}, {"weight", w.weight}, {"status", w.status}};
+    nlohmann::ordered_json j = {{"word", w.word}, {"tokens", w.tokens}, {"weight", w.weight}, {"status", status_name(w.status)}};
     if (!w.reason.empty()) j["reason"] = w.reason;
     words.push_back(std::move(j));
   }
@@ -238,7 +264,7 @@ std::string to_json_line(const TextExplanation& e, SelfAttention self_attention)
     s += "],\"weight\":";
     put_number(s, w.weight);
     s += ",\"status\":";
-    put_string(s, w.status);
+    put_string(s, status_name(w.status));
     if (!w.reason.empty()) {
       s += ",\"reason\":";
       put_string(s, w.reason);
@@ -293,11 +319,11 @@ std::string importance_table(const TextExplanation& e) {
     const WordWeight& w = e.words[i];
     s += "  " + padded(w.word, 20);
     if (!counts(w)) {
-      s += " " + w.status + " (" + w.reason + ")\n";
+      s += " " + std::string(status_name(w.status)) + " (" + w.reason + ")\n";
       continue;
     }
     for (std::size_t m = 0; m < e.importance.size(); ++m) s += " " + right(format("%+.4f", columns[m][i]), column_width(e.importance[m]));
-    s += w.status == "oov" ? "  (as the OOV word)\n" : "\n";
+    s += w.status == WordStatus::kOov ? "  (as the OOV word)\n" : "\n";
   }
   if (e.integrated.steps > 0 && k < e.integrated.completeness_gap.size())
     s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, completeness gap " +
@@ -316,8 +342,8 @@ std::string sentence_lines(const TextExplanation& e) {
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
     if (text.size() > 70) text = text.substr(0, 67) + "...";
     s += "  sentence " + std::to_string(i + 1);
-    if (st.status != "read") {
-      s += " " + st.status + " (" + st.reason + "): " + text + "\n";
+    if (st.status != SentenceStatus::kRead) {
+      s += " " + std::string(status_name(st.status)) + " (" + st.reason + "): " + text + "\n";
       continue;
     }
     s += format(" %.4f ", st.weight) + bar(st.weight) + "  " + text + "\n";
@@ -325,9 +351,9 @@ std::string sentence_lines(const TextExplanation& e) {
       const WordWeight& w = e.words[k];
       if (counts(w))
         s += "    " + padded(w.word, 20) + format(" %.4f", w.weight) + format(" (in its sentence %.4f) ", within_sentence(e, w)) +
-             bar(w.weight) + (w.status == "oov" ? "  (as the OOV word)" : "") + "\n";
+             bar(w.weight) + (w.status == WordStatus::kOov ? "  (as the OOV word)" : "") + "\n";
       else
-        s += "    " + padded(w.word, 20) + " " + w.status + " (" + w.reason + ")\n";
+        s += "    " + padded(w.word, 20) + " " + status_name(w.status) + " (" + w.reason + ")\n";
     }
   }
   return s;
@@ -345,9 +371,10 @@ std::string to_text(const TextExplanation& e) {
   if (!e.sentences.empty()) return s + sentence_lines(e) + "\n";
   for (const auto& w : e.words) {
     if (counts(w))
-      s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) + (w.status == "oov" ? "  (as the OOV word)" : "") + "\n";
+      s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) +
+           (w.status == WordStatus::kOov ? "  (as the OOV word)" : "") + "\n";
     else
-      s += "  " + padded(w.word, 20) + " " + w.status + " (" + w.reason + ")\n";
+      s += "  " + padded(w.word, 20) + " " + status_name(w.status) + " (" + w.reason + ")\n";
   }
   return s + "\n";
 }

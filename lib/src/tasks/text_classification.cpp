@@ -18,6 +18,40 @@
 namespace attn::tasks {
 namespace {
 
+/// What a trained text classifier reads on the command line (explain, faithfulness, evaluate):
+/// each input declared once (text_input_specs) and read once, typed, the run's columns by default.
+struct TextInputs {
+  std::optional<std::string> csv;      ///< --csv
+  std::string text_column, id_column;  ///< --text-column, --id-column (default: the training run's)
+  bool text_column_given = false, id_column_given = false;
+  std::vector<std::string> rows;          ///< --rows, as given (parse_rows checks them where they are used)
+  std::optional<std::string> labels_csv;  ///< --labels-csv
+
+  static TextInputs read(const data::Inputs& in, const TextDataConfig& config) {
+    TextInputs t;
+    if (in.given("csv")) t.csv = in.text("csv");
+    t.text_column_given = in.given("text-column");
+    t.text_column = in.get("text-column").value_or(config.text_column);
+    t.id_column_given = in.given("id-column");
+    t.id_column = in.get("id-column").value_or(config.id_column);
+    if (in.given("rows")) t.rows = in.list("rows");
+    if (in.given("labels-csv")) t.labels_csv = in.text("labels-csv");
+    return t;
+  }
+};
+
+/// The inputs above, by name, as `command` declares them.
+data::InputSpec text_input_spec(const std::string& name, Command command) {
+  if (name == "text-column") return {"text-column", "Text models: the column holding the text (default: the training run's)", ""};
+  if (name == "id-column")
+    return {"id-column",
+            command == Command::kFaithfulness ? "Text models: the column holding row ids, for --per-row (default: the training run's)"
+                                              : "Text models: the column holding row ids (default: the training run's)",
+            ""};
+  if (name == "labels-csv") return {"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""};
+  throw std::logic_error("text_input_spec: " + name);
+}
+
 /// A CSV's texts as faithfulness measures them: the first `rows` data rows whose text keeps at
 /// least two tokens (after the tokenizer and maxlen), their tokens the units, a removed token
 /// masked like padding (the rows' real ids, less the removed, padded as the training data was).
@@ -88,15 +122,14 @@ class TextModel : public TrainedModel {
 
   std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
                                  const std::function<std::vector<std::string>()>& stdin_lines) const override {
-    if (!options.given("csv")) {
-      if (options.given("rows") || options.given("text-column")) throw std::invalid_argument("--rows and --text-column need --csv");
+    const TextInputs in = TextInputs::read(options, config_);
+    if (!in.csv) {
+      if (!in.rows.empty() || in.text_column_given) throw std::invalid_argument("--rows and --text-column need --csv");
       return text_inputs(arguments, stdin_lines);
     }
     if (!arguments.empty()) throw std::invalid_argument("give texts either as arguments or with --csv, not both");
     std::vector<Input> inputs;
-    for (const CsvText& t : read_texts(options.text("csv"), options.get("text-column").value_or(config_.text_column),
-                                       options.given("rows") ? parse_rows(options.list("rows")) : std::vector<std::int64_t>{}))
-      inputs.push_back({t.text, {}});
+    for (const CsvText& t : read_texts(*in.csv, in.text_column, parse_rows(in.rows))) inputs.push_back({t.text, {}});
     return inputs;
   }
 
@@ -116,8 +149,8 @@ class TextModel : public TrainedModel {
   }
 
   std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs& options, std::int64_t rows, int) override {
-    return std::make_unique<TextErasures>(module(), config_, tokenizer_, csv, options.get("text-column").value_or(config_.text_column),
-                                          options.get("id-column").value_or(config_.id_column), rows);
+    const TextInputs in = TextInputs::read(options, config_);
+    return std::make_unique<TextErasures>(module(), config_, tokenizer_, csv, in.text_column, in.id_column, rows);
   }
 
   nlohmann::ordered_json describe() const override {
@@ -155,9 +188,10 @@ class TextModel : public TrainedModel {
     const Thresholds thresholds(options, config_.labels.size());  // checked before the work
     data::PrepareOptions o;
     o.csv = csv;
-    o.columns.text_column = options.get("text-column").value_or(config_.text_column);
-    o.columns.id_column = options.get("id-column").value_or(config_.id_column);
-    o.columns.id_required = options.given("id-column") || options.given("labels-csv");
+    const TextInputs in = TextInputs::read(options, config_);
+    o.columns.text_column = in.text_column;
+    o.columns.id_column = in.id_column;
+    o.columns.id_required = in.id_column_given || in.labels_csv;
     o.columns.label_columns = config_.labels;
     o.columns.labels_optional = true;
     o.apply_loaded_tokenizer = &tokenizer_;
@@ -172,7 +206,7 @@ class TextModel : public TrainedModel {
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;
     std::vector<bool> scored;
-    if (options.given("labels-csv")) scored = join_kaggle_labels(prepared.data, options.text("labels-csv"), csv);
+    if (in.labels_csv) scored = join_kaggle_labels(prepared.data, *in.labels_csv, csv);
     return text_dataset(std::move(prepared.data), tokenizer_, std::move(config), std::move(scored), thresholds);
   }
 
@@ -235,18 +269,12 @@ class TextClassification : public Task {
         return specs;
       }
       case Command::kExplain:
-        return {explain_csv_input(),
-                {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
-                explain_rows_input()};
+        return {explain_csv_input(), text_input_spec("text-column", command), explain_rows_input()};
       case Command::kFaithfulness:
-        return {{"text-column", "Text models: the column holding the text (default: the training run's)", ""},
-                {"id-column", "Text models: the column holding row ids, for --per-row (default: the training run's)", ""}};
+        return {text_input_spec("text-column", command), text_input_spec("id-column", command)};
       case Command::kEvaluate:
-        return {csv_input("CSV to score"),
-                {"text-column", "Text models: the column holding the text (default: the training run's)", ""},
-                {"id-column", "Text models: the column holding row ids (default: the training run's)", ""},
-                {"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""},
-                thresholds_input()};
+        return {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
+                text_input_spec("labels-csv", command), thresholds_input()};
       case Command::kExport:
         return {};
     }

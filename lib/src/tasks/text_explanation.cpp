@@ -2,6 +2,7 @@
 #include "text_explanation.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -106,21 +107,23 @@ void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const 
   const std::size_t all = span.all;
   std::size_t next_id = 0;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
+    using report::WordStatus;
     report::WordWeight w;
     w.word = std::move(chunks[i]);
     w.tokens = std::move(per_chunk[i]);
+    std::optional<WordStatus> word_status;  // (none yet)
     if (w.tokens.empty()) {
-      w.status = "filtered";
+      word_status = WordStatus::kFiltered;
       w.reason = "only filtered characters";
     }
     for (const std::string& t : w.tokens) {
       const auto index = tok.word_index(t);
       const bool in_range = index && (num_words == 0 || *index < num_words);
-      std::string status = in_range ? "kept" : tok.options().oov_token ? "oov" : "dropped";
-      if (status != "dropped") {
+      WordStatus status = in_range ? WordStatus::kKept : tok.options().oov_token ? WordStatus::kOov : WordStatus::kDropped;
+      if (status != WordStatus::kDropped) {
         if (next_id >= all) throw std::logic_error("explain: tokens and ids do not line up");
         if (next_id < span.cut_front || next_id >= all - span.cut_back) {
-          status = "dropped";
+          status = WordStatus::kDropped;
           w.reason = span.cut_reason;
         } else {
           const std::size_t at = span.offset + next_id - span.cut_front;
@@ -133,9 +136,11 @@ void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const 
         w.reason = index ? "beyond num_words" : "unknown word";
       }
       // A word is kept if any of its tokens is; otherwise it takes its tokens' status.
-      if (w.status.empty() || status == "kept" || (status == "oov" && w.status == "dropped")) w.status = status;
+      if (!word_status || status == WordStatus::kKept || (status == WordStatus::kOov && word_status == WordStatus::kDropped))
+        word_status = status;
     }
-    if (w.status == "kept" || w.status == "oov") w.reason.clear();
+    w.status = word_status.value_or(WordStatus::kDropped);
+    if (w.status == WordStatus::kKept || w.status == WordStatus::kOov) w.reason.clear();
     e.words.push_back(std::move(w));
   }
   if (next_id != all) throw std::logic_error("explain: tokens and ids do not line up");
@@ -173,13 +178,13 @@ void align_sentences(report::TextExplanation& e, const text::Tokenizer& tok, con
     append_words(e, tok, text.substr(s.begin, s.end - s.begin), span);
     sw.words = e.words.size() - sw.first_word;
     if (s.empty()) {
-      sw.status = "empty";
+      sw.status = report::SentenceStatus::kEmpty;
       sw.reason = "no word the tokenizer keeps";
     } else if (s.index < 0) {
-      sw.status = "dropped";
+      sw.status = report::SentenceStatus::kDropped;
       sw.reason = "beyond max_sentences " + std::to_string(layout.max_sentences);
     } else {
-      sw.status = "read";
+      sw.status = report::SentenceStatus::kRead;
       if (offset >= e.sentence_attention.size()) throw std::logic_error("explain: sentences and ids do not line up");
       sw.weight = e.sentence_attention[offset];
     }

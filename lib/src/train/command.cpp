@@ -20,26 +20,10 @@ nlohmann::ordered_json planned_config(const TrainRequest& r) {
   j["model"] = entry.name;
   j["task"] = tasks::task_for(entry.kind).name();
   j["model_config"] = model_config;
-  // The keys the data will set (vocabulary, labels, features, lengths: ModelEntry::fit): those whose
-  // value differs between data sets of two sizes. A size the model refuses (feature-attention takes
-  // one label only) is a key the data does not set.
+  // The keys the data will set (vocabulary, labels, features, lengths: ModelEntry::fit), unless the user set them.
   j["model_config_set_from_data"] = nlohmann::json::array();
-  auto fitted = [&](const models::DataSizes& sizes) -> std::optional<nlohmann::json> {
-    nlohmann::json c = model_config;
-    try {
-      entry.fit(c, r.model_overrides, sizes);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-    return c;
-  };
-  const auto base = fitted(models::DataSizes{7, 1, 7, 7, 7, 7});
-  for (const auto& other : {models::DataSizes{11, 1, 11, 11, 11, 11}, models::DataSizes{7, 2, 7, 7, 7, 7}}) {
-    const auto changed = fitted(other);
-    if (!base || !changed) continue;
-    for (const auto& [key, value] : base->items())
-      if (value != (*changed)[key]) j["model_config_set_from_data"].push_back(key);
-  }
+  for (const models::ConfigKey& k : entry.keys)
+    if (k.from_data && !r.model_overrides.contains(k.name)) j["model_config_set_from_data"].push_back(k.name);
   j["training"] = nlohmann::json(effective_options(entry.training, r.training));
   return j;
 }

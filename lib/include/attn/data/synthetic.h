@@ -40,9 +40,6 @@ struct DateCorpusOptions {
 /// Header: human,machine. Throws std::invalid_argument for an unknown locale or a bad year range.
 void write_date_corpus(std::ostream& out, const DateCorpusOptions& options);
 
-/// The date formats above, by name (for documentation and tests).
-const std::vector<std::string>& date_format_names();
-
 /// `attn datagen KIND`: one of the generators, by name.
 struct GenerateRequest {
   std::string kind;  ///< toxic, documents, features or dates

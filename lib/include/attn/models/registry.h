@@ -22,6 +22,8 @@ struct ConfigKey {
   std::string name;
   nlohmann::json default_value;
   std::string doc;
+  /// Set from the data (ModelEntry::fit) unless the user sets it: what --dump-config lists.
+  bool from_data = false;
 };
 
 /// What a data set fixes in a model (0: the data has no such size).

@@ -27,14 +27,31 @@ struct IntegratedGradients {
   std::vector<float> completeness_gap;  ///< per target: sum of the scores - (z(x) - z(baseline))
 };
 
+/// How a word of the text reached the model.
+enum class WordStatus {
+  kKept,      ///< read (some of its tokens, at least)
+  kOov,       ///< read as the OOV index
+  kDropped,   ///< unknown, beyond num_words or beyond maxlen: see the reason
+  kFiltered,  ///< nothing left after filtering (punctuation, say)
+};
+/// "kept", "oov", "dropped", "filtered": as JSON, text and the page spell it.
+const char* status_name(WordStatus status);
+
+/// How a sentence of a document reached a hierarchical model.
+enum class SentenceStatus {
+  kRead,     ///< read
+  kEmpty,    ///< no word the tokenizer keeps
+  kDropped,  ///< beyond max_sentences
+};
+/// "read", "empty", "dropped".
+const char* status_name(SentenceStatus status);
+
 /// A word as written in the text, the tokenizer's tokens of it, and the attention they received.
 struct WordWeight {
   std::string word;                 ///< a chunk of the text between spaces, tabs, newlines
   std::vector<std::string> tokens;  ///< the tokenizer's tokens of it (lowercased, filtered)
   double weight = 0;                ///< attention summed over its kept tokens
-  /// "kept"; "oov" (kept as the OOV index); "dropped" (unknown, beyond num_words or beyond maxlen:
-  /// see reason); "filtered" (nothing left after filtering, e.g. punctuation).
-  std::string status;
+  WordStatus status = WordStatus::kKept;
   std::string reason;
   /// The word's kept tokens: entries first, first + 1, ... of the explanation's ids (count 0: none).
   std::size_t first = 0, count = 0;
@@ -42,9 +59,9 @@ struct WordWeight {
 
 /// A sentence of a document, as a hierarchical model read it.
 struct SentenceWeight {
-  std::string text;            ///< the sentence (trailing spaces trimmed)
-  double weight = 0;           ///< its sentence attention alpha_i (0 unless read)
-  std::string status;          ///< "read"; "empty" (no word the tokenizer keeps); "dropped" (beyond max_sentences)
+  std::string text;   ///< the sentence (trailing spaces trimmed)
+  double weight = 0;  ///< its sentence attention alpha_i (0 unless read)
+  SentenceStatus status = SentenceStatus::kRead;
   std::string reason;          ///< why, unless read
   std::size_t first_word = 0;  ///< its words: entries first_word, ... of the explanation's words
   std::size_t words = 0;
