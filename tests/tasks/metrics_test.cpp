@@ -68,3 +68,56 @@ TEST_CASE("decisions: precision, recall and F1 per label at given thresholds or 
   CHECK_THROWS_AS(tasks::check_thresholds("1.5", 2), std::invalid_argument);
   CHECK_NOTHROW(tasks::check_thresholds("0.3,0.7", 2));
 }
+
+namespace {
+// Three classes, six rows: the one-hot classes and the probabilities (row 2 a tie of A and B,
+// decided A, the first; row 4, a B, decided A).
+const std::vector<float> kClassY = {1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1};
+const std::vector<float> kClassP = {0.6f, 0.3f, 0.1f, 0.4f, 0.4f, 0.2f, 0.2f, 0.5f, 0.3f,
+                                    0.5f, 0.3f, 0.2f, 0.1f, 0.2f, 0.7f, 0.3f, 0.3f, 0.4f};
+}  // namespace
+
+TEST_CASE("class_metrics: accuracy, per-class and macro F1, confusion, cross-entropy, by hand", "[tasks][metrics]") {
+  const auto m = tasks::class_metrics(kClassP, kClassY, 3);
+  CHECK(m.rows == 6);
+  CHECK(m.accuracy == Approx(5.0 / 6));
+  CHECK(m.confusion == std::vector<std::vector<std::int64_t>>{{2, 0, 0}, {1, 1, 0}, {0, 0, 2}});
+  CHECK(m.precision[0] == Approx(2.0 / 3));
+  CHECK(m.recall[1] == Approx(0.5));
+  CHECK(m.f1[0] == Approx(0.8));
+  CHECK(m.f1[1] == Approx(2.0 / 3));
+  CHECK(m.f1[2] == Approx(1.0));
+  CHECK(m.macro_f1 == Approx((0.8 + 2.0 / 3 + 1.0) / 3));
+  const double ce = -(std::log(0.6) + std::log(0.4) + std::log(0.5) + std::log(0.3) + std::log(0.7) + std::log(0.4)) / 6;
+  CHECK(m.loss == Approx(ce));
+}
+
+TEST_CASE("class_metrics: one-vs-rest AUC per class and Hand & Till's one-vs-one AUC, ties counting half", "[tasks][metrics]") {
+  const auto m = tasks::class_metrics(kClassP, kClassY, 3);
+  // A: positives 0.6, 0.4 against 0.2, 0.5, 0.1, 0.3: 7 of 8 pairs. B: 0.5, 0.3 against 0.3, 0.4,
+  // 0.2, 0.3: 4 + 0.5 + 1 + 0.5 of 8. C: every pair.
+  CHECK(m.auc[0] == Approx(0.875));
+  CHECK(m.auc[1] == Approx(0.75));
+  CHECK(m.auc[2] == Approx(1.0));
+  CHECK(m.mean_auc == Approx(0.875));
+  // (A, B): (AUC(p_A) 3/4 + AUC(p_B) 2.5/4) / 2; (A, C): 1; (B, C): (3.5/4 + 1) / 2.
+  CHECK(m.ovo_auc == Approx((0.6875 + 1.0 + 0.9375) / 3));
+}
+
+TEST_CASE("class_metrics: a class absent from the rows leaves its pairs out; skipped rows count nowhere", "[tasks][metrics]") {
+  // Rows 1-4 only (no C): the one pair (A, B).
+  const std::vector<bool> keep = {true, true, true, true, false, false};
+  const auto m = tasks::class_metrics(kClassP, kClassY, 3, keep);
+  CHECK(m.rows == 4);
+  CHECK(m.rows_skipped == 2);
+  CHECK(m.ovo_auc == Approx(0.6875));
+  CHECK(std::isnan(m.auc[2]));                       // no C row: undefined
+  CHECK(m.macro_f1 == Approx((0.8 + 2.0 / 3) / 2));  // C neither a row's class nor decided: not averaged
+  const auto j = tasks::to_json(m, {"A", "B", "C"}, true);
+  CHECK(j.at("auc").at("C").is_null());
+  CHECK(j.at("confusion").at("B") == nlohmann::ordered_json{{"A", 1}, {"B", 1}, {"C", 0}});
+  std::vector<std::string> keys;
+  const auto brief = tasks::to_json(m, {"A", "B", "C"}, false);
+  for (const auto& [key, value] : brief.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"loss", "accuracy", "macro_f1", "ovo_auc", "mean_auc", "auc", "rows", "rows_skipped"});
+}

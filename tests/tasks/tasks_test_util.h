@@ -135,6 +135,23 @@ inline std::vector<std::string> text_rows(int count) {
   return rows;
 }
 
+/// `count` rows of a one-class-per-row text CSV (post_id,text,label) with learnable classes:
+/// "hatespeech" rows hold a word of one set, "offensive" rows of another, "normal" rows neither.
+inline std::vector<std::string> class_rows(int count) {
+  const std::vector<std::string> nice = {"thanks", "good", "edit", "page", "fine", "see", "talk", "source"};
+  const std::vector<std::string> hate = {"vermin", "subhuman"}, offensive = {"stupid", "idiot"};
+  std::vector<std::string> rows;
+  for (int i = 0; i < count; ++i) {
+    std::string text;
+    for (int w = 0; w < 3 + i % 5; ++w) text += (w ? " " : "") + nice[static_cast<std::size_t>((i * 7 + w * 3) % 8)];
+    const char* label = i % 3 == 0 ? "hatespeech" : i % 3 == 1 ? "offensive" : "normal";
+    if (i % 3 == 0) text += " " + hate[static_cast<std::size_t>(i % 2)];
+    if (i % 3 == 1) text += " " + offensive[static_cast<std::size_t>(i % 2)];
+    rows.push_back("p" + std::to_string(i) + "," + text + "," + label);
+  }
+  return rows;
+}
+
 /// A model file as a run directory holds one, without training: `model` built by the registry for
 /// the data `inputs` give (its tokenizer, labels, sizes), initial weights from `seed`, saved with
 /// the task's files to DIR/model.pt. Returns DIR. (Tests of what training learns are in tests/train/.)

@@ -10,9 +10,10 @@ using attn::text::CsvRecord;
 
 namespace {
 
-std::vector<std::vector<std::string>> read_all(const std::string& data, std::vector<std::int64_t>* lines = nullptr) {
+std::vector<std::vector<std::string>> read_all(const std::string& data, std::vector<std::int64_t>* lines = nullptr,
+                                               const std::string& name = "mem.csv") {
   std::istringstream in(data);
-  CsvReader csv(in, "mem.csv");
+  CsvReader csv(in, name);
   std::vector<std::vector<std::string>> rows{csv.header()};
   CsvRecord rec;
   while (csv.next(rec)) {
@@ -22,9 +23,9 @@ std::vector<std::vector<std::string>> read_all(const std::string& data, std::vec
   return rows;
 }
 
-std::string error_of(const std::string& data) {
+std::string error_of(const std::string& data, const std::string& name = "mem.csv") {
   try {
-    read_all(data);
+    read_all(data, nullptr, name);
   } catch (const CsvError& e) {
     return e.what();
   }
@@ -93,4 +94,74 @@ TEST_CASE("malformed CSV names file, line and column", "[csv]") {
 
 TEST_CASE("a missing file is a clear error", "[csv]") {
   CHECK_THROWS_WITH(CsvReader("/nonexistent/train.csv"), Catch::Contains("/nonexistent/train.csv: cannot open"));
+}
+
+TEST_CASE("the format follows the extension unless given", "[csv]") {
+  using attn::text::TableFormat;
+  CHECK(attn::text::format_of("a/train.tsv") == TableFormat::kTsv);
+  CHECK(attn::text::format_of("olid-training-v1.0.TAB") == TableFormat::kTsv);
+  CHECK(attn::text::format_of("docs.jsonl") == TableFormat::kJsonl);
+  CHECK(attn::text::format_of("x.ndjson") == TableFormat::kJsonl);
+  CHECK(attn::text::format_of("train.csv") == TableFormat::kCsv);
+  CHECK(attn::text::format_of("labeled_data") == TableFormat::kCsv);
+  CHECK(attn::text::parse_table_format("tsv", "--format") == TableFormat::kTsv);
+  CHECK_THROWS_WITH(attn::text::parse_table_format("xlsx", "--format"), Catch::Contains("--format: csv, tsv or jsonl, got 'xlsx'"));
+  std::istringstream in("a\tb\n1\t2\n");
+  CsvReader csv(in, "given.csv", TableFormat::kTsv);  // the format given wins over the name
+  CHECK(csv.header() == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("TSV as OLID has it: no quoting, CRLF or LF, a BOM at the start of any line, blank lines skipped", "[csv]") {
+  std::vector<std::int64_t> lines;
+  const auto rows = read_all(
+      "\xEF\xBB\xBFid\ttweet\tsubtask_a\r\n86426\t@USER \"She\" says, \"no\"\tOFF\r\n\r\n"
+      "\xEF\xBB\xBF"
+      "90194\tit's fine\tNOT\n",
+      &lines, "olid.tsv");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0] == std::vector<std::string>{"id", "tweet", "subtask_a"});
+  CHECK(rows[1] == std::vector<std::string>{"86426", "@USER \"She\" says, \"no\"", "OFF"});  // quotes and commas are text
+  CHECK(rows[2] == std::vector<std::string>{"90194", "it's fine", "NOT"});
+  CHECK(lines == std::vector<std::int64_t>{2, 4});
+  CHECK_THAT(error_of("id\ttweet\n1\ta\tb\n", "olid.tsv"), Catch::Contains("olid.tsv:2: expected 2 fields") && Catch::Contains("found 3"));
+  CHECK_THAT(error_of("id\ttweet\n1\t\xC3\x28\n", "olid.tsv"), Catch::Contains("olid.tsv:2: column 2 (tweet): invalid UTF-8"));
+}
+
+TEST_CASE("JSON Lines: the first object's keys are the columns, numbers read as their text, blank lines skipped", "[csv]") {
+  std::vector<std::int64_t> lines;
+  const auto rows = read_all(
+      "{\"post_id\": \"1_gab\", \"text\": \"a \\\"quoted\\\"\\nline\", \"label\": 2, \"extra\": [1]}\r\n\n"
+      "{\"text\": \"second\", \"post_id\": \"2_tw\", \"label\": 0, \"extra\": null, \"more\": 1}\n",
+      &lines, "docs.jsonl");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0] == std::vector<std::string>{"post_id", "text", "label", "extra"});
+  CHECK(rows[1] == std::vector<std::string>{"1_gab", "a \"quoted\"\nline", "2", "[1]"});
+  CHECK(rows[2] == std::vector<std::string>{"2_tw", "second", "0", ""});  // by key; null: empty; keys not in the first ignored
+  CHECK(lines == std::vector<std::int64_t>{1, 3});
+}
+
+TEST_CASE("JSON Lines errors name file, line and field: not an object, a missing or non-string text", "[csv]") {
+  CHECK_THAT(error_of("{\"text\": \"a\"}\n[1, 2]\n", "d.jsonl"), Catch::Contains("d.jsonl:2") && Catch::Contains("not a JSON object"));
+  CHECK_THAT(error_of("{\"text\": \"a\"}\n{\"text\": \"b\"\n", "d.jsonl"),
+             Catch::Contains("d.jsonl:2") && Catch::Contains("not a JSON object"));
+  const auto text_error = [](const std::string& data) {
+    std::istringstream in(data);
+    try {
+      CsvReader csv(in, "d.jsonl");
+      csv.require_string(csv.column("text"));
+      CsvRecord rec;
+      while (csv.next(rec)) {
+      }
+    } catch (const CsvError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(text_error("{\"id\": 1, \"text\": \"a\"}\n{\"id\": 2}\n"),
+             Catch::Contains("d.jsonl:2: column 2 (text)") && Catch::Contains("no field \"text\""));
+  CHECK_THAT(text_error("{\"id\": 1, \"text\": \"a\"}\n{\"id\": 2, \"text\": 7}\n"),
+             Catch::Contains("d.jsonl:2: column 2 (text)") && Catch::Contains("must be a string"));
+  CHECK_THAT(text_error("{\"id\": 1, \"text\": 5}\n"),
+             Catch::Contains("d.jsonl:1: column 2 (text)") && Catch::Contains("must be a string"));
+  CHECK(text_error("{\"id\": 1, \"text\": \"a\"}\n{\"id\": 2, \"text\": \"b\"}\n").empty());
 }

@@ -32,6 +32,7 @@ const std::map<std::string, std::string> kSamples = {
     {"warmup-steps", "100"},
     {"clip-norm", "1.5"},
     {"pos-weight", "auto"},
+    {"class-weight", "balanced"},
     {"embeddings", "glove.txt"},
     {"freeze-embeddings", ""},
 };

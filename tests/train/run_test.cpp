@@ -124,13 +124,19 @@ TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data f
 
 TEST_CASE("early stopping: training ends after patience epochs without improvement, model.pt is the best epoch", "[train][run]") {
   const auto dir = run_dir("early");
-  const auto rows = tasks_test::text_rows(200);
+  // The validation rows (the last 40) have their labels turned over: the better the model learns
+  // the training rows, the worse val_loss; the run stops after epoch 3 with epoch 1 as its best.
+  auto rows = tasks_test::text_rows(200);
+  for (std::size_t i = 160; i < rows.size(); ++i) {
+    std::string& r = rows[i];
+    r[r.size() - 1] = r[r.size() - 1] == '1' ? '0' : '1';
+    r[r.size() - 3] = r[r.size() - 3] == '1' ? '0' : '1';
+  }
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", rows);
-  // val_rows never improves after epoch 1: the run stops after epoch 3 with epoch 1 as its best.
   const auto last =
       tasks_test::train_run("bilstm-attention", (dir / "run").string(), {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
                             {{"embed_dim", 8}, {"lstm_units", 4}},
-                            {{"epochs", 10}, {"batch_size", 16}, {"lr", 0.02}, {"early_stopping_patience", 2}, {"monitor", "val_rows"}});
+                            {{"epochs", 10}, {"batch_size", 16}, {"lr", 0.02}, {"early_stopping_patience", 2}, {"monitor", "val_loss"}});
   CHECK(last.at("epoch") == 3);
   std::vector<nlohmann::json> epochs;
   {
@@ -264,12 +270,96 @@ TEST_CASE("class weights (--pos-weight): the loss is the positive-weighted binar
   m.eval();  // no dropout: the same logits twice
   const std::vector<std::int64_t> rows = tasks::all_rows(data->rows());
   const tasks::Batch b = data->batch(rows, tasks::Width::kLongestRow);
-  const torch::Tensor weights = data->positive_weights("3,0.5", rows);
+  const torch::Tensor weights = data->loss_weights({"3,0.5", ""}, rows);
   const torch::Tensor logits = models::TextClassifier(m).logits(b.inputs.at(0).toTensor()).scores;
   // By hand: -(w y log p + (1 - y) log(1 - p)), averaged.
   const torch::Tensor p = torch::sigmoid(logits), y = b.targets;
   const torch::Tensor expected = -(weights * y * torch::log(p) + (1 - y) * torch::log(1 - p)).mean();
   CHECK(data->loss(m, b, weights).value.item<double>() == Approx(expected.item<double>()).epsilon(1e-5));
   CHECK(data->loss(m, b, {}).value.item<double>() != Approx(expected.item<double>()).epsilon(1e-3));  // it makes a difference
+  fs::remove_all(dir);
+}
+
+TEST_CASE("one class per row: softmax model, classes kept in model.pt, macro-F1 to monitor, the class predicted", "[train][run][classes]") {
+  const auto dir = run_dir("classes");
+  const auto rows = tasks_test::class_rows(240);
+  const std::string csv = tasks_test::write_csv(dir / "t.jsonl", "", {});
+  {  // JSON Lines, as HateXplain comes
+    std::ofstream f(csv);
+    for (const std::string& r : rows) {
+      const auto c1 = r.find(','), c2 = r.rfind(',');
+      f << nlohmann::json{{"post_id", r.substr(0, c1)}, {"text", r.substr(c1 + 1, c2 - c1 - 1)}, {"label", r.substr(c2 + 1)}}.dump()
+        << "\n";
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> inputs = {{"csv", csv},
+                                                                   {"text-column", "text"},
+                                                                   {"id-column", "post_id"},
+                                                                   {"label-column", "label"},
+                                                                   {"classes", "normal,offensive,hatespeech"},
+                                                                   {"maxlen", "12"}};
+  // The task's recipe for one class per row, under the flags given.
+  train::TrainRequest planned;
+  planned.model = "bilstm-attention";
+  for (const auto& [k, v] : inputs) planned.data.set(k, v, data::Inputs::Origin::kGiven);
+  const auto plan = train::planned_config(planned);
+  CHECK(plan.at("training").at("batch_size") == 64);
+  CHECK(plan.at("training").at("early_stopping_patience") == 2);
+  const auto last = tasks_test::train_run("bilstm-attention", (dir / "run").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 8}},
+                                          {{"epochs", 12}, {"batch_size", 16}, {"lr", 0.02}, {"monitor", "val_macro_f1"}});
+  CHECK(last.at("val_macro_f1").get<double>() >= 0.9);  // the classes' words are learnt
+  CHECK(last.at("val_ovo_auc").get<double>() >= 0.95);
+  const auto model = tasks::open_model((dir / "run").string());
+  CHECK(model->saved().config.at("model_config").at("output") == "softmax");
+  CHECK(model->describe().at("labels").get<std::vector<std::string>>() ==
+        std::vector<std::string>{"normal", "offensive", "hatespeech"});  // the order given
+  const auto predicted = model->predict({{"thanks good vermin", {}}, {"see talk idiot", {}}, {"page fine", {}}}, 8);
+  CHECK(predicted[0].at("class") == "hatespeech");
+  CHECK(predicted[1].at("class") == "offensive");
+  CHECK(predicted[2].at("class") == "normal");
+  double sum = 0;
+  for (const auto& [name, p] : predicted[0].at("probabilities").items()) sum += p.get<double>();
+  CHECK(sum == Approx(1.0).epsilon(1e-5));  // a softmax
+  // evaluate: a probability column per class, then the predicted class; the confusion matrix.
+  const std::string val = tasks_test::write_csv(dir / "v.csv", "post_id,text,label", std::vector<std::string>(rows.end() - 30, rows.end()));
+  data::Inputs none;
+  const auto scored = model->open_csv(val, none, 1);
+  const auto e = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kFull});
+  CHECK_THAT(e.predictions_csv, Catch::StartsWith("id,normal,offensive,hatespeech,prediction\np210,"));
+  CHECK(e.metrics.at("confusion").at("offensive").size() == 3);
+  CHECK(e.metrics.at("macro_f1").get<double>() >= 0.9);
+  // A class the model does not know is an error naming the file's line and column.
+  const std::string odd = tasks_test::write_csv(dir / "odd.csv", "post_id,text,label", {"x1,thanks,normal", "x2,see,spam"});
+  CHECK_THROWS_WITH(model->open_csv(odd, none, 1), Catch::Contains("odd.csv:3: column 3 (label): class 'spam' is not one of the model's"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("every metric a validation names can be monitored, with a one-row validation too", "[train][run][monitor]") {
+  const auto dir = run_dir("monitor");
+  const std::string multi_label = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(60));
+  const std::string classes = tasks_test::write_csv(dir / "c.csv", "post_id,text,label", tasks_test::class_rows(60));
+  const std::string one_row = tasks_test::write_csv(dir / "v.csv", "id,comment_text,bad,rude", {"v1,thanks good,0,1"});
+  const std::vector<std::vector<std::pair<std::string, std::string>>> setups = {
+      {{"csv", multi_label}, {"labels", "bad,rude"}, {"maxlen", "12"}},
+      {{"csv", multi_label}, {"labels", "bad,rude"}, {"maxlen", "12"}, {"val-csv", one_row}},  // its AUCs are null
+      {{"csv", classes}, {"text-column", "text"}, {"label-column", "label"}, {"maxlen", "12"}},
+  };
+  int run = 0;
+  for (const auto& inputs : setups) {
+    data::Inputs in;
+    for (const auto& [k, v] : inputs) in.set(k, v, data::Inputs::Origin::kGiven);
+    const tasks::Task& task = tasks::task_for(models::ModelKind::kTextClassifier);
+    for (const auto& spec : task.inputs(tasks::Command::kTrain))
+      if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+    const auto names = task.open(in, models::find_model("bilstm-attention"), (dir / "probe").string(), 1)->metric_names();
+    CHECK(std::find(names.begin(), names.end(), "mean_auc") != names.end());
+    for (const std::string& name : names) {
+      INFO("monitor val_" << name << ", setup " << run);
+      const auto last = tasks_test::train_run(
+          "bilstm-attention", (dir / ("run" + std::to_string(run++))).string(), inputs, {{"embed_dim", 4}, {"lstm_units", 2}},
+          {{"epochs", 2}, {"batch_size", 32}, {"early_stopping_patience", 1}, {"monitor", "val_" + name}});
+      CHECK(last.at("epoch") >= 1);
+    }
+  }
   fs::remove_all(dir);
 }

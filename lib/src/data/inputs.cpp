@@ -59,6 +59,13 @@ void require_declared(const Inputs& inputs, const std::vector<InputSpec>& specs,
       throw std::invalid_argument("--" + name + " does not apply to " + what);
 }
 
+InputSpec label_column_input() {
+  return {"label-column",
+          "The label column: text models, one class per row (softmax over the classes, see --classes); feature models, "
+          "the 0/1 label (default: label)",
+          ""};
+}
+
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   if (s.empty()) return out;

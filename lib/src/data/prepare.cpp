@@ -138,6 +138,7 @@ Prepared prepare_csv(const PrepareOptions& o) {
   report["text_column"] = o.columns.text_column;
   report["id_column"] = columns.ids_are_row_numbers ? nlohmann::ordered_json() : nlohmann::ordered_json(o.columns.id_column);
   report["labels"] = data.label_names;
+  if (!o.columns.class_column.empty()) report["label_column"] = o.columns.class_column;  // one class per row: labels are the classes
   report["tokenizer"] = tokenizer_report(o, fitting, tokenizer);
   report["padding"] = {{"maxlen", data.x.cols},
                        {"padding", text::side_name(o.pad.padding)},
@@ -298,6 +299,9 @@ std::vector<InputSpec> prepare_inputs() {
       {"csv", "CSV file with a header row (Kaggle layout)", ""},
       {"text-column", "Column holding the text", "comment_text"},
       {"labels", "Comma-separated 0/1 label columns ('' for none)", "toxic,severe_toxic,obscene,threat,insult,identity_hate"},
+      label_column_input(),
+      {"classes", "With --label-column: the classes in their order, c1,c2,... (default: the file's values, sorted)", ""},
+      {"format", "The file's format: csv, tsv (tab-separated, no quoting) or jsonl (default: from its extension)", ""},
       {"id-column", "Column holding row ids (row numbers are used when the default is absent)", "id"},
       {"tokenizer", "Apply this fitted tokenizer.json instead of fitting one (label columns become optional)", ""},
   };
@@ -320,6 +324,18 @@ PrepareOptions prepare_options(const Inputs& in, int threads) {
   o.columns.text_column = in.text("text-column");
   o.columns.label_columns = in.list("labels");
   o.columns.labels_optional = !o.apply_tokenizer.empty() && !in.given("labels");
+  if (in.given("label-column")) {  // one class per row
+    if (in.given("labels")) throw std::invalid_argument("give --labels (0/1 columns) or --label-column (one class per row), not both");
+    o.columns.class_column = in.text("label-column");
+    if (o.columns.class_column.empty()) throw std::invalid_argument("--label-column must name a column");
+    o.columns.label_columns.clear();
+    o.columns.labels_optional = false;
+  }
+  if (in.given("classes")) {
+    if (!in.given("label-column")) throw std::invalid_argument("--classes needs --label-column (the column holding each row's class)");
+    o.columns.classes = text::parse_classes(in.list("classes"), "--classes");
+  }
+  if (in.given("format")) o.columns.format = text::parse_table_format(in.text("format"), "--format");
   o.columns.id_column = in.text("id-column");
   o.columns.id_required = in.given("id-column");
   return o;

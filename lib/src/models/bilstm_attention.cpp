@@ -56,7 +56,7 @@ def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
 
 def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     logits, attention = self.logits(ids)
-    return torch.sigmoid(logits), attention
+    return self.probabilities(logits), attention
 )";
 
 torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
@@ -82,6 +82,7 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   } else {
     nn::script::define(m, kEmbedSource, "bilstm-attention");
   }
+  define_output(m, c, "bilstm-attention");
   nn::script::define(m, kSource, "bilstm-attention");
   return m;
 }
@@ -98,13 +99,14 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
       {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", "attention.mlp"},
       {"attention.context", "Dense (v^T u)", "(None, T, 1)", "attention.context"},
       {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", ""},
-      {"dense", "Dense sigmoid", "(None, " + labels + ")", "dense"},
+      {"dense", "Dense " + c.value("output", std::string("sigmoid")), "(None, " + labels + ")", "dense"},
   };
 }
 
 /// The data fixes the labels, and the embedding needs a row for every id the tokenizer emits.
 void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) {
   fit_exact(c, given, "labels", data.labels);
+  fit_output(c, given, data);
   fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
 }
 
@@ -114,11 +116,12 @@ ModelEntry bilstm_attention_entry() {
   return ModelEntry{
       "bilstm-attention",
       ModelKind::kTextClassifier,
-      "Seed 000: Embedding -> SpatialDropout1D -> BiLSTM -> word attention (Yang et al.) -> Dense sigmoid, "
+      "Seed 000: Embedding -> SpatialDropout1D -> BiLSTM -> word attention (Yang et al.) -> Dense sigmoid (or softmax), "
       "multi-label text classification (Kaggle Jigsaw)",
       {
           {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words)", true},
-          {"labels", 6, "sigmoid outputs (set from the label columns)", true},
+          {"labels", 6, "outputs: the label columns, or the classes (set from the data)", true},
+          output_key(),
           {"embed_dim", 128, "embedding size"},
           {"spatial_dropout", 0.35, "SpatialDropout1D rate: whole embedding channels dropped for every step"},
           {"lstm_units", 60, "LSTM units per direction (attention works on 2 x this)"},

@@ -142,7 +142,7 @@ def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
 
 def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     logits, attention = self.logits(ids)
-    return torch.sigmoid(logits), attention
+    return self.probabilities(logits), attention
 )";
 
 torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
@@ -168,6 +168,7 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   } else {
     nn::script::define(m, kLookupSource, "hierarchical-attention");
   }
+  define_output(m, c, "hierarchical-attention");
   nn::script::define(m, kSource, "hierarchical-attention");
   return m;
 }
@@ -189,13 +190,14 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
       {"sentence_attention.mlp", "Dense tanh (u_i = tanh(W_s h_i + b_s))", "(None, D, " + h + ")", "sentence_attention.mlp"},
       {"sentence_attention.context", "Dense (u_s^T u_i)", "(None, D, 1)", "sentence_attention.context"},
       {"sentence_attention", "masked softmax, v = sum_i alpha_i h_i", "(None, " + h + ")", ""},
-      {"dense", "Dense sigmoid", "(None, " + labels + ")", "dense"},
+      {"dense", "Dense " + c.value("output", std::string("sigmoid")), "(None, " + labels + ")", "dense"},
   };
 }
 
 /// The data fixes the labels, and the embedding needs a row for every id the tokenizer emits.
 void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) {
   fit_exact(c, given, "labels", data.labels);
+  fit_output(c, given, data);
   fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
 }
 
@@ -206,10 +208,11 @@ ModelEntry hierarchical_attention_entry() {
       "hierarchical-attention",
       ModelKind::kTextClassifier,
       "Yang et al. 2016: Embedding -> BiGRU over each sentence's words -> word attention -> BiGRU over the "
-      "sentences -> sentence attention -> Dense sigmoid, multi-label document classification",
+      "sentences -> sentence attention -> Dense sigmoid (or softmax), multi-label document classification",
       {
           {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words; at most 2^20)", true},
-          {"labels", 6, "sigmoid outputs (set from the label columns)", true},
+          {"labels", 6, "outputs: the label columns, or the classes (set from the data)", true},
+          output_key(),
           {"embed_dim", 200, "embedding size (Yang et al.'s 200)"},
           {"gru_units", 50, "GRU units per direction at both levels (Yang et al.'s 50; attention works on 2 x this)"},
           {"dropout", 0.2,

@@ -11,6 +11,7 @@
 #include "attn/models/overrides.h"
 #include "attn/models/seq2seq_attention.h"
 #include "attn/models/transformer_classifier.h"
+#include "attn/nn/script_module.h"
 #include "model_support.h"
 
 namespace attn::models {
@@ -89,6 +90,40 @@ void fit_at_least(nlohmann::json& config, const nlohmann::json& given, const std
     throw std::invalid_argument("config key '" + key + "' must be at least the data's " + std::to_string(minimum) + ", got " +
                                 config.at(key).dump());
   }
+}
+
+ConfigKey output_key() {
+  return {"output", "sigmoid",
+          "sigmoid (each label 0/1 on its own, the seed's) or softmax (one class per row); set from the data (--labels or --label-column)",
+          true};
+}
+
+void fit_output(nlohmann::json& config, const nlohmann::json& given, const DataSizes& data) {
+  const std::string wanted = data.one_class_per_row ? "softmax" : "sigmoid";
+  if (!given.contains("output")) {
+    config["output"] = wanted;
+  } else if (config.at("output") != wanted) {
+    throw std::invalid_argument("config key 'output' must be the data's \"" + wanted + "\" (" +
+                                (data.one_class_per_row ? "one class per row" : "0/1 label columns") + "), got " +
+                                config.at("output").dump());
+  }
+}
+
+void define_output(torch::jit::Module& m, const nlohmann::json& config, const std::string& what) {
+  const std::string output = config.value("output", "sigmoid");
+  nn::require_config(output == "sigmoid" || output == "softmax",
+                     what + ": output must be \"sigmoid\" or \"softmax\", got \"" + output + "\"");
+  // p = sigmoid(z) per label, or p = softmax(z) over the classes: exp(z_k) / sum_j exp(z_j)
+  nn::script::define(m,
+                     output == "softmax" ? R"(
+def probabilities(self, logits: Tensor) -> Tensor:
+    return torch.softmax(logits, 1)
+)"
+                                         : R"(
+def probabilities(self, logits: Tensor) -> Tensor:
+    return torch.sigmoid(logits)
+)",
+                     what);
 }
 
 LayerTable layer_table(const ModelEntry& entry, const torch::jit::Module& module, const nlohmann::json& config) {

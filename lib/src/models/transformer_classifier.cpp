@@ -50,7 +50,7 @@ def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
 
 def forward(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     logits, attention = self.logits(ids)
-    return torch.sigmoid(logits), attention
+    return self.probabilities(logits), attention
 
 def self_attention(self, ids: Tensor) -> List[Tensor]:
     _, weights = self.encode(ids)
@@ -81,6 +81,7 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime) {  // no recurren
   m.register_attribute("scale", c10::FloatType::get(), std::sqrt(static_cast<double>(d)));
   m.register_attribute("dropout", c10::FloatType::get(), dropout);
   m.register_attribute("max_length", c10::IntType::get(), max_length);
+  define_output(m, c, "transformer-classifier");
   nn::script::define(m, source(layers), "transformer-classifier");
   return m;
 }
@@ -98,13 +99,15 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
     rows.push_back({name, "TransformerEncoderLayer (" + heads + " heads)", "(None, T, " + d + ")", name});
   }
   rows.push_back({"attention", "word attention pooling", "(None, " + d + ")", "attention"});
-  rows.push_back({"dense", "Dense sigmoid", "(None, " + std::to_string(c.at("labels").get<std::int64_t>()) + ")", "dense"});
+  rows.push_back({"dense", "Dense " + c.value("output", std::string("sigmoid")),
+                  "(None, " + std::to_string(c.at("labels").get<std::int64_t>()) + ")", "dense"});
   return rows;
 }
 
 /// As bilstm-attention, and the positional table must cover the longest text.
 void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) {
   fit_exact(c, given, "labels", data.labels);
+  fit_output(c, given, data);
   fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
   fit_at_least(c, given, "max_length", data.input_length, std::max<std::int64_t>(512, data.input_length));
 }
@@ -116,10 +119,11 @@ ModelEntry transformer_classifier_entry() {
       "transformer-classifier",
       ModelKind::kTextClassifier,
       "Seed 003: token + positional embedding -> Transformer encoder layers (multi-head self-attention) -> "
-      "word-attention pooling -> Dense sigmoid, for the same CSVs as bilstm-attention",
+      "word-attention pooling -> Dense sigmoid (or softmax), for the same CSVs as bilstm-attention",
       {
           {"num_words", 20000, "embedding rows (set from the tokenizer's num_words)", true},
-          {"labels", 6, "sigmoid outputs (set from the label columns)", true},
+          {"labels", 6, "outputs: the label columns, or the classes (set from the data)", true},
+          output_key(),
           {"d_model", 64, "model size E (embedding and every layer)"},
           {"heads", 4, "attention heads per layer (d_model must be a multiple)"},
           {"layers", 2, "encoder layers"},

@@ -138,9 +138,11 @@ class FeatureDataset : public Dataset {
     return b;
   }
 
-  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& pos_weight) const override {
-    return binary_loss(models::FeatureClassifier(model).logits(b.inputs.at(0).toTensor()).scores, b.targets, pos_weight);
+  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& weights) const override {
+    return binary_loss(models::FeatureClassifier(model).logits(b.inputs.at(0).toTensor()).scores, b.targets, weights);
   }
+
+  std::vector<std::string> metric_names() const override { return classifier_metric_names(LabelKind::kIndependent); }
 
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
@@ -172,7 +174,7 @@ class FeatureDataset : public Dataset {
     for (std::size_t i = 0; i < rows.size(); ++i)
       for (std::size_t f = 0; f < mean.size(); ++f) mean[f] += attention[i * mean.size() + f] / static_cast<double>(rows.size());
     if (!y.empty()) {
-      out.metrics = classifier_metrics(probs, y, {}, {config_.label}, options.detail, thresholds_);
+      out.metrics = classifier_metrics(probs, y, {}, {config_.label}, LabelKind::kIndependent, options.detail, thresholds_);
       nlohmann::ordered_json m = nlohmann::ordered_json::object();
       for (std::size_t f = 0; f < mean.size(); ++f) m[config_.features[f]] = mean[f];
       out.metrics["mean_attention"] = m;
@@ -180,7 +182,7 @@ class FeatureDataset : public Dataset {
     if (options.detail == EvaluateOptions::Detail::kFull) {
       std::vector<std::string> keys;
       for (std::int64_t r : rows) keys.push_back(std::to_string(r + 1));
-      out.predictions_csv = predictions_csv("row", keys, {"probability"}, probs, true);
+      out.predictions_csv = predictions_csv("row", keys, {"probability"}, probs, PredictionColumn::kPositive);
       out.svg = {report::svg_bar_chart("Mean attention per feature", config_.features, mean)};
     }
     return out;
@@ -195,8 +197,8 @@ class FeatureDataset : public Dataset {
   }
   std::map<std::string, std::string> files() const override { return {}; }
 
-  torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const override {
-    return positive_weights_of(spec, t_.labels, 1, rows);
+  torch::Tensor loss_weights(const LossWeights& spec, const std::vector<std::int64_t>& rows) const override {
+    return loss_weights_of(spec, LabelKind::kIndependent, t_.labels, 1, rows);
   }
 
   const FeatureDataConfig& config() const { return config_; }
@@ -375,7 +377,7 @@ class FeatureClassification : public Task {
         return {csv_input("CSV with a header row"),
                 val_csv_input(),
                 {"feature-columns", "Feature models: feature columns (default: every column but the label and id)", ""},
-                {"label-column", "Feature models: the 0/1 label column", "label"}};
+                data::label_column_input()};
       case Command::kExplain:
         return {explain_csv_input(), explain_rows_input(), svg_input()};
       case Command::kEvaluate:
@@ -392,8 +394,9 @@ class FeatureClassification : public Task {
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int) const override {
     const std::string csv = in.text("csv");
-    data::FeatureTable t = data::read_feature_csv(
-        csv, in.given("feature-columns") ? in.list("feature-columns") : std::vector<std::string>{}, in.text("label-column"));
+    data::FeatureTable t =
+        data::read_feature_csv(csv, in.given("feature-columns") ? in.list("feature-columns") : std::vector<std::string>{},
+                               in.get("label-column").value_or("label"));
     if (t.rows == 0) throw std::runtime_error(csv + ": no data rows");
     if (t.labels.empty()) throw std::runtime_error(csv + ": no label column");
     FeatureDataConfig config;

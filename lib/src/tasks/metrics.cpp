@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -82,6 +83,98 @@ nlohmann::ordered_json to_json(const BinaryMetrics& m, const std::vector<std::st
   j["accuracy"] = m.accuracy;
   j["auc"] = auc;
   j["mean_auc"] = number_or_null(m.mean_auc);
+  j["rows"] = m.rows;
+  j["rows_skipped"] = m.rows_skipped;
+  return j;
+}
+
+ClassMetrics class_metrics(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_classes,
+                           const std::vector<bool>& keep) {
+  ClassMetrics m;
+  const std::size_t K = n_classes, rows = K ? probs.size() / K : 0;
+  m.confusion.assign(K, std::vector<std::int64_t>(K, 0));
+  std::vector<std::size_t> truth;  // of the rows kept
+  std::vector<const float*> p_of;
+  double loss = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (!keep.empty() && !keep[r]) {
+      ++m.rows_skipped;
+      continue;
+    }
+    const float* p = probs.data() + r * K;
+    const float* y = labels.data() + r * K;
+    const std::size_t t = static_cast<std::size_t>(std::max_element(y, y + K) - y);
+    const std::size_t d = static_cast<std::size_t>(std::max_element(p, p + K) - p);
+    loss -= std::log(std::clamp(static_cast<double>(p[t]), 1e-7, 1.0 - 1e-7));
+    ++m.confusion[t][d];
+    truth.push_back(t);
+    p_of.push_back(p);
+  }
+  m.rows = static_cast<std::int64_t>(truth.size());
+  const double n = static_cast<double>(m.rows);
+  m.loss = n ? loss / n : 0;
+  double right = 0, f1_sum = 0, present = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    double tp = static_cast<double>(m.confusion[k][k]), actual = 0, decided = 0;
+    for (std::size_t j = 0; j < K; ++j) actual += static_cast<double>(m.confusion[k][j]), decided += static_cast<double>(m.confusion[j][k]);
+    right += tp;
+    m.precision.push_back(decided > 0 ? tp / decided : 0.0);
+    m.recall.push_back(actual > 0 ? tp / actual : 0.0);
+    m.f1.push_back(tp > 0 ? 2 * tp / (actual + decided) : 0.0);
+    if (actual > 0 || decided > 0) f1_sum += m.f1.back(), present += 1;
+  }
+  m.accuracy = n ? right / n : 0;
+  m.macro_f1 = present ? f1_sum / present : 0;
+  // One-vs-rest per class, then one-vs-one per pair, each an ordinary binary AUC (roc_auc).
+  const auto auc_of = [&](std::size_t score_class, std::size_t positive_class, const std::function<bool(std::size_t)>& row_in) {
+    std::vector<float> scores, positive;
+    for (std::size_t i = 0; i < truth.size(); ++i)
+      if (row_in(truth[i])) scores.push_back(p_of[i][score_class]), positive.push_back(truth[i] == positive_class ? 1.0f : 0.0f);
+    return roc_auc(scores, positive);
+  };
+  double sum = 0, defined = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    m.auc.push_back(auc_of(k, k, [](std::size_t) { return true; }));
+    if (!std::isnan(m.auc.back())) sum += m.auc.back(), defined += 1;
+  }
+  m.mean_auc = defined ? sum / defined : std::numeric_limits<double>::quiet_NaN();
+  double pair_sum = 0, pairs = 0;
+  for (std::size_t a = 0; a < K; ++a)
+    for (std::size_t b = a + 1; b < K; ++b) {
+      const auto of_pair = [a, b](std::size_t t) { return t == a || t == b; };
+      const double ab = auc_of(a, a, of_pair), ba = auc_of(b, b, of_pair);
+      if (std::isnan(ab) || std::isnan(ba)) continue;  // the rows hold only one of the two
+      pair_sum += (ab + ba) / 2, pairs += 1;
+    }
+  m.ovo_auc = pairs ? pair_sum / pairs : std::numeric_limits<double>::quiet_NaN();
+  return m;
+}
+
+nlohmann::ordered_json to_json(const ClassMetrics& m, const std::vector<std::string>& names, bool full) {
+  const auto by_class = [&](const std::vector<double>& v) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < names.size() && k < v.size(); ++k) j[names[k]] = number_or_null(v[k]);
+    return j;
+  };
+  nlohmann::ordered_json j;
+  j["loss"] = m.loss;
+  j["accuracy"] = m.accuracy;
+  j["macro_f1"] = m.macro_f1;
+  j["ovo_auc"] = number_or_null(m.ovo_auc);
+  j["mean_auc"] = number_or_null(m.mean_auc);
+  j["auc"] = by_class(m.auc);
+  if (full) {
+    j["precision"] = by_class(m.precision);
+    j["recall"] = by_class(m.recall);
+    j["f1"] = by_class(m.f1);
+    nlohmann::ordered_json confusion = nlohmann::ordered_json::object();
+    for (std::size_t t = 0; t < names.size() && t < m.confusion.size(); ++t) {
+      nlohmann::ordered_json row = nlohmann::ordered_json::object();
+      for (std::size_t d = 0; d < names.size(); ++d) row[names[d]] = m.confusion[t][d];
+      confusion[names[t]] = row;
+    }
+    j["confusion"] = confusion;
+  }
   j["rows"] = m.rows;
   j["rows_skipped"] = m.rows_skipped;
   return j;

@@ -124,6 +124,8 @@ class Seq2SeqDataset : public Dataset {
     return b;
   }
 
+  std::vector<std::string> metric_names() const override { return {"loss", "accuracy", "exact_match", "char_accuracy"}; }
+
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor&) const override {
     const torch::Tensor logits = models::Seq2SeqModel(model).logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
     const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});

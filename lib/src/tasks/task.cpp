@@ -75,8 +75,9 @@ double Dataset::share_of_loss(const std::vector<std::int64_t>& share, const std:
   return batch.empty() ? 0.0 : static_cast<double>(share.size()) / static_cast<double>(batch.size());
 }
 
-torch::Tensor Dataset::positive_weights(const std::string& spec, const std::vector<std::int64_t>&) const {
-  if (!spec.empty()) throw std::invalid_argument("--pos-weight is for classifiers (models with 0/1 labels)");
+torch::Tensor Dataset::loss_weights(const LossWeights& spec, const std::vector<std::int64_t>&) const {
+  if (!spec.positive.empty()) throw std::invalid_argument("--pos-weight is for classifiers (models with 0/1 labels)");
+  if (!spec.classes.empty()) throw std::invalid_argument("--class-weight is for text classifiers with one class per row (--label-column)");
   return {};
 }
 

@@ -51,6 +51,7 @@ class TextDataset : public Dataset {
  public:
   TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored, Thresholds thresholds)
       : thresholds_(std::move(thresholds)),
+        kind_(config.one_class_per_row() ? LabelKind::kOneClass : LabelKind::kIndependent),
         data_(std::move(data)),
         tokenizer_(std::move(tokenizer)),
         config_(std::move(config)),
@@ -77,9 +78,12 @@ class TextDataset : public Dataset {
     return b;
   }
 
-  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& pos_weight) const override {
-    return binary_loss(models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores, b.targets, pos_weight);
+  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& weights) const override {
+    const torch::Tensor logits = models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
+    return kind_ == LabelKind::kOneClass ? class_loss(logits, b.targets, weights) : binary_loss(logits, b.targets, weights);
   }
+
+  std::vector<std::string> metric_names() const override { return classifier_metric_names(kind_); }
 
   torch::Tensor word_ids(const std::vector<std::int64_t>& rows) const override {
     // A hierarchical model's ids carry their sentence above the word (text/sentences.h).
@@ -102,12 +106,13 @@ class TextDataset : public Dataset {
                  data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
         if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
       }
-      out.metrics = classifier_metrics(probs, y, keep, config_.labels, options.detail, thresholds_);
+      out.metrics = classifier_metrics(probs, y, keep, config_.labels, kind_, options.detail, thresholds_);
     }
     if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
       std::vector<std::string> keys;
       for (std::int64_t r : rows) keys.push_back(data_.ids.empty() ? std::to_string(r + 1) : data_.ids[static_cast<std::size_t>(r)]);
-      out.predictions_csv = predictions_csv("id", keys, config_.labels, probs, false);
+      out.predictions_csv = predictions_csv("id", keys, config_.labels, probs,
+                                            kind_ == LabelKind::kOneClass ? PredictionColumn::kClass : PredictionColumn::kNone);
     }
     return out;
   }
@@ -119,14 +124,15 @@ class TextDataset : public Dataset {
     models::DataSizes s;
     s.vocabulary = to.num_words && *to.num_words ? *to.num_words : tokenizer_.vocabulary_size() + 2;
     s.labels = static_cast<std::int64_t>(config_.labels.size());
+    s.one_class_per_row = kind_ == LabelKind::kOneClass;
     s.input_length = data_.x.cols;
     return s;
   }
 
   std::map<std::string, std::string> files() const override { return {{"tokenizer.json", tokenizer_.to_json()}}; }
 
-  torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const override {
-    return positive_weights_of(spec, data_.labels, config_.labels.size(), rows);
+  torch::Tensor loss_weights(const LossWeights& spec, const std::vector<std::int64_t>& rows) const override {
+    return loss_weights_of(spec, kind_, data_.labels, config_.labels.size(), rows);
   }
 
   std::vector<VocabularyWord> vocabulary() const override {
@@ -142,6 +148,7 @@ class TextDataset : public Dataset {
 
  private:
   Thresholds thresholds_;
+  LabelKind kind_;
   io::PreparedData data_;
   text::Tokenizer tokenizer_;
   TextDataConfig config_;
@@ -157,6 +164,7 @@ void read_prepare_report(TextDataConfig& config) {
     const auto report = nlohmann::json::parse(io::read_file(path));
     config.text_column = report.value("text_column", config.text_column);
     if (report.contains("id_column") && report["id_column"].is_string()) config.id_column = report["id_column"];
+    if (report.contains("label_column") && report["label_column"].is_string()) config.label_column = report["label_column"];
     if (report.contains("padding")) config.truncating = report["padding"].value("truncating", config.truncating);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
@@ -171,6 +179,16 @@ text::PadOptions pad_of(const TextDataConfig& config) {
   pad.padding = config.padding;
   pad.truncating = config.truncating;
   return pad;
+}
+
+void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& config) {
+  if (config.one_class_per_row()) {
+    columns.class_column = config.label_column;
+    columns.classes = config.labels;  // a class the model does not know is an error naming the line
+    columns.label_columns.clear();
+  } else {
+    columns.label_columns = config.labels;
+  }
 }
 
 std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,
@@ -203,6 +221,7 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
                                 const std::string& id_column, std::int64_t limit, const std::function<bool(const std::string&)>& accept) {
   text::CsvReader reader(csv);
   const std::size_t c = reader.column(column);
+  reader.require_string(c);
   const std::optional<std::size_t> id = id_column.empty() ? std::nullopt : reader.find_column(id_column);
   std::vector<CsvText> all;
   std::unordered_map<std::int64_t, std::size_t> wanted;
@@ -306,6 +325,7 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     config.truncating = o.pad.truncating;
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;
+    config.label_column = o.columns.class_column;
     data::Prepared prepared = data::prepare_csv(o);
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
     if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns.text_column, layout, config, threads);
@@ -329,7 +349,7 @@ std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Data
   o.csv = csv;
   o.columns.text_column = config.text_column;
   o.columns.id_column = config.id_column;
-  o.columns.label_columns = config.labels;
+  set_label_columns(o.columns, config);
   o.apply_loaded_tokenizer = &train.tokenizer();  // read as the training rows were
   o.pad.maxlen = config.maxlen;
   o.pad.padding = config.padding;

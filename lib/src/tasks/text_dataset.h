@@ -21,6 +21,9 @@ namespace attn::tasks {
 
 /// How the model's rows are padded and cut: as the training data was.
 text::PadOptions pad_of(const TextDataConfig& config);
+/// Which columns of a file hold the labels the model was trained on: its 0/1 label columns, or its
+/// class column with its classes.
+void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& config);
 /// The rows of ids the model reads for `texts`, before padding: Keras' texts_to_sequences, or a
 /// hierarchical model's documents of sentences (text/sentences.h).
 std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,

@@ -1,26 +1,62 @@
 #include "attn/text/csv.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+
+#include <nlohmann/json.hpp>
 
 #include "attn/text/unicode.h"
 
 namespace attn::text {
 namespace {
 constexpr std::size_t kBlock = 1 << 20;
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  if (s.size() < n) return false;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - n + i])) != suffix[i]) return false;
+  return true;
+}
+}  // namespace
+
+TableFormat format_of(const std::string& path) {
+  for (const char* e : {".tsv", ".tab"})
+    if (ends_with(path, e)) return TableFormat::kTsv;
+  for (const char* e : {".jsonl", ".ndjson", ".json"})
+    if (ends_with(path, e)) return TableFormat::kJsonl;
+  return TableFormat::kCsv;
 }
 
-CsvReader::CsvReader(const std::string& path)
+TableFormat parse_table_format(const std::string& name, const std::string& flag) {
+  if (name == "csv") return TableFormat::kCsv;
+  if (name == "tsv") return TableFormat::kTsv;
+  if (name == "jsonl") return TableFormat::kJsonl;
+  if (name == "auto" || name.empty()) return TableFormat::kAuto;
+  throw std::invalid_argument(flag + ": csv, tsv or jsonl, got '" + name + "'");
+}
+
+CsvReader::CsvReader(const std::string& path, TableFormat format)
     : owned_(std::make_unique<std::ifstream>(path, std::ios::binary)), in_(owned_.get()), name_(path) {
   if (!*owned_) throw std::runtime_error(path + ": cannot open file for reading");
-  CsvRecord head;
-  if (!next(head)) throw CsvError(name_ + ": empty file (expected a header row)");
-  header_ = std::move(head.fields);
+  format_ = format == TableFormat::kAuto ? format_of(path) : format;
+  read_header();
 }
 
-CsvReader::CsvReader(std::istream& in, std::string name) : in_(&in), name_(std::move(name)) {
+CsvReader::CsvReader(std::istream& in, std::string name, TableFormat format) : in_(&in), name_(std::move(name)) {
+  format_ = format == TableFormat::kAuto ? format_of(name_) : format;
+  read_header();
+}
+
+void CsvReader::read_header() {
   CsvRecord head;
-  if (!next(head)) throw CsvError(name_ + ": empty file (expected a header row)");
+  if (!next(head))
+    throw CsvError(name_ + ": empty file (expected a header row" + (format_ == TableFormat::kJsonl ? ", or an object)" : ")"));
+  if (format_ == TableFormat::kJsonl) {
+    pending_ = head;  // the first object is a record too; its keys named the header
+    return;
+  }
   header_ = std::move(head.fields);
 }
 
@@ -65,6 +101,7 @@ bool CsvReader::refill() {
 }
 
 CsvReader::Parse CsvReader::parse_record(CsvRecord& rec, std::size_t& consumed, std::int64_t& lines) {
+  if (format_ != TableFormat::kCsv) return parse_line(rec, consumed, lines);
   const char* b = buf_.data();
   std::size_t i = pos_;
   std::size_t nfields = 0;
@@ -124,7 +161,71 @@ CsvReader::Parse CsvReader::parse_record(CsvRecord& rec, std::size_t& consumed, 
   return Parse::kRecord;
 }
 
+CsvReader::Parse CsvReader::parse_line(CsvRecord& rec, std::size_t& consumed, std::int64_t& lines) {
+  const char* b = buf_.data();
+  lines = 0;
+  if (pos_ == end_) return eof_ ? Parse::kEnd : Parse::kNeedMore;
+  const char* nl = static_cast<const char*>(std::memchr(b + pos_, '\n', end_ - pos_));
+  if (!nl && !eof_) return Parse::kNeedMore;
+  const std::size_t stop = nl ? static_cast<std::size_t>(nl - b) : end_;
+  std::string_view line(b + pos_, stop - pos_);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.remove_prefix(3);  // a BOM, in any line
+  consumed = stop - pos_ + (nl ? 1 : 0);
+  lines = nl ? 1 : 0;
+  rec.fields.clear();
+  if (line.find_first_not_of(" \t") == std::string_view::npos) {  // blank: one empty field, skipped by next()
+    rec.fields.emplace_back();
+    return Parse::kRecord;
+  }
+  if (format_ == TableFormat::kJsonl) {
+    json_fields(line, rec, line_, header_.empty() && !pending_);
+    return Parse::kRecord;
+  }
+  for (std::size_t start = 0;;) {  // TSV: no quoting, a tab between fields
+    const std::size_t tab = line.find('\t', start);
+    rec.fields.emplace_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+    if (tab == std::string_view::npos) break;
+    start = tab + 1;
+  }
+  return Parse::kRecord;
+}
+
+void CsvReader::json_fields(std::string_view line, CsvRecord& rec, std::int64_t line_number, bool header) {
+  nlohmann::ordered_json object;
+  try {
+    object = nlohmann::ordered_json::parse(line);
+  } catch (const nlohmann::json::exception& e) {
+    fail(line_number, std::string::npos, std::string("not a JSON object (") + e.what() + ")");
+  }
+  if (!object.is_object()) fail(line_number, std::string::npos, "not a JSON object");
+  if (header)
+    for (const auto& [key, value] : object.items()) header_.push_back(key);
+  is_string_.assign(header_.size(), false);
+  for (std::size_t f = 0; f < header_.size(); ++f) {
+    const auto it = object.find(header_[f]);
+    const bool required = std::find(strings_.begin(), strings_.end(), f) != strings_.end();  // a text
+    if (it == object.end() || it->is_null()) {
+      if (required) fail(line_number, f, "no field \"" + header_[f] + "\" in this object" + (it == object.end() ? "" : " (null)"));
+      rec.fields.emplace_back();  // a field the caller does not need, or one it checks (an empty class)
+    } else if (it->is_string()) {
+      rec.fields.push_back(it->get<std::string>());
+      is_string_[f] = true;
+    } else {
+      if (required) fail(line_number, f, "field \"" + header_[f] + "\" must be a string (a text), got " + std::string(it->type_name()));
+      rec.fields.push_back(it->dump());  // a number's (an array's) JSON text: a class 0 / 1 / 2 reads as "0" / "1" / "2"
+    }
+  }
+}
+
 bool CsvReader::next(CsvRecord& rec) {
+  if (pending_) {  // JSON Lines' first object, read for the header: its string fields checked now that they are named
+    rec = std::move(*pending_);
+    pending_.reset();
+    for (std::size_t f : strings_)
+      if (f < is_string_.size() && !is_string_[f]) fail(rec.line, f, "field \"" + header_[f] + "\" must be a string (a text)");
+    return true;
+  }
   while (true) {
     std::size_t consumed = 0;
     std::int64_t lines = 0;
@@ -138,7 +239,7 @@ bool CsvReader::next(CsvRecord& rec) {
     pos_ += consumed;
     line_ += lines;
     // A blank line is one unquoted empty field: skip it, as pandas and Python's csv do.
-    if (rec.fields.size() == 1 && rec.fields[0].empty() && consumed <= 2) continue;
+    if (rec.fields.size() == 1 && rec.fields[0].empty() && (consumed <= 2 || format_ != TableFormat::kCsv)) continue;
     if (!header_.empty() && rec.fields.size() != header_.size())
       fail(rec.line, std::string::npos,
            "expected " + std::to_string(header_.size()) + " fields (as in the header), found " + std::to_string(rec.fields.size()));

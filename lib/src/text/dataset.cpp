@@ -1,18 +1,69 @@
 #include "attn/text/dataset.h"
 
-#include "attn/text/csv.h"
+#include <algorithm>
+#include <set>
+#include <stdexcept>
 
 namespace attn::text {
 
+namespace {
+
+bool whole_number(const std::string& s) {
+  return !s.empty() && s.size() < 18 &&
+         std::all_of(s.begin() + (s[0] == '-' ? 1 : 0), s.end(), [](char c) { return c >= '0' && c <= '9'; }) && s != "-";
+}
+
+}  // namespace
+
+std::vector<std::string> read_classes(const std::string& path, const std::string& column, TableFormat format) {
+  CsvReader csv(path, format);
+  const std::size_t c = csv.column(column);
+  std::set<std::string> seen;
+  CsvRecord rec;
+  while (csv.next(rec)) {
+    if (rec.fields[c].empty())
+      throw CsvError(path + ":" + std::to_string(rec.line) + ": column " + std::to_string(c + 1) + " (" + column + "): an empty class");
+    seen.insert(rec.fields[c]);
+  }
+  std::vector<std::string> classes(seen.begin(), seen.end());
+  if (std::all_of(classes.begin(), classes.end(), whole_number))
+    std::sort(classes.begin(), classes.end(), [](const std::string& a, const std::string& b) { return std::stoll(a) < std::stoll(b); });
+  if (classes.size() < 2)
+    throw CsvError(path + ": column '" + column + "' holds " + (classes.empty() ? "no class" : "one class ('" + classes.front() + "')") +
+                   ": a classifier needs two or more");
+  return classes;
+}
+
+std::vector<std::string> parse_classes(const std::vector<std::string>& classes, const std::string& flag) {
+  if (classes.size() < 2)
+    throw std::invalid_argument(flag + ": a classifier needs two or more classes, got " + std::to_string(classes.size()));
+  std::set<std::string> seen;
+  for (const std::string& c : classes) {
+    if (c.empty()) throw std::invalid_argument(flag + ": an empty class name");
+    if (!seen.insert(c).second) throw std::invalid_argument(flag + ": class '" + c + "' is given twice");
+  }
+  return classes;
+}
+
 TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& options, std::size_t block_rows,
                                  const std::function<void(TextBlock&&)>& on_block) {
-  CsvReader csv(path);
+  CsvReader csv(path, options.format);
   TextColumns columns;
   const std::size_t text_col = csv.column(options.text_column);
+  csv.require_string(text_col);
+  const bool by_class = !options.class_column.empty();
+  std::optional<std::size_t> class_col;
+  std::vector<std::string> classes = options.classes;
+  if (by_class) {
+    class_col = csv.find_column(options.class_column);
+    if (!class_col && !options.labels_optional) csv.column(options.class_column);  // throws with the column list
+    if (class_col && classes.empty()) classes = read_classes(path, options.class_column, options.format);
+    if (class_col) columns.label_names = classes;
+  }
 
   std::vector<std::size_t> label_cols;
   std::vector<std::string> missing;
-  for (const std::string& name : options.label_columns) {
+  for (const std::string& name : by_class ? std::vector<std::string>{} : options.label_columns) {
     if (auto c = csv.find_column(name))
       label_cols.push_back(*c);
     else
@@ -26,6 +77,17 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
     throw CsvError(path + ":1: no label column " + list + " in the header (columns: " + have + ")");
   }
   if (!label_cols.empty()) columns.label_names = options.label_columns;
+  const auto class_index = [&](const CsvRecord& rec) {
+    const std::string& v = rec.fields[*class_col];
+    const auto it = std::find(classes.begin(), classes.end(), v);
+    if (it == classes.end()) {
+      std::string all;
+      for (const std::string& k : classes) all += (all.empty() ? "" : ", ") + k;
+      throw CsvError(path + ":" + std::to_string(rec.line) + ": column " + std::to_string(*class_col + 1) + " (" + options.class_column +
+                     "): " + (v.empty() ? "an empty class" : "class '" + v + "' is not one of the model's (" + all + ")"));
+    }
+    return static_cast<std::size_t>(it - classes.begin());
+  };
 
   std::optional<std::size_t> id_col;
   if (!options.id_column.empty()) {
@@ -43,6 +105,10 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
     if (block.texts.empty()) block.texts.reserve(block_rows, block_bytes + block_bytes / 8);
     block.texts.push_back(rec.fields[text_col]);  // a copy: the reader keeps its buffer
     block.ids.push_back(id_col ? rec.fields[*id_col] : std::to_string(row));
+    if (class_col) {  // one-hot over the classes
+      const std::size_t k = class_index(rec);
+      for (std::size_t c = 0; c < classes.size(); ++c) block.labels.push_back(c == k ? 1.0f : 0.0f);
+    }
     for (std::size_t k = 0; k < label_cols.size(); ++k) {
       const std::string& v = rec.fields[label_cols[k]];
       if (v == "0")

@@ -12,6 +12,13 @@
 
 namespace attn::train {
 
+TrainOptions effective_training(const TrainRequest& r) {
+  const models::ModelEntry& entry = models::find_model(r.model);
+  nlohmann::json recipe = entry.training;
+  recipe.update(tasks::task_for(entry.kind).training_recipe(r.data));
+  return effective_options(recipe, r.training);
+}
+
 nlohmann::ordered_json planned_config(const TrainRequest& r) {
   const models::ModelEntry& entry = models::find_model(r.model);
   const nlohmann::json model_config = models::resolve_config(entry, r.model_overrides);
@@ -24,7 +31,7 @@ nlohmann::ordered_json planned_config(const TrainRequest& r) {
   j["model_config_set_from_data"] = nlohmann::json::array();
   for (const models::ConfigKey& k : entry.keys)
     if (k.from_data && !r.model_overrides.contains(k.name)) j["model_config_set_from_data"].push_back(k.name);
-  j["training"] = nlohmann::json(effective_options(entry.training, r.training));
+  j["training"] = nlohmann::json(effective_training(r));
   return j;
 }
 

@@ -165,9 +165,11 @@ const std::vector<TrainOption>& train_options() {
         value("early-stopping-patience", &T::early_stopping_patience,
               "Stop after N epochs without improvement of --monitor; model.pt keeps the best epoch (0: never)", false, at_least(0, false)),
         value("monitor", &T::monitor,
-              "Metric for early stopping and reduce-on-plateau: val_loss, val_mean_auc, val_accuracy, val_exact_match, loss, ...", false,
-              std::function<std::string(const std::string&)>(
-                  [](const std::string& v) { return v.empty() ? "must name a metric, e.g. val_loss" : ""; })),
+              "Metric for early stopping and reduce-on-plateau: val_loss, val_mean_auc, val_macro_f1, val_accuracy, val_exact_match, loss, "
+              "...",
+              false, std::function<std::string(const std::string&)>([](const std::string& v) {
+                return v.empty() ? "must name a metric, e.g. val_loss" : "";
+              })),
         value("lr-schedule", &T::lr_schedule, "constant, reduce-on-plateau, warmup-linear or cosine"),
         value("lr-factor", &T::lr_factor, "reduce-on-plateau: multiply the learning rate by this", false,
               std::function<std::string(const double&)>(
@@ -180,6 +182,9 @@ const std::vector<TrainOption>& train_options() {
               std::function<std::string(const double&)>([](const double& v) { return v >= 0 ? "" : "must be >= 0"; })),
         value("pos-weight", &T::pos_weight,
               "Classifiers: the positive class's loss weight per label, auto (negatives / positives over the training rows) or w1,w2,..."),
+        value("class-weight", &T::class_weight,
+              "Classifiers with one class per row: the loss weight per class, balanced (rows / (classes x the class's rows) over "
+              "the training rows) or w1,w2,..."),
         value("embeddings", &T::embeddings,
               "Text models: start the word embedding from these vectors (word2vec / GloVe / fastText "
               "text format, .gz too)"),

@@ -128,7 +128,7 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
     throw std::runtime_error(r.out_dir + ": already holds a run (config.json); continue it with --resume, or choose another --out");
   s->config.model = entry.name;
   s->config.task = task.name();
-  s->config.training = effective_options(entry.training, r.training);
+  s->config.training = effective_training(r);
   if (s->writes) io::ensure_directory(r.out_dir);
   const int threads = s->config.training.threads;
   s->data = task.open(r.data, entry, s->data_dir(), threads);

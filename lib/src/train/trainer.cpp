@@ -1,5 +1,6 @@
 #include "attn/train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -74,7 +75,7 @@ struct Trainer::Impl {
   std::vector<torch::Tensor> params, trained;  // every parameter (checkpoints); those Adam updates
   std::unique_ptr<nn::FusedAdam> optimizer;
   std::vector<std::int64_t> train_rows, val_rows;
-  torch::Tensor pos_weight;
+  torch::Tensor loss_weights;
   std::int64_t steps_per_epoch = 0;
   CheckpointState state;                 // the position: the next batch of epoch state.epoch (0-based), with the running sums
   parallel::Workers* workers = nullptr;  // data-parallel workers (parallel/workers.h), or none
@@ -117,14 +118,16 @@ struct Trainer::Impl {
     if (watches && o.monitor.rfind("val_", 0) == 0 && val_rows.empty())
       throw std::invalid_argument("--monitor " + o.monitor + " needs validation rows (--val-split > 0 or --val-csv)");
     if (watches && o.monitor.rfind("val_", 0) == 0) {  // a name the validation does not report fails now, not after an epoch
-      const auto names = validation_data.evaluate(model, {val_rows.front()}, {}).metrics;
-      const std::string key = o.monitor.substr(4);
-      if (!names.contains(key) || !names[key].is_number())
-        throw std::invalid_argument("--monitor " + o.monitor + ": the validation reports no such number (" + names.dump() + ")");
+      const std::vector<std::string> names = validation_data.metric_names();
+      if (std::find(names.begin(), names.end(), o.monitor.substr(4)) == names.end()) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "val_" : ", val_") + n;
+        throw std::invalid_argument("--monitor " + o.monitor + ": the validation reports no such number (" + list + ")");
+      }
     } else if (watches && o.monitor != "loss" && o.monitor != "accuracy") {
       throw std::invalid_argument("--monitor " + o.monitor + ": loss, accuracy, or val_ and a validation metric (e.g. val_loss)");
     }
-    pos_weight = data.positive_weights(o.pos_weight, train_rows);
+    loss_weights = data.loss_weights({o.pos_weight, o.class_weight}, train_rows);
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
     state.best = monitor_mode(o.monitor) == MonitorMode::kMinimize ? INFINITY : -INFINITY;
     state.plateau_lr = o.lr;
@@ -183,7 +186,7 @@ struct Trainer::Impl {
     const std::vector<std::int64_t> mine = world == 1 ? rows : parallel::share_of(rows, rank, world);
     if (!mine.empty()) {
       const tasks::Batch batch = data.batch(mine, width);
-      const tasks::Loss loss = data.loss(model, batch, pos_weight);
+      const tasks::Loss loss = data.loss(model, batch, loss_weights);
       // This share's part of the batch's loss, counted in rows (the epoch's sums are per row).
       const double part = world == 1 ? 1.0 : data.share_of_loss(mine, rows);
       if (world == 1) {
@@ -263,11 +266,13 @@ struct Trainer::Impl {
       value = rec.accuracy;
     } else {
       const std::string key = o.monitor.rfind("val_", 0) == 0 ? o.monitor.substr(4) : o.monitor;
-      if (!rec.validation.contains(key) || !rec.validation[key].is_number()) {
+      if (!rec.validation.contains(key)) {
         if (o.early_stopping_patience == 0 && o.lr_schedule != LrSchedule::kReduceOnPlateau) return;  // nothing depends on it
         throw std::invalid_argument("--monitor " + o.monitor + ": no such number among the epoch's metrics " + rec.validation.dump());
       }
-      value = rec.validation[key];
+      // Undefined this epoch (null: e.g. an AUC of validation rows of one class): no improvement, as
+      // Keras compares NaN.
+      value = rec.validation[key].is_number() ? rec.validation[key].get<double>() : std::nan("");
     }
     const bool improved = monitor_mode(o.monitor) == MonitorMode::kMinimize ? value < state.best : value > state.best;
     if (improved) {
@@ -279,6 +284,10 @@ struct Trainer::Impl {
     } else {
       ++state.since_best;
       ++state.since_reduced;
+      if (state.best_epoch == 0) {  // nothing better yet (the metric undefined so far): this epoch stands in, so model.pt holds one
+        state.best_epoch = rec.epoch;
+        rec.best = true;
+      }
     }
     if (o.lr_schedule == LrSchedule::kReduceOnPlateau && state.since_reduced >= o.lr_patience) {
       state.plateau_lr = std::max(o.min_lr, state.plateau_lr * o.lr_factor);

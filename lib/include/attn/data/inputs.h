@@ -56,6 +56,10 @@ class Inputs {
 /// "--NAME does not apply to WHAT".
 void require_declared(const Inputs& inputs, const std::vector<InputSpec>& specs, const std::string& what);
 
+/// --label-column, as every task that reads one declares it (the same declaration, so `attn train`
+/// can take every task's inputs): no default, each task supplies its own.
+InputSpec label_column_input();
+
 /// Splits "a,b,c" (empty string -> empty list).
 std::vector<std::string> split_list(const std::string& s);
 

@@ -30,6 +30,35 @@ BinaryMetrics binary_metrics(const std::vector<float>& probs, const std::vector<
 /// {"loss", "accuracy", "auc": {label: AUC or null}, "mean_auc" (or null), "rows", "rows_skipped"}.
 nlohmann::ordered_json to_json(const BinaryMetrics& m, const std::vector<std::string>& label_names);
 
+/// Metrics of a classifier with one class per row (multi-class), over probabilities [rows, classes]
+/// and one-hot labels of the same shape (row-major). The decision is the most probable class (the
+/// first on a tie).
+struct ClassMetrics {
+  std::int64_t rows = 0;          ///< rows scored
+  std::int64_t rows_skipped = 0;  ///< rows with keep[row] false
+  double loss = 0;                ///< mean cross-entropy, -log p(the row's class), p clipped to [1e-7, 1 - 1e-7]
+  double accuracy = 0;            ///< share of rows whose decision is their class
+  /// Per class, of the decisions: precision, recall and F1 (0 where undefined, as scikit-learn).
+  std::vector<double> precision, recall, f1;
+  /// Mean of the classes' F1 over the classes present among the rows' classes or decisions
+  /// (scikit-learn's f1_score(average="macro")).
+  double macro_f1 = 0;
+  std::vector<double> auc;  ///< one-vs-rest ROC AUC per class (its probability, its rows positive); NaN where undefined
+  double mean_auc = 0;      ///< mean of the defined one-vs-rest AUCs (NaN if none)
+  /// Hand & Till's (2001) multi-class AUC: over every pair of classes (a, b), on the rows of a or b,
+  /// the mean of AUC(p_a, a positive) and AUC(p_b, b positive); the mean over the pairs with rows of
+  /// both (scikit-learn's roc_auc_score(multi_class="ovo", average="macro"), HateXplain's metric).
+  double ovo_auc = 0;
+  std::vector<std::vector<std::int64_t>> confusion;  ///< [the row's class][the decision]: row counts
+};
+ClassMetrics class_metrics(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_classes,
+                           const std::vector<bool>& keep = {});
+
+/// {"loss", "accuracy", "macro_f1", "ovo_auc", "mean_auc", "auc": {class: AUC or null}, "rows",
+/// "rows_skipped"}; `full` adds "precision", "recall", "f1" ({class: number}) and "confusion"
+/// ({class: {decided class: rows}}).
+nlohmann::ordered_json to_json(const ClassMetrics& m, const std::vector<std::string>& class_names, bool full);
+
 /// Per-label decisions: a row is predicted positive for a label when p >= the label's threshold.
 struct Decisions {
   std::vector<double> threshold, precision, recall, f1;

@@ -13,14 +13,17 @@
 ///
 /// Metrics: one vocabulary for every surface (validation epochs, metrics.jsonl with "val_" in front,
 /// `attn evaluate --metrics`). Every task reports
-///   loss          number  the task's training loss: binary cross-entropy (classifiers), mean
-///                         cross-entropy per target character (seq2seq, teacher-forced)
-///   accuracy      number  binary accuracy over rows and labels (p > 0.5); seq2seq: next-character
-///                         accuracy under teacher forcing
+///   loss          number  the task's training loss: binary cross-entropy (classifiers), cross-entropy
+///                         (one class per row), mean cross-entropy per target character (seq2seq,
+///                         teacher-forced)
+///   accuracy      number  binary accuracy over rows and labels (p > 0.5); one class per row: the most
+///                         probable class right; seq2seq: next-character accuracy under teacher forcing
 ///   rows          number  rows scored;  rows_skipped  number  rows left out (Kaggle's -1 labels)
 /// classifiers (text and feature) add
-///   auc           object  ROC AUC per label, {label: number or null}
+///   auc           object  ROC AUC per label (one class per row: one-vs-rest per class), {label: number or null}
 ///   mean_auc      number  mean of the defined per-label AUCs (null if none)
+/// one class per row adds  macro_f1, ovo_auc  numbers  (metrics.h's ClassMetrics); evaluate adds
+///   precision, recall, f1 {class: number} and confusion {class: {decided class: rows}}
 /// feature classification adds  mean_attention  object  {feature: mean weight}
 /// seq2seq adds  exact_match, char_accuracy  numbers  of the greedy outputs against the targets
 #include <cstdint>
@@ -49,6 +52,12 @@ struct Batch {
   std::vector<c10::IValue> inputs;
   torch::Tensor targets;
   std::int64_t tokens = 0;  ///< input positions in the batch, padding included
+};
+
+/// The training flags that weigh the loss (Dataset::loss_weights), as given ("" none).
+struct LossWeights {
+  std::string positive;  ///< --pos-weight: auto or w1,w2,... (0/1 labels)
+  std::string classes;   ///< --class-weight: balanced or w1,w2,... (one class per row)
 };
 
 struct Loss {
@@ -87,16 +96,20 @@ class Dataset {
   /// Each row's length, what batches are bucketed by (all 1 for fixed-size rows).
   virtual const std::vector<std::int64_t>& lengths() const = 0;
   virtual Batch batch(const std::vector<std::int64_t>& rows, Width width) const = 0;
-  /// Training loss of a batch (the model in training mode). Classifiers weigh each label's positive
-  /// class by `pos_weight` [labels] when it is defined.
-  virtual Loss loss(torch::jit::Module& model, const Batch& batch, const torch::Tensor& pos_weight = {}) const = 0;
+  /// Training loss of a batch (the model in training mode), weighed by `weights` (loss_weights) when
+  /// it is defined.
+  virtual Loss loss(torch::jit::Module& model, const Batch& batch, const torch::Tensor& weights = {}) const = 0;
   /// The share of a batch's loss that the batch's rows `share` carry (data-parallel workers each
   /// take a share): what the loss averages over, in `share` over in `batch`. Rows by default (a
   /// classifier's loss is a mean over rows); a seq2seq loss is a mean over target characters.
   virtual double share_of_loss(const std::vector<std::int64_t>& share, const std::vector<std::int64_t>& batch) const;
-  /// The positive class's loss weight per label from `spec`: "" none (undefined), "auto" negatives /
-  /// positives over `rows`, "w1,w2,..." given. Tasks without binary labels refuse a non-empty spec.
-  virtual torch::Tensor positive_weights(const std::string& spec, const std::vector<std::int64_t>& rows) const;
+  /// The loss's weights from the training flags (`spec`), counted over `rows` where they depend on the
+  /// data: 0/1 labels weigh each label's positive class (--pos-weight), one class per row each class
+  /// (--class-weight); undefined when none is given. A flag the data has no use for throws
+  /// std::invalid_argument naming it.
+  virtual torch::Tensor loss_weights(const LossWeights& spec, const std::vector<std::int64_t>& rows) const;
+  /// The numbers evaluate() reports for every validation epoch (what --monitor names with "val_").
+  virtual std::vector<std::string> metric_names() const = 0;
   /// The word ids `rows` look up in the model's word-vector table (models::ModelEntry::word_embedding),
   /// any shape, every id the batch of `rows` reads; undefined when the task has none. The table is
   /// read at these ids only, so its gradient is zero in every other row (what data-parallel
@@ -238,6 +251,13 @@ class Task {
   /// RUN_DIR/data receives what --resume will read (prepared data, or a copy of the CSV).
   virtual std::unique_ptr<Dataset> open(const data::Inputs& inputs, const models::ModelEntry& model, const std::string& run_dir,
                                         int threads) const = 0;
+  /// The training recipe (config.json's training keys, e.g. {"batch_size": 64}) for data read with
+  /// `inputs`, over the model's own (models::ModelEntry::training) and under the user's flags: what
+  /// the task knows a kind of data trains well with. Empty by default (the model's recipe).
+  virtual nlohmann::json training_recipe(const data::Inputs& inputs) const {
+    (void)inputs;
+    return nlohmann::json::object();
+  }
   /// An existing run's training data, from config.json's "data" block and the run's files.
   virtual std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int threads) const = 0;
   /// Validation rows from a CSV of their own (--val-csv), read as `training` was (its tokenizers,

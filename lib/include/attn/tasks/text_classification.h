@@ -1,8 +1,9 @@
 #pragma once
 /// Text classification (bilstm-attention, transformer-classifier, hierarchical-attention): a CSV's
 /// text column tokenised with Keras' Tokenizer and padded with pad_sequences (hierarchical models:
-/// split into sentences first, text/sentences.h), 0/1 label columns, multi-label binary
-/// cross-entropy; explained per word (seed 000's get_word_importances, completed) and per sentence.
+/// split into sentences first, text/sentences.h), 0/1 label columns with multi-label binary
+/// cross-entropy, or one class per row (--label-column) with softmax cross-entropy; explained per word (seed 000's get_word_importances,
+/// completed) and per sentence.
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,7 +25,9 @@ struct TextDataConfig {
   std::int64_t maxlen = 0;  ///< the width the rows were padded or cut to
   text::Side padding = text::Side::kPre;
   text::Side truncating = text::Side::kPre;
-  std::vector<std::string> labels;
+  std::vector<std::string> labels;  ///< the 0/1 label columns; one class per row: the classes, in order
+  /// One class per row (multi-class, softmax): the column holding it; empty: a 0/1 column per label.
+  std::string label_column;
   std::string text_column = "comment_text";
   std::string id_column = "id";
   /// A few rows of the training data's validation end as the tokenizer reads them back (the
@@ -33,9 +36,11 @@ struct TextDataConfig {
   /// Hierarchical models: how much of a document they read (rows are then text/sentences.h's ids,
   /// post-padded to max_sentences x max_words); disabled for the models that read words.
   text::SentenceLayout sentences;
+
+  bool one_class_per_row() const { return !label_column.empty(); }
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, text_column, id_column,
-                                                examples, sentences)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
+                                                id_column, examples, sentences)
 
 const Task& text_classification();
 

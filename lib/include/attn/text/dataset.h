@@ -1,10 +1,13 @@
 #pragma once
-/// Reading a labelled text CSV (Kaggle's Jigsaw layout: id, comment_text, six 0/1 label columns).
+/// Reading a labelled text file (Kaggle's Jigsaw layout: id, comment_text, six 0/1 label columns; or
+/// one class per row in a label column, as HateXplain, Davidson et al. and OLID have it), as CSV,
+/// TSV or JSON Lines (csv.h).
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "attn/text/csv.h"
 #include "attn/text/packed_texts.h"
 
 namespace attn::text {
@@ -24,7 +27,22 @@ struct TextCsvOptions {
   std::string id_column = "id";
   /// When true, a missing id column is an error; otherwise row numbers are used.
   bool id_required = false;
+  /// Multi-class, one label per row: the column holding each row's class (then label_columns is
+  /// not read). Its labels are one-hot over `classes`.
+  std::string class_column;
+  /// The classes, in their order; empty: the file's values, sorted (numerically when all are
+  /// whole numbers). A value not among given classes is an error naming the line.
+  std::vector<std::string> classes;
+  TableFormat format = TableFormat::kAuto;
 };
+
+/// The distinct values of `path`'s column `column`, sorted (numerically when all are whole numbers):
+/// a multi-class file's classes. Fewer than two, or an empty value, is an error naming the file (and line).
+std::vector<std::string> read_classes(const std::string& path, const std::string& column, TableFormat format = TableFormat::kAuto);
+
+/// A list of classes as given (`flag`, e.g. --classes): two or more, none empty, none twice;
+/// otherwise std::invalid_argument naming `flag`.
+std::vector<std::string> parse_classes(const std::vector<std::string>& classes, const std::string& flag);
 
 /// What the header held.
 struct TextColumns {
@@ -36,12 +54,13 @@ struct TextColumns {
 struct TextBlock {
   std::vector<std::string> ids;
   PackedTexts texts;
-  std::vector<float> labels;  ///< row-major [rows, label count], 0 or 1
+  std::vector<float> labels;  ///< row-major [rows, label count], 0 or 1 (multi-class: one-hot over the classes)
 };
 
 /// Reads `path` in blocks of up to `block_rows` rows, calling `on_block` for each in file order,
-/// so a consumer can work while the file is read. Malformed CSV, a missing column, a label other
-/// than 0/1 and invalid UTF-8 throw attn::text::CsvError naming file, line and column.
+/// so a consumer can work while the file is read. Malformed input, a missing column, a label other
+/// than 0/1 (or a class not among the classes) and invalid UTF-8 throw attn::text::CsvError naming
+/// file, line and column.
 TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& options, std::size_t block_rows,
                                  const std::function<void(TextBlock&&)>& on_block);
 

@@ -40,6 +40,10 @@ struct TrainRequest {
   parallel::Workers* workers = nullptr;
 };
 
+/// The training settings `request` trains with: the model's recipe (models::ModelEntry::training),
+/// then its task's for the data (tasks::Task::training_recipe), then the flags given.
+TrainOptions effective_training(const TrainRequest& request);
+
 /// What `--dump-config` prints: the model, its config (before the data fixes its sizes), the keys
 /// the data will set ("model_config_set_from_data") and the effective training settings. Bad
 /// names, keys and values throw std::invalid_argument.

@@ -61,6 +61,9 @@ struct TrainOptions {
   /// The binary cross-entropy's positive weight per label: "" (none), "auto" (negatives / positives
   /// per label over the training rows) or "w1,w2,..." (classifiers).
   std::string pos_weight;
+  /// One class per row: the cross-entropy's weight per class: "" (none), "balanced" (rows / (classes x
+  /// the class's rows) over the training rows) or "w1,w2,...".
+  std::string class_weight;
   /// Word vectors (word2vec / GloVe / fastText text format, optionally gzipped) the word embedding
   /// starts from; `freeze_embeddings` keeps it fixed.
   std::string embeddings;

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""attn on HateXplain (Mathew et al., AAAI 2021): 3-class hate speech / offensive / normal on the
+official train split, judged on the official val split, as a new user runs it: `attn train` naming
+the columns only (the task's recipe for one class per row), then `attn evaluate` on val. Reports
+accuracy, macro-F1, HateXplain's AUROC (macro one-vs-one), the binary toxic AUROC (hate speech or
+offensive against normal, p = 1 - p(normal)) and the training time, beside the paper's test figures.
+
+The corpus is not part of attn (../shared/realdata/hatexplain on our machines): the script joins
+eraser/docs.jsonl (each post's tokens) with 092-HateXplain.csv (each post's majority class) by post
+id and writes train/val JSON Lines into a temporary directory, never into the repository.
+
+usage: python3 bench/run_hatexplain.py [--corpus DIR] [--seeds 1] [--model bilstm-attention]
+                                       [--out bench/results/hatexplain.json] [-- EXTRA TRAIN FLAGS]
+Exits 77 (skipped) when the corpus is missing.
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import RESULTS, ROOT, attn, workdir  # noqa: E402
+
+CLASSES = {"0": "normal", "1": "hatespeech", "2": "offensive"}  # 092-HateXplain.csv's category
+PUBLISHED = {  # HateXplain paper, Table 4 (test split): accuracy, macro-F1, AUROC
+    "BiRNN-Attn (GloVe 840B)": [0.621, 0.614, 0.795],
+    "BiRNN-HateXplain (GloVe 840B)": [0.629, 0.629, 0.805],
+    "BERT-HateXplain": [0.698, 0.687, 0.851],
+}
+
+
+def roc_auc(scores, positive):
+    """Mann-Whitney AUC, ties counted half."""
+    order = sorted(range(len(scores)), key=lambda i: scores[i])
+    rank_sum, pos, i = 0.0, 0, 0
+    while i < len(order):
+        j = i
+        while j < len(order) and scores[order[j]] == scores[order[i]]:
+            j += 1
+        avg = (i + 1 + j) / 2
+        for k in range(i, j):
+            if positive[order[k]]:
+                rank_sum += avg
+                pos += 1
+        i = j
+    neg = len(scores) - pos
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
+
+
+def write_splits(corpus, out_dir):
+    """train.jsonl and val.jsonl ({"post_id", "text", "label"}) in the official splits' order."""
+    text = {}
+    with open(os.path.join(corpus, "eraser", "docs.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            text[d["docid"]] = d["document"]
+    label = {}
+    with open(os.path.join(corpus, "092-HateXplain.csv"), encoding="utf-8", newline="") as f:
+        for row in csv.reader(f):
+            if row and row[0] and row[3] in CLASSES:
+                label[row[0]] = CLASSES[row[3]]
+    with open(os.path.join(corpus, "post_id_divisions.json")) as f:
+        divisions = json.load(f)
+    counts = {}
+    for split in ("train", "val"):
+        n = 0
+        with open(os.path.join(out_dir, split + ".jsonl"), "w", encoding="utf-8") as f:
+            for pid in divisions[split]:
+                if pid in text and pid in label:
+                    f.write(json.dumps({"post_id": pid, "text": text[pid], "label": label[pid]}, ensure_ascii=False) + "\n")
+                    n += 1
+        counts[split] = n
+    return counts
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "realdata", "hatexplain"))
+    ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--model", default="bilstm-attention")
+    ap.add_argument("--threads", default="2")
+    ap.add_argument("--out", default=os.path.join(RESULTS, "hatexplain.json"))
+    ap.add_argument("extra", nargs="*", help="more `attn train` flags (after --)")
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(a.corpus, "eraser", "docs.jsonl")):
+        print(f"SKIP: no HateXplain corpus at {a.corpus}")
+        sys.exit(77)
+    work = workdir("hatexplain")
+    counts = write_splits(a.corpus, work)
+    runs = []
+    for seed in range(1, a.seeds + 1):
+        run = os.path.join(work, f"run{seed}")
+        t0 = time.perf_counter()
+        attn("train", "--model", a.model, "--csv", os.path.join(work, "train.jsonl"), "--text-column", "text", "--id-column",
+             "post_id", "--label-column", "label", "--seed", str(seed), "--threads", a.threads, "--out", run, *a.extra)
+        seconds = time.perf_counter() - t0
+        preds, metrics = os.path.join(work, f"preds{seed}.csv"), os.path.join(work, f"metrics{seed}.json")
+        attn("evaluate", "--model", run, "--csv", os.path.join(work, "val.jsonl"), "--predictions", preds, "--metrics", metrics,
+             "--threads", a.threads)
+        with open(metrics) as f:
+            m = json.load(f)
+        truth = {}
+        with open(os.path.join(work, "val.jsonl")) as f:
+            for line in f:
+                d = json.loads(line)
+                truth[d["post_id"]] = d["label"]
+        scores, toxic = [], []
+        with open(preds, newline="") as f:
+            for row in csv.DictReader(f):
+                scores.append(1 - float(row["normal"]))
+                toxic.append(truth[row["id"]] != "normal")
+        with open(os.path.join(run, "metrics.jsonl")) as f:
+            epochs = [json.loads(line) for line in f]
+        best = max((e for e in epochs if e.get("best")), key=lambda e: e["epoch"], default=epochs[-1])
+        runs.append({"seed": seed, "train_seconds": round(seconds, 1), "epochs_run": len(epochs), "best_epoch": best["epoch"],
+                     "accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "auroc_ovo": m["ovo_auc"],
+                     "auroc_toxic": roc_auc(scores, toxic), "f1": m["f1"]})
+        print(json.dumps(runs[-1]), file=sys.stderr)
+    mean = {k: sum(r[k] for r in runs) / len(runs) for k in ("accuracy", "macro_f1", "auroc_ovo", "auroc_toxic", "train_seconds")}
+    result = {"corpus": "HateXplain (Mathew et al. 2021): official train split -> official val split",
+              "rows": counts, "model": a.model, "extra_flags": a.extra,
+              "command": "attn train --csv train.jsonl --text-column text --id-column post_id --label-column label " + " ".join(a.extra),
+              "runs": runs, "mean": mean, "published_test_accuracy_macro_f1_auroc": PUBLISHED}
+    tmp = a.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, a.out)
+    print(json.dumps(result["mean"], indent=2))
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()

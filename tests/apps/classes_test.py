@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""One class per row end to end, on generated posts in the formats public corpora come in: `attn
+train --label-column` on JSON Lines (HateXplain's layout), validation from a TSV (OLID's: no
+quoting, CRLF, BOMs), `attn evaluate` on a CSV writing a probability column per class and the
+predicted class, `attn explain --label CLASS`; model.pt from Python (torch.jit.load): the classes in
+their order, softmax probabilities equal to attn's; and the bad inputs, each an exit 1 naming file,
+line and field.
+
+usage: classes_test.py ATTN WORK_DIR
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
+ATTN, WORK = sys.argv[1:3]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+
+NICE = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends"]
+HATE, OFFENSIVE = ["vermin", "subhuman", "parasites"], ["stupid", "idiot", "moron"]
+
+
+def post(i):
+    words = [NICE[(i * 7 + w * 3) % len(NICE)] for w in range(3 + i % 6)]
+    label = ("hatespeech", "offensive", "normal")[i % 3]
+    if label == "hatespeech":
+        words.insert(i % len(words), HATE[i % 3])
+    elif label == "offensive":
+        words.insert(i % len(words), OFFENSIVE[i % 3])
+    return f"p{i}", " ".join(words), label
+
+
+def attn(*args, ok=True):
+    p = subprocess.run([ATTN, *args], capture_output=True, text=True)
+    if ok and p.returncode != 0:
+        sys.exit(f"attn {' '.join(args)} failed: {p.stderr}")
+    return p
+
+
+def path(name):
+    return os.path.join(WORK, name)
+
+
+with open(path("train.jsonl"), "w") as f:
+    for i in range(900):
+        pid, text, label = post(i)
+        f.write(json.dumps({"post_id": pid, "text": text, "label": label, "annotators": [1, 2]}) + "\n")
+with open(path("val.tsv"), "w", newline="") as f:  # OLID's quirks: no quoting, CRLF, a BOM at the start of some lines
+    f.write("\ufeffpost_id\ttext\tlabel\r\n")
+    for i in range(900, 1050):
+        pid, text, label = post(i)
+        f.write(("\ufeff" if i % 50 == 0 else "") + f'{pid}\t"{text}", said he\t{label}\r\n')
+with open(path("test.csv"), "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["post_id", "text", "label"])
+    for i in range(1050, 1200):
+        w.writerow(post(i))
+
+RUN = path("run")
+plan = json.loads(attn("train", "--csv", path("train.jsonl"), "--text-column", "text", "--id-column", "post_id", "--label-column",
+                       "label", "--classes", "normal,offensive,hatespeech", "--out", RUN, "--dump-config").stdout)
+check(plan["training"]["batch_size"] == 64 and plan["training"]["early_stopping_patience"] == 2,
+      "one class per row: the task's recipe (batch 64, early stopping)")
+attn("train", "--csv", path("train.jsonl"), "--text-column", "text", "--id-column", "post_id", "--label-column", "label",
+     "--classes", "normal,offensive,hatespeech", "--val-csv", path("val.tsv"), "--maxlen", "16", "--epochs", "8", "--lr", "0.01",
+     "--set", "embed_dim=16", "--set", "lstm_units=8", "--monitor", "val_macro_f1", "--out", RUN, "--threads", "2")
+epochs = [json.loads(line) for line in open(os.path.join(RUN, "metrics.jsonl"))]
+check(max(e["val_macro_f1"] for e in epochs) >= 0.9, "validation from the TSV: macro-F1 of the planted words >= 0.9")
+
+# evaluate: id, a probability per class (the order given), the predicted class; metrics with the confusion matrix.
+attn("evaluate", "--model", RUN, "--csv", path("test.csv"), "--predictions", path("pred.csv"), "--metrics", path("m.json"))
+rows = list(csv.reader(open(path("pred.csv"), newline="")))
+check(rows[0] == ["id", "normal", "offensive", "hatespeech", "prediction"], f"predictions header {rows[0]}")
+truth = {p[0]: p[2] for p in (post(i) for i in range(1050, 1200))}
+right = sum(r[4] == truth[r[0]] for r in rows[1:])
+check(right / (len(rows) - 1) >= 0.9, f"the predicted class is right for {right} of {len(rows) - 1}")
+check(all(abs(sum(float(x) for x in r[1:4]) - 1) < 1e-5 for r in rows[1:]), "each row's probabilities sum to 1 (a softmax)")
+m = json.load(open(path("m.json")))
+check(set(m["confusion"]) == {"normal", "offensive", "hatespeech"} and m["rows"] == 150, "the confusion matrix by class")
+check(sum(sum(row.values()) for row in m["confusion"].values()) == 150, "the confusion matrix counts every row")
+check(0 <= m["ovo_auc"] <= 1 and m["macro_f1"] >= 0.9, "macro-F1 and one-vs-one AUC")
+
+# explain per class: --label names a class.
+e = json.loads(attn("explain", "--model", RUN, "--json", "--method", "gradient", "--label", "hatespeech", "see vermin today").stdout)
+check(set(e["probabilities"]) == {"normal", "offensive", "hatespeech"}, "explain: a probability per class")
+check(max(e["words"], key=lambda w: w["weight"])["word"] == "vermin", "the attention finds the class's word")
+
+# model.pt from Python: the classes in order, the same softmax probabilities.
+try:
+    import torch
+    extra = {"config.json": ""}
+    model = torch.jit.load(os.path.join(RUN, "model.pt"), _extra_files=extra)
+    model.eval()
+    config = json.loads(extra["config.json"])
+    check(config["data"]["labels"] == ["normal", "offensive", "hatespeech"], "model.pt keeps the classes in their order")
+    check(config["model_config"]["output"] == "softmax", "model.pt's output is a softmax")
+    with torch.no_grad():
+        probs, _ = model(torch.tensor([e["ids"]], dtype=torch.int64))
+    want = torch.tensor([[e["probabilities"][c] for c in config["data"]["labels"]]])
+    check((probs - want).abs().max().item() <= 1e-6, "Python's probabilities are attn's")
+    check(abs(probs.sum().item() - 1) < 1e-6, "Python's probabilities sum to 1")
+except ImportError:
+    print("(python3-torch missing: Python checks skipped)")
+
+# Bad input: exit 1 naming file, line and field (bad flags: exit 2).
+
+
+def refused(what, args, *expected, code=1):
+    """Exit 1 for bad input files, 2 for bad flags (the conventions of docs/commands.md)."""
+    p = attn(*args, ok=False)
+    check(p.returncode == code and all(x in p.stderr for x in expected), f"{what}: exit {p.returncode}, {p.stderr.strip()[-300:]}")
+
+
+def write(name, text):
+    with open(path(name), "w", newline="") as f:
+        f.write(text)
+    return path(name)
+
+
+train_args = ["train", "--text-column", "text", "--label-column", "label", "--out", path("bad_run"), "--epochs", "1"]
+refused("one class", train_args + ["--csv", write("one.csv", "text,label\na,x\nb,x\n")], "one.csv", "one class ('x')")
+refused("an empty class", train_args + ["--csv", write("empty.csv", "text,label\na,x\nb,\n")], "empty.csv:3", "(label)", "empty class")
+refused("a missing text field", train_args + ["--csv", write("miss.jsonl", '{"text": "a", "label": "x"}\n{"label": "y"}\n')],
+        "miss.jsonl:2", "(text)")
+refused("a non-string text", train_args + ["--csv", write("num.jsonl", '{"text": "a", "label": "x"}\n{"text": 5, "label": "y"}\n')],
+        "num.jsonl:2", "(text)", "string")
+refused("a TSV row with the wrong field count", train_args + ["--csv", write("bad.tsv", "text\tlabel\r\na\tx\r\nb\ty\tz\r\n")],
+        "bad.tsv:3", "expected 2 fields")
+refused("--labels beside --label-column", train_args + ["--csv", path("train.jsonl"), "--labels", "a,b"], "--label-column", code=2)
+refused("--classes twice", train_args + ["--csv", path("train.jsonl"), "--classes", "normal,normal"], "--classes", "twice", code=2)
+refused("a class not in the model", ["evaluate", "--model", RUN, "--csv", write("odd.csv", "post_id,text,label\nq1,see,normal\nq2,see,spam\n")],
+        "odd.csv:3", "(label)", "'spam'")
+refused("--thresholds", ["evaluate", "--model", RUN, "--csv", path("test.csv"), "--thresholds", "0.3"], "--thresholds", code=2)
+refused("--pos-weight", train_args + ["--csv", path("train.jsonl"), "--pos-weight", "auto"], "--pos-weight", "--class-weight", code=2)
+refused("--format", train_args + ["--csv", path("train.jsonl"), "--format", "xml"], "--format", code=2)
+finish()
