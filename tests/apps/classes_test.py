@@ -67,6 +67,9 @@ plan = json.loads(attn("train", "--csv", path("train.jsonl"), "--text-column", "
                        "label", "--classes", "normal,offensive,hatespeech", "--out", RUN, "--dump-config").stdout)
 check(plan["training"]["batch_size"] == 64 and plan["training"]["early_stopping_patience"] == 2,
       "one class per row: the task's recipe (batch 64, early stopping)")
+attn("prepare", "--csv", path("train.jsonl"), "--text-column", "text", "--label-column", "label", "--out", path("prepared"))
+plan = json.loads(attn("train", "--data", path("prepared"), "--out", RUN, "--dump-config").stdout)
+check(plan["training"]["batch_size"] == 64, "attn prepare --label-column, then train --data: the same recipe")
 attn("train", "--csv", path("train.jsonl"), "--text-column", "text", "--id-column", "post_id", "--label-column", "label",
      "--classes", "normal,offensive,hatespeech", "--val-csv", path("val.tsv"), "--maxlen", "16", "--epochs", "8", "--lr", "0.01",
      "--set", "embed_dim=16", "--set", "lstm_units=8", "--monitor", "val_macro_f1", "--out", RUN, "--threads", "2")

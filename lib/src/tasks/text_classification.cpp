@@ -304,7 +304,7 @@ class TextClassification : public Task {
   /// one class per row are a tenth of that (HateXplain: 15,000 posts), where 3 epochs of 512 are
   /// 90 steps (docs/benchmarks.md).
   nlohmann::json training_recipe(const data::Inputs& in) const override {
-    if (!in.given("label-column")) return nlohmann::json::object();
+    if (!reads_one_class_per_row(in)) return nlohmann::json::object();
     return {{"batch_size", 64}, {"epochs", 20}, {"early_stopping_patience", 2}, {"monitor", "val_loss"}};
   }
 

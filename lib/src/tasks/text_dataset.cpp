@@ -296,6 +296,15 @@ std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tok
   return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds));
 }
 
+bool reads_one_class_per_row(const data::Inputs& in) {
+  if (in.given("label-column")) return true;
+  if (!in.given("data")) return false;
+  TextDataConfig config;
+  config.dir = in.text("data");
+  read_prepare_report(config);
+  return config.one_class_per_row();
+}
+
 std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads) {
   TextDataConfig config;
   std::unique_ptr<Dataset> dataset;

@@ -58,6 +58,8 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 /// `thresholds` are a full evaluation's decision thresholds.
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {},
                                       std::vector<bool> scored = {}, Thresholds thresholds = {});
+/// Whether a new run's inputs hold one class per row: --label-column, or --data prepared with one.
+bool reads_one_class_per_row(const data::Inputs& in);
 /// A new run's training data (Task::open): a CSV prepared into RUN_DIR/data, or --data's prepared directory.
 std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads);
 /// An existing run's training data (Task::reopen).
