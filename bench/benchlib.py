@@ -96,3 +96,37 @@ def sgemm_peak_gflops(threads):
             "a @ b\nbest = 0\nfor _ in range(20):\n    t = time.perf_counter(); a @ b; best = max(best, 2 * n ** 3 / (time.perf_counter() - t))\n"
             "print(best / 1e9)")
     return float(subprocess.run([PYTHON, "-c", code], check=True, capture_output=True, text=True).stdout)
+
+
+def roc_auc(scores, positive):
+    """Mann-Whitney AUC of scores against booleans, ties counted half."""
+    order = sorted(range(len(scores)), key=lambda i: scores[i])
+    rank_sum, pos, i = 0.0, 0, 0
+    while i < len(order):
+        j = i
+        while j < len(order) and scores[order[j]] == scores[order[i]]:
+            j += 1
+        avg = (i + 1 + j) / 2
+        for k in range(i, j):
+            if positive[order[k]]:
+                rank_sum += avg
+                pos += 1
+        i = j
+    neg = len(scores) - pos
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
+
+
+def train_and_score(run, train_file, test_file, train_flags, threads="2"):
+    """`attn train --csv TRAIN_FILE ... --out RUN`, then `attn evaluate` of TEST_FILE: (training seconds,
+    the metrics, the predictions CSV's rows as dicts)."""
+    import csv
+    t0 = time.perf_counter()
+    attn("train", "--csv", train_file, "--threads", threads, "--out", run, *train_flags)
+    seconds = time.perf_counter() - t0
+    preds, metrics = os.path.join(run, "test_predictions.csv"), os.path.join(run, "test_metrics.json")
+    attn("evaluate", "--model", run, "--csv", test_file, "--predictions", preds, "--metrics", metrics, "--threads", threads)
+    with open(metrics) as f:
+        m = json.load(f)
+    with open(preds, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return seconds, m, rows

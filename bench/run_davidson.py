@@ -18,11 +18,9 @@ import json
 import os
 import shutil
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import RESULTS, ROOT, attn, workdir  # noqa: E402
-from run_hatexplain import roc_auc  # noqa: E402
+from benchlib import RESULTS, ROOT, roc_auc, train_and_score, workdir  # noqa: E402
 
 CLASSES = ("0", "1", "2")  # hate speech, offensive, neither
 
@@ -53,23 +51,16 @@ def main():
     runs, mean_probs = [], {}
     for seed in range(1, a.seeds + 1):
         run = os.path.join(work, f"run{seed}")
-        t0 = time.perf_counter()
-        attn("train", "--csv", os.path.join(work, "train.csv"), "--text-column", "tweet", "--label-column", "class", "--seed",
-             str(seed), "--threads", a.threads, "--out", run, *a.extra)
-        seconds = time.perf_counter() - t0
-        preds, metrics = os.path.join(work, f"preds{seed}.csv"), os.path.join(work, f"metrics{seed}.json")
-        attn("evaluate", "--model", run, "--csv", os.path.join(work, "test.csv"), "--predictions", preds, "--metrics", metrics,
-             "--threads", a.threads)
-        with open(metrics) as f:
-            m = json.load(f)
+        seconds, m, predictions = train_and_score(run, os.path.join(work, "train.csv"), os.path.join(work, "test.csv"),
+                                                  ["--text-column", "tweet", "--label-column", "class", "--seed", str(seed), *a.extra],
+                                                  a.threads)
         scores, toxic = [], []
-        with open(preds, newline="") as f:
-            for row in csv.DictReader(f):
-                scores.append(1 - float(row["2"]))
-                toxic.append(truth[row["id"]] != "2")
-                p = mean_probs.setdefault(row["id"], [0.0] * 3)
-                for k, c in enumerate(CLASSES):
-                    p[k] += float(row[c]) / a.seeds
+        for row in predictions:
+            scores.append(1 - float(row["2"]))
+            toxic.append(truth[row["id"]] != "2")
+            p = mean_probs.setdefault(row["id"], [0.0] * 3)
+            for k, c in enumerate(CLASSES):
+                p[k] += float(row[c]) / a.seeds
         runs.append({"seed": seed, "train_seconds": round(seconds, 1), "accuracy": m["accuracy"], "macro_f1": m["macro_f1"],
                      "auroc_ovo": m["ovo_auc"], "auroc_toxic": roc_auc(scores, toxic), "f1": m["f1"]})
         print(json.dumps(runs[-1]), file=sys.stderr)

@@ -19,10 +19,9 @@ import json
 import os
 import shutil
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import RESULTS, ROOT, attn, workdir  # noqa: E402
+from benchlib import RESULTS, ROOT, roc_auc, train_and_score, workdir  # noqa: E402
 
 CLASSES = {"0": "normal", "1": "hatespeech", "2": "offensive"}  # 092-HateXplain.csv's category
 PUBLISHED = {  # HateXplain paper, Table 4 (test split): accuracy, macro-F1, AUROC
@@ -30,24 +29,6 @@ PUBLISHED = {  # HateXplain paper, Table 4 (test split): accuracy, macro-F1, AUR
     "BiRNN-HateXplain (GloVe 840B)": [0.629, 0.629, 0.805],
     "BERT-HateXplain": [0.698, 0.687, 0.851],
 }
-
-
-def roc_auc(scores, positive):
-    """Mann-Whitney AUC, ties counted half."""
-    order = sorted(range(len(scores)), key=lambda i: scores[i])
-    rank_sum, pos, i = 0.0, 0, 0
-    while i < len(order):
-        j = i
-        while j < len(order) and scores[order[j]] == scores[order[i]]:
-            j += 1
-        avg = (i + 1 + j) / 2
-        for k in range(i, j):
-            if positive[order[k]]:
-                rank_sum += avg
-                pos += 1
-        i = j
-    neg = len(scores) - pos
-    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
 
 
 def ensemble_metrics(probs, truth):
@@ -116,27 +97,21 @@ def main():
     runs, ensemble, truth = [], {}, {}
     for seed in range(1, a.seeds + 1):
         run = os.path.join(work, f"run{seed}")
-        t0 = time.perf_counter()
-        attn("train", "--model", a.model, "--csv", os.path.join(work, "train.jsonl"), "--text-column", "text", "--id-column",
-             "post_id", "--label-column", "label", "--seed", str(seed), "--threads", a.threads, "--out", run, *a.extra)
-        seconds = time.perf_counter() - t0
-        preds, metrics = os.path.join(work, f"preds{seed}.csv"), os.path.join(work, f"metrics{seed}.json")
-        attn("evaluate", "--model", run, "--csv", os.path.join(work, "val.jsonl"), "--predictions", preds, "--metrics", metrics,
-             "--threads", a.threads)
-        with open(metrics) as f:
-            m = json.load(f)
+        seconds, m, predictions = train_and_score(
+            run, os.path.join(work, "train.jsonl"), os.path.join(work, "val.jsonl"),
+            ["--model", a.model, "--text-column", "text", "--id-column", "post_id", "--label-column", "label", "--seed", str(seed),
+             *a.extra], a.threads)
         with open(os.path.join(work, "val.jsonl")) as f:
             for line in f:
                 d = json.loads(line)
                 truth[d["post_id"]] = d["label"]
         scores, toxic = [], []
-        with open(preds, newline="") as f:
-            for row in csv.DictReader(f):
-                scores.append(1 - float(row["normal"]))
-                toxic.append(truth[row["id"]] != "normal")
-                probs = ensemble.setdefault(row["id"], [0.0, 0.0, 0.0])
-                for k, c in enumerate(("hatespeech", "normal", "offensive")):
-                    probs[k] += float(row[c]) / a.seeds
+        for row in predictions:
+            scores.append(1 - float(row["normal"]))
+            toxic.append(truth[row["id"]] != "normal")
+            probs = ensemble.setdefault(row["id"], [0.0, 0.0, 0.0])
+            for k, c in enumerate(("hatespeech", "normal", "offensive")):
+                probs[k] += float(row[c]) / a.seeds
         with open(os.path.join(run, "metrics.jsonl")) as f:
             epochs = [json.loads(line) for line in f]
         best = max((e for e in epochs if e.get("best")), key=lambda e: e["epoch"], default=epochs[-1])
