@@ -9,8 +9,10 @@ The corpus is not part of attn (../shared/realdata/hatexplain on our machines): 
 eraser/docs.jsonl (each post's tokens) with 092-HateXplain.csv (each post's majority class) by post
 id and writes train/val JSON Lines into a temporary directory, never into the repository.
 
-usage: python3 bench/run_hatexplain.py [--corpus DIR] [--seeds 1] [--model bilstm-attention]
+usage: python3 bench/run_hatexplain.py [--corpus DIR] [--seeds 1] [--model bilstm-attention] [--robustness]
                                        [--out bench/results/hatexplain.json] [-- EXTRA TRAIN FLAGS]
+--robustness adds `attn robustness` on val: each perturbation at 30% of the 300 words most indicative
+of the toxic classes in train (smoothed log-odds, 4+ letters, seen 10+ times).
 Exits 77 (skipped) when the corpus is missing.
 """
 import argparse
@@ -21,7 +23,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import RESULTS, ROOT, roc_auc, train_and_score, workdir  # noqa: E402
+from benchlib import RESULTS, ROOT, attn, roc_auc, train_and_score, workdir  # noqa: E402
 
 CLASSES = {"0": "normal", "1": "hatespeech", "2": "offensive"}  # 092-HateXplain.csv's category
 PUBLISHED = {  # HateXplain paper, Table 4 (test split): accuracy, macro-F1, AUROC
@@ -52,6 +54,37 @@ def ensemble_metrics(probs, truth):
             pairs.append((ab + ba) / 2)
     return {"accuracy": sum(d == t for d, t in zip(decided, y)) / len(y), "macro_f1": sum(f1s) / 3,
             "auroc_ovo": sum(pairs) / 3, "auroc_toxic": roc_auc([1 - probs[i][1] for i in ids], [t != 1 for t in y])}
+
+
+def toxic_lexicon(train_jsonl, out_path, size=300, min_count=10):
+    """The `size` words most indicative of hate speech or offensive posts in the training split: the
+    highest smoothed log-odds of appearing in a toxic post rather than a normal one, among words of
+    4 or more letters seen `min_count` times: the "toxic words" robustness perturbs."""
+    import math
+    import re
+    toxic, normal = {}, {}
+    n_toxic = n_normal = 0
+    with open(train_jsonl, encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            words = set(w.lower() for w in re.findall(r"[A-Za-z]{4,}", d["text"]))
+            counts = normal if d["label"] == "normal" else toxic
+            if d["label"] == "normal":
+                n_normal += 1
+            else:
+                n_toxic += 1
+            for w in words:
+                counts[w] = counts.get(w, 0) + 1
+    scored = []
+    for w in set(toxic) | set(normal):
+        t, n = toxic.get(w, 0), normal.get(w, 0)
+        if t + n < min_count:
+            continue
+        scored.append((math.log((t + 1) / (n_toxic + 2)) - math.log((n + 1) / (n_normal + 2)), w))
+    words = [w for _, w in sorted(scored, reverse=True)[:size]]
+    with open(out_path, "w", encoding="utf-8") as f:
+        f.write("\n".join(words) + "\n")
+    return words
 
 
 def write_splits(corpus, out_dir):
@@ -87,6 +120,8 @@ def main():
     ap.add_argument("--model", default="bilstm-attention")
     ap.add_argument("--threads", default="2")
     ap.add_argument("--out", default=os.path.join(RESULTS, "hatexplain.json"))
+    ap.add_argument("--robustness", action="store_true",
+                    help="also `attn robustness` of each run on val: 30%% of the 300 most toxic words of train perturbed")
     ap.add_argument("extra", nargs="*", help="more `attn train` flags (after --)")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.corpus, "eraser", "docs.jsonl")):
@@ -118,8 +153,23 @@ def main():
         runs.append({"seed": seed, "train_seconds": round(seconds, 1), "epochs_run": len(epochs), "best_epoch": best["epoch"],
                      "accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "auroc_ovo": m["ovo_auc"],
                      "auroc_toxic": roc_auc(scores, toxic), "f1": m["f1"]})
+        if a.robustness:
+            lexicon = os.path.join(work, "toxic_words.txt")
+            if not os.path.exists(lexicon):
+                toxic_lexicon(os.path.join(work, "train.jsonl"), lexicon)
+            out = os.path.join(work, f"robustness{seed}.json")
+            attn("robustness", "--model", run, "--csv", os.path.join(work, "val.jsonl"), "--words", lexicon, "--rate", "0.3",
+                 "--json", out, "--threads", a.threads)
+            with open(out) as f:
+                rob = json.load(f)
+            runs[-1]["robustness"] = {p["name"]: {"words_changed": p["words_changed"], "auroc_drop": p["drop"]["ovo_auc"],
+                                                  "macro_f1_drop": p["drop"]["macro_f1"], "flipped": p["flipped"]}
+                                      for p in rob["perturbations"]}
         print(json.dumps(runs[-1]), file=sys.stderr)
     mean = {k: sum(r[k] for r in runs) / len(runs) for k in ("accuracy", "macro_f1", "auroc_ovo", "auroc_toxic", "train_seconds")}
+    if a.robustness:
+        mean["robustness"] = {name: {k: sum(r["robustness"][name][k] for r in runs) / len(runs)
+                                     for k in ("auroc_drop", "macro_f1_drop", "flipped")} for name in runs[0]["robustness"]}
     if a.seeds > 1:
         mean["ensemble_of_seeds"] = ensemble_metrics(ensemble, truth)
     result = {"corpus": "HateXplain (Mathew et al. 2021): official train split -> official val split",

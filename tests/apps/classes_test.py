@@ -111,6 +111,22 @@ try:
 except ImportError:
     print("(python3-torch missing: Python checks skipped)")
 
+# attn robustness: the planted words misspelt on purpose (a word-only model loses them), deterministic.
+with open(path("lexicon.txt"), "w") as f:
+    f.write("\n".join(w.upper() for w in HATE + OFFENSIVE) + "\n")
+rob = attn("robustness", "--model", RUN, "--csv", path("test.csv"), "--words", path("lexicon.txt"), "--rate", "1",
+           "--json", path("rob.json"))
+r1 = json.load(open(path("rob.json")))
+check([p["name"] for p in r1["perturbations"]] == ["repeat", "leet", "punctuation", "space", "mask", "homoglyph"],
+      "robustness: every perturbation")
+check(all(p["words_changed"] == p["target_words"] == 100 for p in r1["perturbations"]),
+      "rate 1: each of the 100 planted words changed (the lexicon's words, any case)")
+check(all(p["drop"]["macro_f1"] >= 0.3 and p["flipped"] >= 0.3 for p in r1["perturbations"]),
+      "a word-only model loses the misspelt planted words: " + ", ".join(f"{p['name']} {p['drop']['macro_f1']:.2f}" for p in r1["perturbations"]))
+attn("robustness", "--model", RUN, "--csv", path("test.csv"), "--words", path("lexicon.txt"), "--rate", "1", "--json", path("rob2.json"))
+check(open(path("rob.json")).read() == open(path("rob2.json")).read(), "robustness: the same figures every run")
+check("homoglyph" in rob.stdout and "flipped" in rob.stdout, "robustness prints its table")
+
 # Bad input: exit 1 naming file, line and field (bad flags: exit 2).
 
 
@@ -141,5 +157,7 @@ refused("a class not in the model", ["evaluate", "--model", RUN, "--csv", write(
         "odd.csv:3", "(label)", "'spam'")
 refused("--thresholds", ["evaluate", "--model", RUN, "--csv", path("test.csv"), "--thresholds", "0.3"], "--thresholds", code=2)
 refused("--pos-weight", train_args + ["--csv", path("train.jsonl"), "--pos-weight", "auto"], "--pos-weight", "--class-weight", code=2)
+refused("--perturbations", ["robustness", "--model", RUN, "--csv", path("test.csv"), "--perturbations", "typo"], "typo",
+        "homoglyph", code=2)
 refused("--format", train_args + ["--csv", path("train.jsonl"), "--format", "xml"], "--format", code=2)
 finish()

@@ -43,9 +43,6 @@ std::string format_layer_table(const models::ModelEntry& entry, const models::La
   return out;
 }
 
-/// "bilstm-attention (a text-classification model)", for errors.
-std::string describe(const models::SavedModel& m) { return m.entry->name + " (a " + task_for(m.entry->kind).name() + " model)"; }
-
 }  // namespace
 
 std::vector<std::string> method_names() {
@@ -69,7 +66,7 @@ ExplainOptions explain_options(const TrainedModel& model, const std::vector<mode
 void explain(const ExplainRequest& r, const std::function<std::vector<std::string>()>& stdin_lines,
              const std::function<void(const std::string&)>& print) {
   std::unique_ptr<TrainedModel> model = open_model(r.model);
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe(model->saved()));
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe_model(model->saved()));
   model->configure(r.options);
   const ExplainOptions options = explain_options(*model, r.methods, r.steps, r.label);
   const std::vector<Input> inputs = model->read_inputs(r.arguments, r.options, stdin_lines);
@@ -106,7 +103,7 @@ std::string explain(const ExplainRequest& r, const std::function<std::vector<std
 std::string faithfulness(const FaithfulnessRequest& r) {
   if (r.rows < 1) throw std::invalid_argument("--rows must be >= 1");
   std::unique_ptr<TrainedModel> model = open_model(r.model);
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kFaithfulness), describe(model->saved()));
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kFaithfulness), describe_model(model->saved()));
   FaithfulnessOptions o;
   check_steps(r.steps, "--steps");
   std::vector<models::Method> available = model->methods();
@@ -129,7 +126,7 @@ std::string faithfulness(const FaithfulnessRequest& r) {
 std::string evaluate(const EvaluateRequest& r) {
   if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
   std::unique_ptr<TrainedModel> model = open_model(r.model);
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kEvaluate), describe(model->saved()));
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kEvaluate), describe_model(model->saved()));
   model->configure(r.options);
   const std::unique_ptr<Dataset> data = model->open_csv(r.csv, r.options, r.threads);
   const Evaluation e = data->evaluate(model->module(), all_rows(data->rows()), {r.batch_size, EvaluateOptions::Detail::kFull, r.sharing});

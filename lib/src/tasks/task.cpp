@@ -75,6 +75,13 @@ double Dataset::share_of_loss(const std::vector<std::int64_t>& share, const std:
   return batch.empty() ? 0.0 : static_cast<double>(share.size()) / static_cast<double>(batch.size());
 }
 
+std::string describe_model(const models::SavedModel& m) { return m.entry->name + " (a " + task_for(m.entry->kind).name() + " model)"; }
+
+std::unique_ptr<Dataset> TrainedModel::open_rewritten_csv(const std::string&, const data::Inputs&, int, const TextRewrite&) const {
+  throw std::invalid_argument(std::string(saved().entry->name) +
+                              " does not read texts a rewrite could change (robustness is for text classifiers)");
+}
+
 torch::Tensor Dataset::loss_weights(const LossWeights& spec, const std::vector<std::int64_t>&) const {
   if (!spec.positive.empty()) throw std::invalid_argument("--pos-weight is for classifiers (models with 0/1 labels)");
   if (!spec.classes.empty()) throw std::invalid_argument("--class-weight is for text classifiers with one class per row (--label-column)");

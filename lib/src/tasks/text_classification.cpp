@@ -191,6 +191,11 @@ class TextModel : public TrainedModel {
   }
 
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {
+    return open_rewritten_csv(csv, options, threads, nullptr);
+  }
+
+  std::unique_ptr<Dataset> open_rewritten_csv(const std::string& csv, const data::Inputs& options, int threads,
+                                              const TextRewrite& rewrite) const override {
     if (config_.one_class_per_row() && options.given("thresholds"))
       throw std::invalid_argument("--thresholds: a model with one class per row decides by the most probable class");
     if (config_.one_class_per_row() && options.given("labels-csv"))
@@ -205,6 +210,7 @@ class TextModel : public TrainedModel {
     o.columns.id_required = in.id_column_given || in.labels_csv;
     set_label_columns(o.columns, config_);
     o.columns.labels_optional = true;
+    o.columns.rewrite = rewrite;
     o.apply_loaded_tokenizer = &tokenizer_;
     o.pad.maxlen = config_.maxlen;  // tokenised and padded exactly as the training data was
     o.pad.padding = config_.padding;
@@ -212,7 +218,7 @@ class TextModel : public TrainedModel {
     o.threads = threads;
     data::Prepared prepared = data::prepare_csv(o);
     TextDataConfig config = config_;
-    if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config_.sentences, config, threads);
+    if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config_.sentences, config, threads, rewrite);
     config.dir.clear();
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;

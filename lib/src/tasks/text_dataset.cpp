@@ -111,6 +111,7 @@ class TextDataset : public Dataset {
     if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
       std::vector<std::string> keys;
       for (std::int64_t r : rows) keys.push_back(data_.ids.empty() ? std::to_string(r + 1) : data_.ids[static_cast<std::size_t>(r)]);
+      out.probabilities = probs;
       out.predictions_csv = predictions_csv("id", keys, config_.labels, probs,
                                             kind_ == LabelKind::kOneClass ? PredictionColumn::kClass : PredictionColumn::kNone);
     }
@@ -248,9 +249,9 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
 }
 
 void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
-                    TextDataConfig& config, int threads) {
+                    TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite) {
   std::vector<std::string> texts;
-  for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(std::move(t.text));
+  for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
   if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
     throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read as sentences, " + std::to_string(prepared.data.x.rows) +
                            " prepared");

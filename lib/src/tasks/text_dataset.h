@@ -47,9 +47,10 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
                                 const std::function<bool(const std::string&)>& accept = nullptr);
 /// Hierarchical models: `prepared`'s rows become the documents of sentences (text/sentences.h) of
 /// `csv`'s texts, post-padded to max_sentences x max_words, the sizes of `layout` that are 0 taken
-/// from the data (text::layout_from); recorded in `config` and in prepare.json's "sentences".
+/// from the data (text::layout_from); recorded in `config` and in prepare.json's "sentences". The
+/// texts are rewritten as the prepared rows were (`rewrite`, when set).
 void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
-                    TextDataConfig& config, int threads);
+                    TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite = nullptr);
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 

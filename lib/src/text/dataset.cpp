@@ -103,7 +103,10 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
   while (csv.next(rec)) {
     ++row;
     if (block.texts.empty()) block.texts.reserve(block_rows, block_bytes + block_bytes / 8);
-    block.texts.push_back(rec.fields[text_col]);  // a copy: the reader keeps its buffer
+    if (options.rewrite)
+      block.texts.push_back(options.rewrite(rec.fields[text_col], row));
+    else
+      block.texts.push_back(rec.fields[text_col]);  // a copy: the reader keeps its buffer
     block.ids.push_back(id_col ? rec.fields[*id_col] : std::to_string(row));
     if (class_col) {  // one-hot over the classes
       const std::size_t k = class_index(rec);

@@ -83,9 +83,10 @@ struct EvaluateOptions {
 };
 
 struct Evaluation {
-  nlohmann::ordered_json metrics;  ///< see above; {} when the rows have no labels or targets
-  std::string predictions_csv;     ///< with Detail::kFull: a header, then one line per row
-  std::vector<std::string> svg;    ///< with Detail::kFull: pictures (feature models: mean attention per feature)
+  nlohmann::ordered_json metrics;    ///< see above; {} when the rows have no labels or targets
+  std::string predictions_csv;       ///< with Detail::kFull: a header, then one line per row
+  std::vector<std::string> svg;      ///< with Detail::kFull: pictures (feature models: mean attention per feature)
+  std::vector<float> probabilities;  ///< with Detail::kFull, text classifiers: [rows, labels] row-major, in the rows' order
 };
 
 /// Rows of a task's data: the model's inputs and, for training or a labelled CSV, the targets.
@@ -232,6 +233,11 @@ class TrainedModel {
   /// The rows of `csv` as the model reads them (its tokenizers, its training columns unless
   /// `options`, the task's evaluate inputs, say otherwise), with labels or targets when the CSV has them.
   virtual std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const = 0;
+  /// open_csv with each text rewritten before the model reads it: rewrite(text, its 1-based data
+  /// row) (attn robustness: misspelt on purpose). Models that do not read texts throw std::invalid_argument.
+  using TextRewrite = std::function<std::string(const std::string& text, std::int64_t row)>;
+  virtual std::unique_ptr<Dataset> open_rewritten_csv(const std::string& csv, const data::Inputs& options, int threads,
+                                                      const TextRewrite& rewrite) const;
 
  protected:
   models::SavedModel model_;
@@ -270,6 +276,8 @@ class Task {
 
 /// The task of a kind of model (the table).
 const Task& task_for(models::ModelKind kind);
+/// "bilstm-attention (a text-classification model)", for errors.
+std::string describe_model(const models::SavedModel& model);
 /// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
 std::unique_ptr<TrainedModel> open_model(const std::string& path);
 

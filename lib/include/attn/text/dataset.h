@@ -34,6 +34,8 @@ struct TextCsvOptions {
   /// whole numbers). A value not among given classes is an error naming the line.
   std::vector<std::string> classes;
   TableFormat format = TableFormat::kAuto;
+  /// When set, each text is read as rewrite(text, its 1-based data row) (e.g. perturbed: attn robustness).
+  std::function<std::string(const std::string&, std::int64_t)> rewrite;
 };
 
 /// The distinct values of `path`'s column `column`, sorted (numerically when all are whole numbers):

@@ -1,0 +1,209 @@
+// Deterministic misspellings (see perturb.h).
+#include "attn/text/perturb.h"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace attn::text {
+namespace {
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a whole 64-bit state, so every platform draws the same.
+class Draws {
+ public:
+  explicit Draws(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1), 53 bits
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+
+ private:
+  std::uint64_t state_;
+};
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_vowel(char c) {
+  const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l == 'a' || l == 'e' || l == 'i' || l == 'o' || l == 'u';
+}
+
+char leet_of(char c) {
+  switch (std::tolower(static_cast<unsigned char>(c))) {
+    case 'a':
+      return '4';
+    case 'e':
+      return '3';
+    case 'i':
+      return '1';
+    case 'o':
+      return '0';
+    case 's':
+      return '5';
+    case 't':
+      return '7';
+    case 'l':
+      return '1';
+    case 'g':
+      return '9';
+    case 'b':
+      return '8';
+    default:
+      return 0;
+  }
+}
+
+/// The Cyrillic letter that looks like Latin `c`, as UTF-8; nullptr if none.
+const char* homoglyph_of(char c) {
+  switch (c) {
+    case 'a':
+      return "\xD0\xB0";  // U+0430
+    case 'c':
+      return "\xD1\x81";  // U+0441
+    case 'e':
+      return "\xD0\xB5";  // U+0435
+    case 'i':
+      return "\xD1\x96";  // U+0456
+    case 'o':
+      return "\xD0\xBE";  // U+043E
+    case 'p':
+      return "\xD1\x80";  // U+0440
+    case 's':
+      return "\xD1\x95";  // U+0455
+    case 'x':
+      return "\xD1\x85";  // U+0445
+    case 'y':
+      return "\xD1\x83";  // U+0443
+    case 'A':
+      return "\xD0\x90";  // U+0410
+    case 'B':
+      return "\xD0\x92";  // U+0412
+    case 'C':
+      return "\xD0\xA1";  // U+0421
+    case 'E':
+      return "\xD0\x95";  // U+0415
+    case 'H':
+      return "\xD0\x9D";  // U+041D
+    case 'K':
+      return "\xD0\x9A";  // U+041A
+    case 'M':
+      return "\xD0\x9C";  // U+041C
+    case 'O':
+      return "\xD0\x9E";  // U+041E
+    case 'P':
+      return "\xD0\xA0";  // U+0420
+    case 'T':
+      return "\xD0\xA2";  // U+0422
+    case 'X':
+      return "\xD0\xA5";  // U+0425
+    default:
+      return nullptr;
+  }
+}
+
+/// A position of `word` whose letter `fits`, drawn among them; npos if none.
+template <class Fits>
+std::size_t pick(const std::string& word, std::size_t from, std::size_t to, Draws& d, Fits fits) {
+  std::vector<std::size_t> at;
+  for (std::size_t i = from; i < to; ++i)
+    if (fits(word[i])) at.push_back(i);
+  return at.empty() ? std::string::npos : at[d.below(at.size())];
+}
+
+/// `word` (4 or more ASCII letters) edited by `p`; unchanged when it has no letter the edit applies to.
+std::string edit(const std::string& word, Perturbation p, Draws& d) {
+  const std::size_t n = word.size(), inner = 1 + d.below(n - 2);  // a position inside: 1 .. n - 2
+  std::string w = word;
+  switch (p) {
+    case Perturbation::kRepeat:
+      return w.insert(inner, 2, w[inner]);
+    case Perturbation::kLeet: {
+      const std::size_t i = pick(w, 0, n, d, [](char c) { return leet_of(c) != 0; });
+      if (i != std::string::npos) w[i] = leet_of(w[i]);
+      return w;
+    }
+    case Perturbation::kPunctuation:
+      return w.insert(inner, 1, ".-_"[d.below(3)]);
+    case Perturbation::kSpace:
+      return w.insert(inner, 1, ' ');
+    case Perturbation::kMask: {
+      std::size_t i = pick(w, 1, n - 1, d, is_vowel);
+      w[i == std::string::npos ? inner : i] = '*';
+      return w;
+    }
+    case Perturbation::kHomoglyph: {
+      const std::size_t i = pick(w, 0, n, d, [](char c) { return homoglyph_of(c) != nullptr; });
+      if (i != std::string::npos) w.replace(i, 1, homoglyph_of(w[i]));
+      return w;
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+const std::vector<PerturbationInfo>& perturbations() {
+  static const std::vector<PerturbationInfo> all = {
+      {Perturbation::kRepeat, "repeat", "stuuupid"},
+      {Perturbation::kLeet, "leet", "5tupid"},
+      {Perturbation::kPunctuation, "punctuation", "st.upid"},
+      {Perturbation::kSpace, "space", "stu pid"},
+      {Perturbation::kMask, "mask", "st*pid"},
+      {Perturbation::kHomoglyph, "homoglyph", "stuріd (Cyrillic р, і)"},
+  };
+  return all;
+}
+
+const char* perturbation_name(Perturbation p) {
+  for (const PerturbationInfo& i : perturbations())
+    if (i.perturbation == p) return i.name;
+  throw std::logic_error("perturbation_name: unknown perturbation");
+}
+
+Perturbation parse_perturbation(const std::string& name, const std::string& flag) {
+  std::string known;
+  for (const PerturbationInfo& i : perturbations()) {
+    if (name == i.name) return i.perturbation;
+    known += (known.empty() ? "" : ", ") + std::string(i.name);
+  }
+  throw std::invalid_argument(flag + ": unknown perturbation '" + name + "' (perturbations: " + known + ")");
+}
+
+PerturbedText perturb(const std::string& text, Perturbation p, const PerturbOptions& o, std::uint64_t row) {
+  Draws d(o.seed * 0x100000001B3ull ^ (row << 8) ^ static_cast<std::uint64_t>(p));
+  PerturbedText out;
+  out.text.reserve(text.size() + 16);
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_letter(text[i])) {
+      out.text += text[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && is_letter(text[j])) ++j;
+    // A run of ASCII letters inside a longer word (e.g. "café"'s "caf") is not a word of its own.
+    const bool whole =
+        (j >= text.size() || static_cast<unsigned char>(text[j]) < 0x80) && (i == 0 || static_cast<unsigned char>(text[i - 1]) < 0x80);
+    std::string word = text.substr(i, j - i);
+    bool target = whole && word.size() >= 4;
+    if (target && !o.words.empty()) {
+      std::string lower = word;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      target = o.words.count(lower) > 0;
+    }
+    if (target) {
+      ++out.targets;
+      if (d.uniform() < o.rate) {
+        std::string edited = edit(word, p, d);
+        out.changed += edited != word;
+        word = std::move(edited);
+      }
+    }
+    out.text += word;
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace attn::text
