@@ -24,9 +24,9 @@ models::TextClassifier tiny_classifier(std::int64_t labels) {
   return models::TextClassifier(m);
 }
 
-text::Tokenizer fitted(text::TokenizerOptions o) {
-  text::Tokenizer t(o);
-  t.fit_on_texts({"the cat sat on the mat", "the dog sat", "a cat"});  // the:3 cat:2 sat:2 on mat dog a
+std::shared_ptr<const text::Tokenizer> fitted(text::TokenizerOptions o) {
+  auto t = std::make_shared<text::Tokenizer>(o);
+  t->fit_on_texts({"the cat sat on the mat", "the dog sat", "a cat"});  // the:3 cat:2 sat:2 on mat dog a
   return t;
 }
 
@@ -44,7 +44,7 @@ TEST_CASE("explain_text: every word of the text, in order, with its status, kept
   tasks::TextDataConfig config;
   config.labels = {"bad", "rude"};
   config.maxlen = 200;
-  const text::Tokenizer tok = fitted({});
+  const auto tok = fitted({});
   const auto e = tasks::explain_text(model, tok, config, "The cat, zebra !!! sat\ton the\nmat");
   std::vector<std::string> words;
   for (const auto& w : e.words) words.push_back(w.word);
@@ -67,7 +67,7 @@ TEST_CASE("explain_texts: in batches, each text's result is what it gets alone",
   tasks::TextDataConfig config;
   config.labels = {"bad", "rude"};
   config.maxlen = 200;
-  const text::Tokenizer tok = fitted({});
+  const auto tok = fitted({});
   const std::vector<std::string> texts = {"the cat sat on the mat", "zebra", "a dog", "the cat sat on the mat the dog sat"};
   const auto batched = tasks::explain_texts(model, tok, config, texts, 3);
   for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -193,7 +193,7 @@ TEST_CASE("importance methods on a small model: finite differences, completeness
   tasks::TextDataConfig config;
   config.labels = {"bad", "rude"};
   config.maxlen = 200;
-  const text::Tokenizer tok = fitted({});
+  const auto tok = fitted({});
   using M = models::Method;
   tasks::ExplainOptions o;
   o.methods = {M::kAttention, M::kGradient, M::kGradInput, M::kIntegratedGradients, M::kLeaveOneOut};
@@ -268,7 +268,7 @@ TEST_CASE("importance of texts in batches is each text's alone, empty texts get 
   tasks::TextDataConfig config;
   config.labels = {"bad", "rude"};
   config.maxlen = 200;
-  const text::Tokenizer tok = fitted({});
+  const auto tok = fitted({});
   tasks::ExplainOptions o;
   o.methods = {models::Method::kIntegratedGradients, models::Method::kLeaveOneOut, models::Method::kGradient};
   o.steps = 8;
@@ -334,7 +334,7 @@ TEST_CASE("explain for a hierarchical model: sentences with their weight and sta
   config.sentences = {2, 3};  // two sentences of three words
   config.maxlen = 6;
   config.padding = config.truncating = text::Side::kPost;
-  const text::Tokenizer tok = fitted({});
+  const auto tok = fitted({});
   const std::string text = "The cat sat on the mat.\n!!!\nThe dog sat. A cat sat.";
   const auto e = tasks::explain_text(model, tok, config, text);
   REQUIRE(e.sentences.size() == 4);

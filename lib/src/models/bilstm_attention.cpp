@@ -7,6 +7,7 @@
 #include "attn/nn/layers.h"
 #include "attn/nn/recurrent.h"
 #include "model_support.h"
+#include "subword_embedding.h"
 
 namespace attn::models {
 namespace bilstm {  // this model's parts (a named namespace: the unity build compiles the models together)
@@ -20,35 +21,39 @@ def channel_mask(self, x: Tensor, p: float) -> Tensor:
     return torch.dropout(torch.ones_like(x[:, :1, :]), p, True)
 
 def embed(self, ids: Tensor) -> Tensor:
-    x = torch.embedding(self.embedding, ids)                     # [B, T, embed_dim]
+    x = self.lookup(ids)                                         # [B, T, embed_dim]
     if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
         x = x * (self.channel_mask(x, self.spatial_dropout) * self.channel_mask(x, self.lstm_dropout))
     return x
 )";
 
 // The same on attn's kernel (fused_embedding.h: the lookup and the masks in one pass), with the
-// same masks (the same random draws): native builds only (nn::Runtime).
+// same masks (the same random draws): native builds only (nn::Runtime). Ids with subwords take
+// the lookup, then the same masks.
 const char* kEmbedNativeSource = R"(
 def embed(self, ids: Tensor) -> Tensor:
     if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
         ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
         keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
+        if ids.dim() == 3:
+            return self.lookup(ids) * keep
         return attn.embedding_scaled(self.embedding, ids, keep)
-    return torch.embedding(self.embedding, ids)
+    return self.lookup(ids)
 )";
 
 const char* kSource = R"(
 def logits_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor]:
-    # x [B, T, embed_dim] the words' embeddings (or any point on a path to them), ids [B, T] (0 = padding)
-    # -> (logits [B, labels], attention [B, T]): what the gradient methods differentiate
-    mask = ids != 0
+    # x [B, T, embed_dim] the words' embeddings (or any point on a path to them), ids [B, T] (0 =
+    # padding; or with subwords [B, T, 1 + G]) -> (logits [B, labels], attention [B, T]): what the
+    # gradient methods differentiate
+    mask = self.token_mask(ids)
     h = self.lstm.forward_masked(x, mask)                        # [B, T, 2 * lstm_units], padding skipped
     s, attention = self.attention.forward(h, mask)               # word attention, padding masked
     return self.dense.forward(s), attention
 
 def embeddings(self, ids: Tensor) -> Tensor:
-    # ids [B, T] -> the words' embeddings [B, T, embed_dim], as evaluation mode reads them
-    return torch.embedding(self.embedding, ids)
+    # ids [B, T] (or [B, T, 1 + G]) -> the words' embeddings [B, T, embed_dim], as evaluation mode reads them
+    return self.lookup(ids)
 
 def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
     # ids [B, T] (0 = padding) -> (logits [B, labels], attention [B, T])
@@ -67,15 +72,17 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
     nn::require_config(p >= 0 && p < 1, c10::str("bilstm-attention: ", k, " must be in [0, 1), got ", p));
   }
   auto m = nn::script::new_module("BiLSTMAttention");
+  const auto keras_uniform = [&](std::int64_t rows) { return torch::empty({rows, embed}).uniform_(-0.05, 0.05); };
   {
     torch::NoGradGuard no_grad;  // Keras' Embedding initialiser: uniform(-0.05, 0.05)
-    nn::script::add_parameter(m, "embedding", torch::empty({num_words, embed}).uniform_(-0.05, 0.05));
+    nn::script::add_parameter(m, "embedding", keras_uniform(num_words));
   }
   m.register_module("lstm", nn::script::bilstm(embed, units, c.at("recurrent_dropout").get<double>(), runtime));
   m.register_module("attention", nn::WordAttention(nn::WordAttentionOptions(2 * units).runtime(runtime)).module());
   m.register_module("dense", nn::script::linear(2 * units, labels));
   m.register_attribute("spatial_dropout", c10::FloatType::get(), c.at("spatial_dropout").get<double>());
   m.register_attribute("lstm_dropout", c10::FloatType::get(), c.at("lstm_dropout").get<double>());
+  define_lookup(m, c, keras_uniform, "bilstm-attention");
   if (runtime == nn::Runtime::kNative) {
     nn::register_fused_embedding();
     nn::script::define(m, kEmbedNativeSource, "bilstm-attention (native)");
@@ -91,7 +98,7 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("embed_dim").get<std::int64_t>());
   const std::string h = std::to_string(2 * c.at("lstm_units").get<std::int64_t>());
   const std::string labels = std::to_string(c.at("labels").get<std::int64_t>());
-  return {
+  return with_subword_row({
       {"input", "Input (word ids)", "(None, T)", ""},
       {"embedding", "Embedding", "(None, T, " + d + ")", "embedding"},
       {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", ""},
@@ -100,7 +107,7 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
       {"attention.context", "Dense (v^T u)", "(None, T, 1)", "attention.context"},
       {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", ""},
       {"dense", "Dense " + c.value("output", std::string("sigmoid")), "(None, " + labels + ")", "dense"},
-  };
+  }, c, d);
 }
 
 /// The data fixes the labels, and the embedding needs a row for every id the tokenizer emits.
@@ -108,6 +115,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
   fit_exact(c, given, "labels", data.labels);
   fit_output(c, given, data);
   fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
+  fit_subwords(c, given, data);
 }
 
 }  // namespace bilstm
@@ -122,6 +130,7 @@ ModelEntry bilstm_attention_entry() {
           {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer's num_words)", true},
           {"labels", 6, "outputs: the label columns, or the classes (set from the data)", true},
           output_key(),
+          subwords_key(),
           {"embed_dim", 128, "embedding size"},
           {"spatial_dropout", 0.35, "SpatialDropout1D rate: whole embedding channels dropped for every step"},
           {"lstm_units", 60, "LSTM units per direction (attention works on 2 x this)"},

@@ -8,6 +8,7 @@
 #include "attn/nn/layers.h"
 #include "attn/nn/transformer.h"
 #include "model_support.h"
+#include "subword_embedding.h"
 
 namespace attn::models {
 namespace transformer {  // this model's parts (a named namespace: the unity build compiles the models together)
@@ -19,13 +20,14 @@ namespace transformer {  // this model's parts (a named namespace: the unity bui
 std::string source(std::int64_t layers) {
   std::string s = R"(
 def embeddings(self, ids: Tensor) -> Tensor:
-    # ids [B, T] -> the tokens' embeddings [B, T, d_model] (before scaling and positions)
-    return torch.embedding(self.embedding, ids)
+    # ids [B, T] (or with subwords [B, T, 1 + G]) -> the tokens' embeddings [B, T, d_model] (before
+    # scaling and positions)
+    return self.lookup(ids)
 
 def encode_embedded(self, e: Tensor, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
     # e [B, T, d_model] the tokens' embeddings (or any point on a path to them), ids [B, T] (0 =
     # padding, anywhere) -> (states [B, T, d_model], self-attention per layer [B, heads, T, T])
-    mask = ids != 0
+    mask = self.token_mask(ids)
     positions = (torch.cumsum(mask.to(ids.dtype), 1) - 1).clamp(0)   # 0 at each text's first token
     assert ids.size(1) <= self.max_length, "transformer-classifier: text longer than max_length tokens"
     x = e * self.scale                                           # token embedding x sqrt(d_model)
@@ -42,7 +44,7 @@ def encode(self, ids: Tensor) -> Tuple[Tensor, List[Tensor]]:
 def logits_embedded(self, e: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor]:
     # e [B, T, d_model] the tokens' embeddings -> (logits [B, labels], attention [B, T])
     x, _ = self.encode_embedded(e, ids)
-    s, attention = self.attention.forward(x, ids != 0)           # word-attention pooling, padding masked
+    s, attention = self.attention.forward(x, self.token_mask(ids))           # word-attention pooling, padding masked
     return self.dense.forward(s), attention
 
 def logits(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
@@ -68,10 +70,12 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime) {  // no recurren
   nn::require_config(d % heads == 0, c10::str("transformer-classifier: d_model (", d, ") must be a multiple of heads (", heads, ")"));
   nn::require_config(dropout >= 0 && dropout < 1, "transformer-classifier: dropout must be in [0, 1)");
   auto m = nn::script::new_module("TransformerClassifier");
+  const auto normal = [&](std::int64_t rows) { return torch::randn({rows, d}) * (1.0 / std::sqrt(static_cast<double>(d))); };
   {
     torch::NoGradGuard no_grad;
-    nn::script::add_parameter(m, "embedding", torch::randn({num_words, d}) * (1.0 / std::sqrt(static_cast<double>(d))));
+    nn::script::add_parameter(m, "embedding", normal(num_words));
   }
+  define_lookup(m, c, normal, "transformer-classifier");
   m.register_module("position", nn::script::positional_encoding(d, max_length));
   for (std::int64_t i = 0; i < layers; ++i)
     m.register_module("layer" + std::to_string(i),
@@ -101,7 +105,7 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
   rows.push_back({"attention", "word attention pooling", "(None, " + d + ")", "attention"});
   rows.push_back({"dense", "Dense " + c.value("output", std::string("sigmoid")),
                   "(None, " + std::to_string(c.at("labels").get<std::int64_t>()) + ")", "dense"});
-  return rows;
+  return with_subword_row(std::move(rows), c, d);
 }
 
 /// As bilstm-attention, and the positional table must cover the longest text.
@@ -109,6 +113,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
   fit_exact(c, given, "labels", data.labels);
   fit_output(c, given, data);
   fit_at_least(c, given, "num_words", data.vocabulary, data.vocabulary);
+  fit_subwords(c, given, data);
   fit_at_least(c, given, "max_length", data.input_length, std::max<std::int64_t>(512, data.input_length));
 }
 
@@ -124,6 +129,7 @@ ModelEntry transformer_classifier_entry() {
           {"num_words", 20000, "embedding rows (set from the tokenizer's num_words)", true},
           {"labels", 6, "outputs: the label columns, or the classes (set from the data)", true},
           output_key(),
+          subwords_key(),
           {"d_model", 64, "model size E (embedding and every layer)"},
           {"heads", 4, "attention heads per layer (d_model must be a multiple)"},
           {"layers", 2, "encoder layers"},

@@ -14,6 +14,8 @@ const char* status_name(WordStatus status) {
       return "kept";
     case WordStatus::kOov:
       return "oov";
+    case WordStatus::kSubwords:
+      return "subwords";
     case WordStatus::kDropped:
       return "dropped";
     case WordStatus::kFiltered:
@@ -53,7 +55,14 @@ std::string bar(double weight) { return std::string(static_cast<std::size_t>(std
 /// `s` padded with spaces to `width` bytes (printf's %-Ns).
 std::string padded(std::string s, std::size_t width) { return s.size() < width ? s.append(width - s.size(), ' ') : s; }
 
-bool counts(const WordWeight& w) { return w.status == WordStatus::kKept || w.status == WordStatus::kOov; }
+/// How a counted word was read, when not as itself.
+const char* how_read(WordStatus status) {
+  return status == WordStatus::kOov ? "  (as the OOV word)" : status == WordStatus::kSubwords ? "  (by its n-grams)" : "";
+}
+
+bool counts(const WordWeight& w) {
+  return w.status == WordStatus::kKept || w.status == WordStatus::kOov || w.status == WordStatus::kSubwords;
+}
 
 /// {METHOD: {TARGET: [scores]}}, the targets named by `names`.
 nlohmann::ordered_json importance_by_target(const std::vector<Importance>& all, const std::vector<std::string>& names) {
@@ -323,7 +332,7 @@ std::string importance_table(const TextExplanation& e) {
       continue;
     }
     for (std::size_t m = 0; m < e.importance.size(); ++m) s += " " + right(format("%+.4f", columns[m][i]), column_width(e.importance[m]));
-    s += w.status == WordStatus::kOov ? "  (as the OOV word)\n" : "\n";
+    s += std::string(how_read(w.status)) + "\n";
   }
   if (e.integrated.steps > 0 && k < e.integrated.completeness_gap.size())
     s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, completeness gap " +
@@ -351,7 +360,7 @@ std::string sentence_lines(const TextExplanation& e) {
       const WordWeight& w = e.words[k];
       if (counts(w))
         s += "    " + padded(w.word, 20) + format(" %.4f", w.weight) + format(" (in its sentence %.4f) ", within_sentence(e, w)) +
-             bar(w.weight) + (w.status == WordStatus::kOov ? "  (as the OOV word)" : "") + "\n";
+             bar(w.weight) + how_read(w.status) + "\n";
       else
         s += "    " + padded(w.word, 20) + " " + status_name(w.status) + " (" + w.reason + ")\n";
     }
@@ -372,7 +381,7 @@ std::string to_text(const TextExplanation& e) {
   for (const auto& w : e.words) {
     if (counts(w))
       s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) +
-           (w.status == WordStatus::kOov ? "  (as the OOV word)" : "") + "\n";
+           how_read(w.status) + "\n";
     else
       s += "  " + padded(w.word, 20) + " " + status_name(w.status) + " (" + w.reason + ")\n";
   }

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "attn/text/subwords.h"
+
 namespace attn::tasks {
 
 std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
@@ -73,6 +75,27 @@ torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::i
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::int32_t* src = x.ids.data() + rows[i] * x.cols + offset;
     for (std::int64_t c = 0; c < width; ++c) dst[static_cast<std::int64_t>(i) * width + c] = src[c];
+  }
+  return out;
+}
+
+torch::Tensor model_ids(const text::PaddedSequences& x, const torch::Tensor& ids) {
+  if (!x.subwords) return ids;
+  const torch::Tensor flat = ids.contiguous();
+  const std::int64_t* id = flat.data_ptr<std::int64_t>();
+  const std::int64_t n = flat.numel();
+  std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(n));
+  std::size_t most = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    rows[static_cast<std::size_t>(i)] = x.subwords->rows(static_cast<std::int32_t>(id[i]));
+    most = std::max(most, rows[static_cast<std::size_t>(i)].size());
+  }
+  const auto G = static_cast<std::int64_t>(most);
+  torch::Tensor out = torch::zeros({ids.size(0), ids.size(1), 1 + G}, torch::kInt64);
+  std::int64_t* o = out.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < n; ++i, o += 1 + G) {
+    o[0] = x.subwords->word_row(static_cast<std::int32_t>(id[i]));
+    std::copy(rows[static_cast<std::size_t>(i)].begin(), rows[static_cast<std::size_t>(i)].end(), o + 1);
   }
   return out;
 }

@@ -58,18 +58,21 @@ data::InputSpec text_input_spec(const std::string& name, Command command) {
 /// masked like padding (the rows' real ids, less the removed, padded as the training data was).
 class TextErasures : public Erasures {
  public:
-  TextErasures(torch::jit::Module module, const TextDataConfig& config, const text::Tokenizer& tokenizer, const std::string& csv,
-               const std::string& text_column, const std::string& id_column, std::int64_t rows)
+  TextErasures(torch::jit::Module module, const TextDataConfig& config, const std::shared_ptr<const text::Tokenizer>& tokenizer,
+               const std::string& csv, const std::string& text_column, const std::string& id_column, std::int64_t rows)
       : module_(std::move(module)), config_(config) {
     const auto maxlen = static_cast<std::size_t>(std::max<std::int64_t>(1, config.maxlen));
-    const auto keeps_two = [&](const std::string& t) { return std::min(sequences_of(tokenizer, config, {t}).front().size(), maxlen) >= 2; };
+    const auto subwords = subwords_of(tokenizer, config);  // (a count of tokens: the words it meets do not matter)
+    const auto keeps_two = [&](const std::string& t) {
+      return std::min(sequences_of(*tokenizer, config, {t}, 1, subwords.get()).front().size(), maxlen) >= 2;
+    };
     texts_ = read_texts(csv, text_column, {}, id_column, rows, keeps_two);
     if (static_cast<std::int64_t>(texts_.size()) < rows)
       throw std::invalid_argument("--rows " + std::to_string(rows) + ": " + csv + " has only " + std::to_string(texts_.size()) +
                                   " rows whose text keeps at least 2 tokens");
     std::vector<std::string> all;
     for (const CsvText& t : texts_) all.push_back(t.text);
-    x_ = text::pad_sequences(sequences_of(tokenizer, config, all), pad_of(config));
+    x_ = pad_texts(tokenizer, config, all);
   }
 
   std::vector<std::string> labels() const override { return config_.labels; }
@@ -100,7 +103,7 @@ class TextErasures : public Erasures {
     for (const auto& [row, ids] : ids_) rows[static_cast<std::size_t>(row)] = &ids;
     for (const models::Version& v : versions)
       if (!rows.at(static_cast<std::size_t>(v.row))) throw std::logic_error("faithfulness: a version of a row not yet attributed");
-    return score_text_versions(module_, config_, rows, versions);
+    return score_text_versions(module_, config_, rows, versions, x_.subwords);
   }
 
  private:
@@ -116,7 +119,7 @@ class TextModel : public TrainedModel {
   explicit TextModel(models::SavedModel saved)
       : TrainedModel(std::move(saved)),
         config_(parse_data_config<TextDataConfig>(model_.config.at("data"), model_.path)),
-        tokenizer_(embedded_tokenizer(model_, "tokenizer.json")) {
+        tokenizer_(std::make_shared<const text::Tokenizer>(embedded_tokenizer(model_, "tokenizer.json"))) {
     if (config_.labels.empty() || config_.maxlen < 1)
       throw std::runtime_error(model_.path + ": embedded config.json: keys 'data.labels' and 'data.maxlen' are required");
   }
@@ -174,7 +177,7 @@ class TextModel : public TrainedModel {
   std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     std::vector<std::string> texts;
     for (const Input& in : inputs) texts.push_back(in.text);
-    const text::PaddedSequences x = text::pad_sequences(sequences_of(tokenizer_, config_, texts), pad_of(config_));
+    const text::PaddedSequences x = pad_texts(tokenizer_, config_, texts);
     const std::vector<float> probs = predict_texts(module(), x, config_.padding, all_rows(x.rows), batch_size);
     std::vector<nlohmann::ordered_json> out;
     const std::size_t L = config_.labels.size();
@@ -211,7 +214,7 @@ class TextModel : public TrainedModel {
     set_label_columns(o.columns, config_);
     o.columns.labels_optional = true;
     o.columns.rewrite = rewrite;
-    o.apply_loaded_tokenizer = &tokenizer_;
+    o.apply_loaded_tokenizer = tokenizer_.get();
     o.pad.maxlen = config_.maxlen;  // tokenised and padded exactly as the training data was
     o.pad.padding = config_.padding;
     o.pad.truncating = config_.truncating;
@@ -219,12 +222,13 @@ class TextModel : public TrainedModel {
     data::Prepared prepared = data::prepare_csv(o);
     TextDataConfig config = config_;
     if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config_.sentences, config, threads, rewrite);
+    if (config.subword_buckets > 0) read_subwords(prepared, csv, o.columns.text_column, subwords_of(tokenizer_, config), rewrite);
     config.dir.clear();
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;
     std::vector<bool> scored;
     if (in.labels_csv) scored = join_kaggle_labels(prepared.data, *in.labels_csv, csv);
-    return text_dataset(std::move(prepared.data), tokenizer_, std::move(config), std::move(scored), thresholds);
+    return text_dataset(std::move(prepared.data), *tokenizer_, std::move(config), std::move(scored), thresholds);
   }
 
  private:
@@ -249,7 +253,7 @@ class TextModel : public TrainedModel {
   }
 
   TextDataConfig config_;
-  text::Tokenizer tokenizer_;
+  std::shared_ptr<const text::Tokenizer> tokenizer_;  // shared with the vocabularies of a model with subwords
 };
 
 class TextClassification : public Task {
@@ -283,6 +287,12 @@ class TextClassification : public Task {
         specs.push_back({"max-sentences",
                          "Hierarchical models: sentences of a document read (default: the data's 95th percentile, at most 64)", "",
                          data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
+        specs.push_back({"subwords",
+                         "Text models with a subword table (bilstm-attention, transformer-classifier): every word is also its "
+                         "character n-grams (fastText's, n = 3..6), so misspelt and unseen words are read too",
+                         "", data::InputSpec::Kind::kFlag, "Subwords"});
+        specs.push_back({"subword-buckets", "With --subwords: the n-gram hash rows", std::to_string(text::kDefaultSubwordBuckets),
+                         data::InputSpec::Kind::kValue, "Subwords"});
         specs.push_back({"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)",
                          "", data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
         return specs;

@@ -1,7 +1,9 @@
 // Text classifiers' data (see text_dataset.h).
 #include "text_dataset.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <numeric>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -59,6 +61,8 @@ class TextDataset : public Dataset {
     config_.rows = data_.x.rows;
     config_.maxlen = data_.x.cols;
     config_.padding = data_.padding;
+    if (config_.subword_buckets > 0 && !data_.x.subwords)  // training data: every word is the tokenizer's
+      data_.x.subwords = subwords_of(std::make_shared<const text::Tokenizer>(tokenizer_), config_);
     if (config_.examples.empty()) config_.examples = example_texts(data_, tokenizer_, config_.sentences.enabled());
     if (!data_.label_names.empty()) {
       config_.labels = data_.label_names;
@@ -73,7 +77,7 @@ class TextDataset : public Dataset {
     Batch b;
     const torch::Tensor ids = batch_ids(data_.x, rows, width, data_.padding);
     b.tokens = ids.numel();
-    b.inputs = {ids};
+    b.inputs = {model_ids(data_.x, ids)};
     if (labels_.defined()) b.targets = labels_.index_select(0, torch::tensor(rows, torch::kInt64));
     return b;
   }
@@ -86,8 +90,11 @@ class TextDataset : public Dataset {
   std::vector<std::string> metric_names() const override { return classifier_metric_names(kind_); }
 
   torch::Tensor word_ids(const std::vector<std::int64_t>& rows) const override {
-    // A hierarchical model's ids carry their sentence above the word (text/sentences.h).
-    return batch_ids(data_.x, rows, Width::kLongestRow, data_.padding).bitwise_and(text::kWordIdLimit - 1);
+    // A hierarchical model's ids carry their sentence above the word (text/sentences.h); a model
+    // with subwords reads its ids' word rows.
+    const torch::Tensor ids = batch_ids(data_.x, rows, Width::kLongestRow, data_.padding);
+    if (data_.x.subwords) return model_ids(data_.x, ids).select(2, 0).contiguous();
+    return ids.bitwise_and(text::kWordIdLimit - 1);
   }
 
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
@@ -127,6 +134,7 @@ class TextDataset : public Dataset {
     s.labels = static_cast<std::int64_t>(config_.labels.size());
     s.one_class_per_row = kind_ == LabelKind::kOneClass;
     s.input_length = data_.x.cols;
+    s.subword_buckets = config_.subword_buckets;
     return s;
   }
 
@@ -193,9 +201,28 @@ void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& conf
 }
 
 std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,
-                                         int threads) {
+                                         int threads, text::SubwordVocabulary* subwords) {
+  if (config.subword_buckets > 0) {
+    if (!subwords) throw std::logic_error("sequences_of: a model with subwords reads a SubwordVocabulary's ids");
+    return subwords->encode(texts);
+  }
   return config.sentences.enabled() ? text::encode_documents(tok, texts, config.sentences, threads)
                                     : tok.texts_to_sequences(texts, threads);
+}
+
+std::shared_ptr<text::SubwordVocabulary> subwords_of(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config) {
+  if (config.subword_buckets == 0) return nullptr;
+  return std::make_shared<text::SubwordVocabulary>(tok, config.subword_buckets);
+}
+
+text::PaddedSequences pad_texts(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config,
+                                const std::vector<std::string>& texts, std::vector<text::Sequence>* sequences) {
+  const std::shared_ptr<text::SubwordVocabulary> subwords = subwords_of(tok, config);
+  std::vector<text::Sequence> rows = sequences_of(*tok, config, texts, 1, subwords.get());
+  text::PaddedSequences x = text::pad_sequences(rows, pad_of(config));
+  x.subwords = subwords;
+  if (sequences) *sequences = std::move(rows);
+  return x;
 }
 
 std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
@@ -205,7 +232,8 @@ std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedS
   std::vector<float> out;
   std::int64_t labels = 0;
   for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
-    const torch::Tensor probs = model.forward(batch_ids(x, batch, Width::kLongestRow, padding)).scores.to(torch::kFloat32).contiguous();
+    const torch::Tensor probs =
+        model.forward(model_ids(x, batch_ids(x, batch, Width::kLongestRow, padding))).scores.to(torch::kFloat32).contiguous();
     if (out.empty()) {
       labels = probs.size(1);
       out.assign(rows.size() * static_cast<std::size_t>(labels), 0.0f);
@@ -281,6 +309,28 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const std:
   config.truncating = text::Side::kPost;
 }
 
+void read_subwords(data::Prepared& prepared, const std::string& csv, const std::string& text_column,
+                   std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite) {
+  std::vector<std::string> texts;
+  for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
+  if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
+    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read with subwords, " + std::to_string(prepared.data.x.rows) +
+                           " prepared");
+  const std::vector<text::Sequence> rows = subwords->encode(texts);
+  texts = {};
+  const std::int64_t kept_before = std::accumulate(prepared.data.x.lengths.begin(), prepared.data.x.lengths.end(), std::int64_t{0});
+  prepared.data.x = text::pad_sequences(rows, prepared.pad);
+  prepared.data.x.subwords = subwords;
+  prepared.sequences = {};
+  const std::int64_t kept = std::accumulate(prepared.data.x.lengths.begin(), prepared.data.x.lengths.end(), std::int64_t{0});
+  prepared.report["subwords"] = {{"buckets", subwords->buckets()},
+                                 {"min_n", text::kSubwordMinN},
+                                 {"max_n", text::kSubwordMaxN},
+                                 {"tokens_kept", kept},
+                                 {"tokens_kept_by_words_alone", kept_before},
+                                 {"new_words", subwords->new_words()}};
+}
+
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
   std::vector<std::int64_t> rows;
   for (const std::string& r : list) {
@@ -320,6 +370,16 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
                                   std::to_string(v));
     (std::string(flag) == "max-sentences" ? layout.max_sentences : layout.max_words) = v;
   }
+  const bool subwords = in.flag("subwords");
+  if (in.given("subword-buckets") && !subwords) throw std::invalid_argument("--subword-buckets applies with --subwords");
+  if (subwords) {
+    const bool has_table = std::any_of(model.keys.begin(), model.keys.end(), [](const models::ConfigKey& k) { return k.name == "subword_buckets"; });
+    if (!has_table) throw std::invalid_argument("--subwords: " + model.name + " has no subword embedding (it reads whole words)");
+    if (in.given("data")) throw std::invalid_argument("--subwords re-reads the texts: give the CSV (--csv), not --data");
+    config.subword_buckets = in.integer("subword-buckets");
+    if (config.subword_buckets < 1 || config.subword_buckets > (std::int64_t{1} << 30))
+      throw std::invalid_argument("--subword-buckets must be in 1..1073741824, got " + std::to_string(config.subword_buckets));
+  }
   if (in.given("data")) {
     if (model.reads_sentences) throw std::invalid_argument("--data: " + model.name + " reads the texts' sentences; give the CSV (--csv)");
     if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
@@ -339,6 +399,8 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     data::Prepared prepared = data::prepare_csv(o);
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
     if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns.text_column, layout, config, threads);
+    if (subwords)
+      read_subwords(prepared, o.csv, o.columns.text_column, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config));
     data::write_prepared_dir(prepared, config.dir);
     dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
   }
@@ -367,6 +429,8 @@ std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Data
   o.threads = threads;
   data::Prepared prepared = data::prepare_csv(o);
   if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config.sentences, config, threads);
+  if (config.subword_buckets > 0)
+    read_subwords(prepared, csv, o.columns.text_column, subwords_of(std::make_shared<const text::Tokenizer>(train.tokenizer()), config));
   config.dir = fs::absolute(fs::path(run_dir) / "data" / "validation").string();
   data::write_prepared_dir(prepared, config.dir);
   return text_dataset(std::move(prepared.data), train.tokenizer(), config);

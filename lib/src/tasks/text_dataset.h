@@ -15,6 +15,7 @@
 #include "attn/io/prepared_data.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/text/padding.h"
+#include "attn/text/subwords.h"
 #include "classifier.h"
 
 namespace attn::tasks {
@@ -24,10 +25,18 @@ text::PadOptions pad_of(const TextDataConfig& config);
 /// Which columns of a file hold the labels the model was trained on: its 0/1 label columns, or its
 /// class column with its classes.
 void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& config);
-/// The rows of ids the model reads for `texts`, before padding: Keras' texts_to_sequences, or a
-/// hierarchical model's documents of sentences (text/sentences.h).
+/// The rows of ids the model reads for `texts`, before padding: Keras' texts_to_sequences, a
+/// hierarchical model's documents of sentences (text/sentences.h), or, for a model with subwords,
+/// `subwords`' ids (which it must then be given).
 std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::vector<std::string>& texts,
-                                         int threads = 1);
+                                         int threads = 1, text::SubwordVocabulary* subwords = nullptr);
+/// A new vocabulary of the model's words with their subwords (the words it meets are its own), or
+/// null for a model that reads words only.
+std::shared_ptr<text::SubwordVocabulary> subwords_of(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config);
+/// `texts` as the model reads them: sequences_of, padded as the training data was, x.subwords set
+/// for a model with subwords; `sequences` (when given) gets the rows before padding.
+text::PaddedSequences pad_texts(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config,
+                                const std::vector<std::string>& texts, std::vector<text::Sequence>* sequences = nullptr);
 /// Probabilities [rows, labels] (row-major, in the order of `rows`) of padded ids, in
 /// length-bucketed batches.
 std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
@@ -51,6 +60,11 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
 /// texts are rewritten as the prepared rows were (`rewrite`, when set).
 void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
                     TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite = nullptr);
+/// Models with subwords: `prepared`'s rows become `subwords`' ids of `csv`'s texts (every token
+/// kept), padded as before, x.subwords set; recorded in prepare.json's "subwords". The texts are
+/// rewritten as the prepared rows were (`rewrite`, when set).
+void read_subwords(data::Prepared& prepared, const std::string& csv, const std::string& text_column,
+                   std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite = nullptr);
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 

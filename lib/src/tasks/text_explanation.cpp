@@ -22,7 +22,7 @@ namespace {
 /// padded text does not have.
 void add_importance(torch::jit::Module& module, const TextDataConfig& config, const torch::Tensor& ids,
                     const std::vector<torch::Tensor>& layers, const ExplainOptions& options,
-                    const std::vector<report::TextExplanation*>& out) {
+                    const std::vector<report::TextExplanation*>& out, const std::shared_ptr<const text::SubwordVocabulary>& subwords) {
   models::TextClassifier model(module);
   models::ImportanceInputs in;
   in.module = module;
@@ -40,7 +40,7 @@ void add_importance(torch::jit::Module& module, const TextDataConfig& config, co
   }
   in.embed = [&] { return std::make_pair(model.embeddings(ids), torch::Tensor()); };  // evaluation mode: no dropout
   in.z = [&](const torch::Tensor& points, const torch::Tensor& r) { return model.logits_embedded(points, ids.index_select(0, r)).scores; };
-  in.erased = [&](const std::vector<models::Version>& v) { return score_text_versions(module, config, rows, v); };
+  in.erased = [&](const std::vector<models::Version>& v) { return score_text_versions(module, config, rows, v, subwords); };
   if (model.has_self_attention()) in.self_attention = [&] { return layers; };
   std::vector<models::RowImportance> scored = models::importance(in, importance_options(options));
   for (std::size_t i = 0; i < out.size(); ++i) store_importance(std::move(scored[i]), out[i]->importance, out[i]->integrated);
@@ -79,6 +79,7 @@ std::vector<std::string> chunks_of(const std::string& text) {
 struct IdSpan {
   std::size_t all = 0, cut_front = 0, cut_back = 0, offset = 0;
   std::string cut_reason;  ///< a cut word's reason
+  bool subwords = false;   ///< every token has an id (a model with subwords)
 };
 
 /// Appends each word of `text` to e.words with its tokens, its status and the attention of its
@@ -119,7 +120,10 @@ void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const 
     for (const std::string& t : w.tokens) {
       const auto index = tok.word_index(t);
       const bool in_range = index && (num_words == 0 || *index < num_words);
-      WordStatus status = in_range ? WordStatus::kKept : tok.options().oov_token ? WordStatus::kOov : WordStatus::kDropped;
+      WordStatus status = in_range                 ? WordStatus::kKept
+                          : span.subwords          ? WordStatus::kSubwords
+                          : tok.options().oov_token ? WordStatus::kOov
+                                                    : WordStatus::kDropped;
       if (status != WordStatus::kDropped) {
         if (next_id >= all) throw std::logic_error("explain: tokens and ids do not line up");
         if (next_id < span.cut_front || next_id >= all - span.cut_back) {
@@ -136,11 +140,11 @@ void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const 
         w.reason = index ? "beyond num_words" : "unknown word";
       }
       // A word is kept if any of its tokens is; otherwise it takes its tokens' status.
-      if (!word_status || status == WordStatus::kKept || (status == WordStatus::kOov && word_status == WordStatus::kDropped))
+      if (!word_status || status == WordStatus::kKept || (status != WordStatus::kDropped && word_status == WordStatus::kDropped))
         word_status = status;
     }
     w.status = word_status.value_or(WordStatus::kDropped);
-    if (w.status == WordStatus::kKept || w.status == WordStatus::kOov) w.reason.clear();
+    if (w.status != WordStatus::kDropped && w.status != WordStatus::kFiltered) w.reason.clear();
     e.words.push_back(std::move(w));
   }
   if (next_id != all) throw std::logic_error("explain: tokens and ids do not line up");
@@ -153,7 +157,7 @@ void align_words(report::TextExplanation& e, const text::Tokenizer& tok, const T
   e.text = text;
   e.label_names = config.labels;
   const auto maxlen = static_cast<std::size_t>(config.maxlen);
-  IdSpan span{all, 0, 0, 0, "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)"};
+  IdSpan span{all, 0, 0, 0, "beyond maxlen " + std::to_string(maxlen) + " (truncated as in training)", config.subword_buckets > 0};
   if (maxlen > 0 && all > maxlen) (config.truncating == text::Side::kPre ? span.cut_front : span.cut_back) = all - maxlen;
   append_words(e, tok, text, span);
 }
@@ -197,7 +201,8 @@ void align_sentences(report::TextExplanation& e, const text::Tokenizer& tok, con
 }  // namespace
 
 std::vector<float> score_text_versions(torch::jit::Module& module, const TextDataConfig& config,
-                                       const std::vector<const text::Sequence*>& rows, const std::vector<models::Version>& versions) {
+                                       const std::vector<const text::Sequence*>& rows, const std::vector<models::Version>& versions,
+                                       const std::shared_ptr<const text::SubwordVocabulary>& subwords) {
   std::vector<text::Sequence> kept(versions.size());
   for (std::size_t v = 0; v < versions.size(); ++v) {
     const text::Sequence& ids = *rows.at(static_cast<std::size_t>(versions[v].row));
@@ -207,7 +212,8 @@ std::vector<float> score_text_versions(torch::jit::Module& module, const TextDat
   text::PadOptions pad;
   pad.maxlen = std::max<std::int64_t>(1, config.maxlen);
   pad.padding = config.padding;
-  const text::PaddedSequences x = text::pad_sequences(kept, pad);
+  text::PaddedSequences x = text::pad_sequences(kept, pad);
+  x.subwords = subwords;
   return predict_texts(module, x, config.padding, all_rows(x.rows), kScoringBatchSize);
 }
 
@@ -218,7 +224,8 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
   models::TextClassifier model(module);
   std::vector<report::TextExplanation> out(rows.size());
   for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
-    const torch::Tensor ids = batch_ids(x, batch, Width::kLongestRow, config.padding);
+    const torch::Tensor word_ids = batch_ids(x, batch, Width::kLongestRow, config.padding);
+    const torch::Tensor ids = model_ids(x, word_ids);  // what the model reads ([B, W] or with subwords [B, W, 1 + G])
     const models::Scored scored = model.forward(ids);
     const torch::Tensor probs = scored.scores.to(torch::kFloat32).contiguous(), att = scored.attention.to(torch::kFloat32).contiguous();
     std::vector<torch::Tensor> layers;
@@ -237,7 +244,7 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
       const auto b = static_cast<std::int64_t>(i);
       const std::int64_t n = x.lengths[static_cast<std::size_t>(batch[i])];
       const std::int64_t first = config.padding == text::Side::kPre ? width - n : 0;  // the row's real positions
-      const torch::Tensor row_ids = ids[b].slice(0, first, first + n).contiguous();
+      const torch::Tensor row_ids = word_ids[b].slice(0, first, first + n).contiguous();
       e.label_names = config.labels;
       e.ids.assign(row_ids.data_ptr<std::int64_t>(), row_ids.data_ptr<std::int64_t>() + n);
       e.probabilities.assign(probs[b].data_ptr<float>(), probs[b].data_ptr<float>() + probs.size(1));
@@ -258,18 +265,19 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
         if (n > 0) e.self_attention.push_back(std::move(heads));
       }
     }
-    if (!options.methods.empty()) add_importance(module, config, ids, layers, options, mine);
+    if (!options.methods.empty()) add_importance(module, config, ids, layers, options, mine, x.subwords);
   });
   return out;
 }
 
-std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
-                                                   const std::vector<std::string>& texts, std::int64_t batch_size,
-                                                   const ExplainOptions& options) {
+std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model, const std::shared_ptr<const text::Tokenizer>& tokenizer,
+                                                   const TextDataConfig& config, const std::vector<std::string>& texts,
+                                                   std::int64_t batch_size, const ExplainOptions& options) {
+  const text::Tokenizer& tok = *tokenizer;
   // The texts' ids, cut to maxlen as the training data was (Keras' truncating 'pre' keeps a long
   // text's end), run in length-bucketed batches; each row's outputs are read at its real positions.
-  const std::vector<text::Sequence> seqs = sequences_of(tok, config, texts);
-  const text::PaddedSequences x = text::pad_sequences(seqs, pad_of(config));
+  std::vector<text::Sequence> seqs;
+  const text::PaddedSequences x = pad_texts(tokenizer, config, texts, &seqs);
   if (!options.label.empty() && !texts.empty()) (void)shown_label(report::TextExplanation{}, config, options.label);  // before the work
   torch::jit::Module module = model.module();
   std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
@@ -283,8 +291,8 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
   return out;
 }
 
-report::TextExplanation explain_text(models::TextClassifier& model, const text::Tokenizer& tok, const TextDataConfig& config,
-                                     const std::string& text, const ExplainOptions& options) {
+report::TextExplanation explain_text(models::TextClassifier& model, const std::shared_ptr<const text::Tokenizer>& tok,
+                                     const TextDataConfig& config, const std::string& text, const ExplainOptions& options) {
   return explain_texts(model, tok, config, {text}, 1, options).front();
 }
 

@@ -31,10 +31,11 @@ struct IntegratedGradients {
 enum class WordStatus {
   kKept,      ///< read (some of its tokens, at least)
   kOov,       ///< read as the OOV index
+  kSubwords,  ///< not in the model's words, read by its character n-grams alone (a model with subwords)
   kDropped,   ///< unknown, beyond num_words or beyond maxlen: see the reason
   kFiltered,  ///< nothing left after filtering (punctuation, say)
 };
-/// "kept", "oov", "dropped", "filtered": as JSON, text and the page spell it.
+/// "kept", "oov", "subwords", "dropped", "filtered": as JSON, text and the page spell it.
 const char* status_name(WordStatus status);
 
 /// How a sentence of a document reached a hierarchical model.

@@ -44,6 +44,10 @@ enum class Width {
 /// The ids of `rows` of `x` as an int64 batch [rows, width] (width at least 1). Real tokens sit at
 /// the end for pre padding, at the start for post padding.
 torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, Width width, text::Side padding);
+/// What a text model reads for ids [B, W] of `x`: the ids themselves, or, when x's ids are a
+/// SubwordVocabulary's, [B, W, 1 + G]: each id's word row, then its n-gram rows, 0-padded to the
+/// most n-grams of a word in the batch (models/subword_embedding.h reads them).
+torch::Tensor model_ids(const text::PaddedSequences& x, const torch::Tensor& ids);
 
 /// 0, 1, ..., n - 1.
 std::vector<std::int64_t> all_rows(std::int64_t n);

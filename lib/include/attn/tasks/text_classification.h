@@ -36,11 +36,14 @@ struct TextDataConfig {
   /// Hierarchical models: how much of a document they read (rows are then text/sentences.h's ids,
   /// post-padded to max_sentences x max_words); disabled for the models that read words.
   text::SentenceLayout sentences;
+  /// Models with subwords (--subwords): the n-gram rows (text/subwords.h); the rows' ids are then a
+  /// SubwordVocabulary's. 0: words only.
+  std::int64_t subword_buckets = 0;
 
   bool one_class_per_row() const { return !label_column.empty(); }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
-                                                id_column, examples, sentences)
+                                                id_column, examples, sentences, subword_buckets)
 
 const Task& text_classification();
 

@@ -1,6 +1,7 @@
 #pragma once
 /// Keras' `pad_sequences` (int32 output).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "attn/text/tokenizer.h"
 
 namespace attn::text {
+
+class SubwordVocabulary;
 
 /// Where padding goes or which end truncation cuts: Keras' 'pre' and 'post'.
 enum class Side { kPre, kPost };
@@ -38,6 +41,8 @@ struct PaddedSequences {
   std::vector<std::int32_t> ids;
   std::vector<std::int64_t> lengths;  ///< tokens kept in each row, <= cols
   std::int64_t truncated_tokens = 0;  ///< tokens cut off by maxlen
+  /// Set when the ids are a SubwordVocabulary's (text/subwords.h): the words their n-grams come from.
+  std::shared_ptr<const SubwordVocabulary> subwords;
 };
 
 PaddedSequences pad_sequences(const std::vector<Sequence>& sequences, const PadOptions& options = {});

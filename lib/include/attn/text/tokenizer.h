@@ -145,6 +145,8 @@ class Tokenizer {
   std::optional<std::int32_t> word_index(std::string_view word) const;
   /// index_word.get(index).
   std::optional<std::string> index_word(std::int32_t index) const;
+  /// Indices below this may have a word (every index word_index gives is); none above.
+  std::int32_t index_limit() const { return static_cast<std::int32_t>(index_word_.size()); }
 
  private:
   void rebuild_index();
