@@ -152,7 +152,8 @@ def main():
         best = max((e for e in epochs if e.get("best")), key=lambda e: e["epoch"], default=epochs[-1])
         runs.append({"seed": seed, "train_seconds": round(seconds, 1), "epochs_run": len(epochs), "best_epoch": best["epoch"],
                      "accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "auroc_ovo": m["ovo_auc"],
-                     "auroc_toxic": roc_auc(scores, toxic), "f1": m["f1"]})
+                     "auroc_toxic": roc_auc(scores, toxic), "f1": m["f1"],
+                     "epoch_seconds": round(sum(e["seconds"] for e in epochs) / len(epochs), 2)})
         if a.robustness:
             lexicon = os.path.join(work, "toxic_words.txt")
             if not os.path.exists(lexicon):
@@ -166,7 +167,7 @@ def main():
                                                   "macro_f1_drop": p["drop"]["macro_f1"], "flipped": p["flipped"]}
                                       for p in rob["perturbations"]}
         print(json.dumps(runs[-1]), file=sys.stderr)
-    mean = {k: sum(r[k] for r in runs) / len(runs) for k in ("accuracy", "macro_f1", "auroc_ovo", "auroc_toxic", "train_seconds")}
+    mean = {k: sum(r[k] for r in runs) / len(runs) for k in ("accuracy", "macro_f1", "auroc_ovo", "auroc_toxic", "train_seconds", "epoch_seconds")}
     if a.robustness:
         mean["robustness"] = {name: {k: sum(r["robustness"][name][k] for r in runs) / len(runs)
                                      for k in ("auroc_drop", "macro_f1_drop", "flipped")} for name in runs[0]["robustness"]}

@@ -20,13 +20,13 @@ torch::Tensor ids3(const std::vector<std::vector<std::vector<std::int64_t>>>& ro
 
 }  // namespace
 
-TEST_CASE("subword lookup: a word is the mean of its row and its n-grams' rows; without a row, of its n-grams'",
-          "[models][subwords]") {
+TEST_CASE("subword lookup: a word is the mean of its row and its n-grams' rows; without a row, of its n-grams'", "[models][subwords]") {
   for (const char* name : {"bilstm-attention", "transformer-classifier"}) {
-    const nlohmann::json c = std::string(name) == "bilstm-attention"
-                                 ? nlohmann::json{{"num_words", 20}, {"labels", 2}, {"embed_dim", 6}, {"lstm_units", 3}, {"subword_buckets", 10}}
-                                 : nlohmann::json{{"num_words", 20}, {"labels", 2}, {"d_model", 8}, {"heads", 2}, {"layers", 1},
-                                                  {"feedforward", 8}, {"subword_buckets", 10}};
+    const nlohmann::json c =
+        std::string(name) == "bilstm-attention"
+            ? nlohmann::json{{"num_words", 20}, {"labels", 2}, {"embed_dim", 6}, {"lstm_units", 3}, {"subword_buckets", 10}}
+            : nlohmann::json{{"num_words", 20}, {"labels", 2},      {"d_model", 8},         {"heads", 2},
+                             {"layers", 1},     {"feedforward", 8}, {"subword_buckets", 10}};
     torch::jit::Module m = build(name, c);
     const torch::Tensor E = m.attr("embedding").toTensor(), S = m.attr("subword_embedding").toTensor();
     REQUIRE(S.size(0) == 11);
@@ -61,16 +61,14 @@ TEST_CASE("subword lookup: gradients reach the n-gram rows a batch reads and no 
 }
 
 TEST_CASE("subword_rows in TorchScript (what Python runs) are text::subword_rows, byte for byte", "[models][subwords]") {
-  torch::jit::Module m = build("transformer-classifier", {{"num_words", 20},
-                                                          {"labels", 2},
-                                                          {"d_model", 8},
-                                                          {"heads", 2},
-                                                          {"layers", 1},
-                                                          {"feedforward", 8},
-                                                          {"subword_buckets", 32768}});
+  torch::jit::Module m = build(
+      "transformer-classifier",
+      {{"num_words", 20}, {"labels", 2}, {"d_model", 8}, {"heads", 2}, {"layers", 1}, {"feedforward", 8}, {"subword_buckets", 32768}});
   // ASCII, Latin-1 letters, a Cyrillic look-alike, a CJK character, an emoji (4 bytes), one letter
-  for (const std::string word : {"stuuupid", "id1ot", "na\xc3\xafve", "\xd1\x96" "diot", "\xe4\xb8\xad\xe6\x96\x87",
-                                 "ok\xf0\x9f\x98\x80", "a", "f", "x_y-z"}) {
+  for (const std::string word : {"stuuupid", "id1ot", "na\xc3\xafve",
+                                 "\xd1\x96"
+                                 "diot",
+                                 "\xe4\xb8\xad\xe6\x96\x87", "ok\xf0\x9f\x98\x80", "a", "f", "x_y-z"}) {
     const auto script = m.run_method("subword_rows", word).toIntList().vec();
     const std::vector<std::int32_t> cpp = attn::text::subword_rows(word, 32768);
     CHECK(std::vector<std::int64_t>(cpp.begin(), cpp.end()) == script);

@@ -14,8 +14,7 @@ TEST_CASE("fasttext_hash: FNV-1a over the bytes, bytes from 0x80 sign-extended a
   CHECK(text::fasttext_hash("\xc3\xa9") == 0x3cfa68c1u);
 }
 
-TEST_CASE("subword_rows: the n-grams of <word>, n = 3..6 characters, by start then length, as 1 + hash % buckets",
-          "[text][subwords]") {
+TEST_CASE("subword_rows: the n-grams of <word>, n = 3..6 characters, by start then length, as 1 + hash % buckets", "[text][subwords]") {
   const std::int64_t B = 1000003;
   const auto row = [&](const char* ngram) { return static_cast<std::int32_t>(1 + text::fasttext_hash(ngram) % B); };
   CHECK(text::subword_rows("a", B) == std::vector<std::int32_t>{row("<a>")});
@@ -72,4 +71,13 @@ TEST_CASE("SubwordVocabulary: with an OOV token, words without a row of their ow
   CHECK(v.word_row(3) == 1);
   CHECK(v.word_row(5) == 1);
   CHECK_THROWS(text::SubwordVocabulary(tok, 0));
+}
+
+TEST_CASE("SubwordVocabulary: without num_words every word of the tokenizer's has its row, a new word none", "[text][subwords]") {
+  auto tok = std::make_shared<text::Tokenizer>();
+  tok->fit_on_texts({"the cat sat"});  // the 1, cat 2, sat 3
+  text::SubwordVocabulary v(tok, 64);
+  CHECK(v.encode("sat zebra") == text::Sequence{3, 4});
+  CHECK(v.word_row(3) == 3);
+  CHECK(v.word_row(4) == 0);  // a new id is not a row of the word table, however small
 }

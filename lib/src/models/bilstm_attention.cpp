@@ -98,16 +98,18 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
   const std::string d = std::to_string(c.at("embed_dim").get<std::int64_t>());
   const std::string h = std::to_string(2 * c.at("lstm_units").get<std::int64_t>());
   const std::string labels = std::to_string(c.at("labels").get<std::int64_t>());
-  return with_subword_row({
-      {"input", "Input (word ids)", "(None, T)", ""},
-      {"embedding", "Embedding", "(None, T, " + d + ")", "embedding"},
-      {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", ""},
-      {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", "lstm"},
-      {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", "attention.mlp"},
-      {"attention.context", "Dense (v^T u)", "(None, T, 1)", "attention.context"},
-      {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", ""},
-      {"dense", "Dense " + c.value("output", std::string("sigmoid")), "(None, " + labels + ")", "dense"},
-  }, c, d);
+  return with_subword_row(
+      {
+          {"input", "Input (word ids)", "(None, T)", ""},
+          {"embedding", "Embedding", "(None, T, " + d + ")", "embedding"},
+          {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", ""},
+          {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", "lstm"},
+          {"attention.mlp", "Dense tanh (u = tanh(W h + b))", "(None, T, " + h + ")", "attention.mlp"},
+          {"attention.context", "Dense (v^T u)", "(None, T, 1)", "attention.context"},
+          {"attention", "masked softmax, sum_t alpha_t h_t", "(None, " + h + ")", ""},
+          {"dense", "Dense " + c.value("output", std::string("sigmoid")), "(None, " + labels + ")", "dense"},
+      },
+      c, d);
 }
 
 /// The data fixes the labels, and the embedding needs a row for every id the tokenizer emits.

@@ -380,8 +380,7 @@ std::string to_text(const TextExplanation& e) {
   if (!e.sentences.empty()) return s + sentence_lines(e) + "\n";
   for (const auto& w : e.words) {
     if (counts(w))
-      s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) +
-           how_read(w.status) + "\n";
+      s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) + how_read(w.status) + "\n";
     else
       s += "  " + padded(w.word, 20) + " " + status_name(w.status) + " (" + w.reason + ")\n";
   }

@@ -314,8 +314,8 @@ void read_subwords(data::Prepared& prepared, const std::string& csv, const std::
   std::vector<std::string> texts;
   for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
   if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
-    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read with subwords, " + std::to_string(prepared.data.x.rows) +
-                           " prepared");
+    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read with subwords, " +
+                           std::to_string(prepared.data.x.rows) + " prepared");
   const std::vector<text::Sequence> rows = subwords->encode(texts);
   texts = {};
   const std::int64_t kept_before = std::accumulate(prepared.data.x.lengths.begin(), prepared.data.x.lengths.end(), std::int64_t{0});
@@ -373,7 +373,8 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
   const bool subwords = in.flag("subwords");
   if (in.given("subword-buckets") && !subwords) throw std::invalid_argument("--subword-buckets applies with --subwords");
   if (subwords) {
-    const bool has_table = std::any_of(model.keys.begin(), model.keys.end(), [](const models::ConfigKey& k) { return k.name == "subword_buckets"; });
+    const bool has_table =
+        std::any_of(model.keys.begin(), model.keys.end(), [](const models::ConfigKey& k) { return k.name == "subword_buckets"; });
     if (!has_table) throw std::invalid_argument("--subwords: " + model.name + " has no subword embedding (it reads whole words)");
     if (in.given("data")) throw std::invalid_argument("--subwords re-reads the texts: give the CSV (--csv), not --data");
     config.subword_buckets = in.integer("subword-buckets");
@@ -400,7 +401,8 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
     if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns.text_column, layout, config, threads);
     if (subwords)
-      read_subwords(prepared, o.csv, o.columns.text_column, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config));
+      read_subwords(prepared, o.csv, o.columns.text_column,
+                    subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config));
     data::write_prepared_dir(prepared, config.dir);
     dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
   }

@@ -120,8 +120,8 @@ void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const 
     for (const std::string& t : w.tokens) {
       const auto index = tok.word_index(t);
       const bool in_range = index && (num_words == 0 || *index < num_words);
-      WordStatus status = in_range                 ? WordStatus::kKept
-                          : span.subwords          ? WordStatus::kSubwords
+      WordStatus status = in_range                  ? WordStatus::kKept
+                          : span.subwords           ? WordStatus::kSubwords
                           : tok.options().oov_token ? WordStatus::kOov
                                                     : WordStatus::kDropped;
       if (status != WordStatus::kDropped) {

@@ -9,7 +9,7 @@ std::uint32_t fasttext_hash(std::string_view bytes) {
   std::uint32_t h = 2166136261u;  // FNV-1a's offset basis
   for (const char c : bytes) {
     h ^= static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(c)));  // sign-extended, as fastText
-    h *= 16777619u;                                                                         // FNV's 32-bit prime
+    h *= 16777619u;                                                                           // FNV's 32-bit prime
   }
   return h;
 }
@@ -74,7 +74,7 @@ std::string SubwordVocabulary::word(std::int32_t id) const {
 
 std::int32_t SubwordVocabulary::word_row(std::int32_t id) const {
   if (id <= 0) return 0;
-  if (num_words_ == 0 ? id < first_new_ : id < num_words_) return id;
+  if (id < first_new_ && (num_words_ == 0 || id < num_words_)) return id;  // a word of the tokenizer's, below num_words
   return oov_index_;
 }
 

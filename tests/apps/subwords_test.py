@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""--subwords end to end, on generated posts whose planted words are then misspelt on purpose: a
+word-only model and a model with subwords trained alike; `attn robustness` at rate 1 on the planted
+words (the subword model keeps more of what the word-only model loses); `attn explain` of an unseen
+misspelling (read by its n-grams); model.pt from Python (torch.jit.load): the model's own
+subword_ids gives attn's probabilities; and the flags' misuse refused.
+
+usage: subwords_test.py ATTN WORK_DIR
+"""
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
+ATTN, WORK = sys.argv[1:3]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+
+NICE = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends", "article", "review"]
+HATE, OFFENSIVE = ["vermin", "subhuman", "parasites"], ["stupid", "idiotic", "moronic"]
+
+
+def post(i):
+    rng = random.Random(i)  # the other words say nothing of the class
+    words = [rng.choice(NICE) for _ in range(rng.randint(3, 8))]
+    label = ("hatespeech", "offensive", "normal")[i % 3]
+    if label == "hatespeech":
+        words.insert(i % len(words), HATE[i % 3])
+    elif label == "offensive":
+        words.insert(i % len(words), OFFENSIVE[i % 3])
+    return f"p{i}", " ".join(words), label
+
+
+def attn(*args, ok=True):
+    p = subprocess.run([ATTN, *args], capture_output=True, text=True)
+    if ok and p.returncode != 0:
+        sys.exit(f"attn {' '.join(args)} failed: {p.stderr}")
+    return p
+
+
+def path(name):
+    return os.path.join(WORK, name)
+
+
+with open(path("train.jsonl"), "w") as f:
+    for i in range(900):
+        pid, text, label = post(i)
+        f.write(json.dumps({"post_id": pid, "text": text, "label": label}) + "\n")
+with open(path("test.jsonl"), "w") as f:
+    for i in range(900, 1050):
+        pid, text, label = post(i)
+        f.write(json.dumps({"post_id": pid, "text": text, "label": label}) + "\n")
+with open(path("lexicon.txt"), "w") as f:
+    f.write("\n".join(HATE + OFFENSIVE) + "\n")
+
+common = ["train", "--csv", path("train.jsonl"), "--text-column", "text", "--id-column", "post_id", "--label-column", "label",
+          "--maxlen", "16", "--epochs", "6", "--lr", "0.01", "--set", "embed_dim=16", "--set", "lstm_units=8", "--seed", "3",
+          "--threads", "2"]
+plan = json.loads(attn(*common, "--subwords", "--out", path("sub"), "--dump-config").stdout)
+check("subword_buckets" in plan["model_config_set_from_data"], "--dump-config: the n-gram rows are set from the data")
+attn(*common, "--out", path("words"))
+attn(*common, "--subwords", "--out", path("sub"))
+
+drops = {}
+for run in ("words", "sub"):
+    attn("robustness", "--model", path(run), "--csv", path("test.jsonl"), "--words", path("lexicon.txt"), "--rate", "1",
+         "--perturbations", "repeat,leet,homoglyph,mask", "--json", path(run + ".json"))
+    r = json.load(open(path(run + ".json")))
+    check(r["clean"]["macro_f1"] >= 0.9, f"{run}: clean macro-F1 {r['clean']['macro_f1']:.3f} >= 0.9")
+    drops[run] = {p["name"]: p["drop"]["macro_f1"] for p in r["perturbations"]}
+for name in ("repeat", "leet", "homoglyph"):
+    check(drops["words"][name] >= 0.3, f"{name}: the word-only model loses the misspelt words (macro-F1 drop {drops['words'][name]:.3f})")
+    check(drops["sub"][name] <= drops["words"][name] - 0.2,
+          f"{name}: the subword model keeps them (drop {drops['sub'][name]:.3f} against {drops['words'][name]:.3f})")
+print("macro-F1 drops at rate 1:", json.dumps(drops), file=sys.stderr)
+
+# explain: an unseen misspelling is read by its n-grams, and weighs
+e = json.loads(attn("explain", "--model", path("sub"), "--json", "see verrrmin today").stdout)
+word = next(w for w in e["words"] if w["word"] == "verrrmin")
+check(word["status"] == "subwords" and word["weight"] > 0, f"explain: 'verrrmin' read by its n-grams ({word})")
+check(max(e["probabilities"], key=e["probabilities"].get) == "hatespeech", f"and its class is found ({e['probabilities']})")
+words_only = json.loads(attn("explain", "--model", path("words"), "--json", "see verrrmin today").stdout)
+check(next(w for w in words_only["words"] if w["word"] == "verrrmin")["status"] == "dropped", "the word-only model drops it")
+
+# model.pt from Python: Keras' text_to_word_sequence, the tokenizer's word rows, the model's subword_ids -> attn's probabilities
+try:
+    import torch
+    extra = {"config.json": "", "tokenizer.json": ""}
+    model = torch.jit.load(os.path.join(path("sub"), "model.pt"), _extra_files=extra)
+    model.eval()
+    config = json.loads(extra["config.json"])
+    check(config["model_config"]["subword_buckets"] == 32768 and config["data"]["subword_buckets"] == 32768,
+          "model.pt: 32768 n-gram rows by default, in the model and its data")
+    tok = json.loads(extra["tokenizer.json"])["config"]
+    word_index = json.loads(tok["word_index"])
+    num_words = tok["num_words"]
+    text = "See verrrmin, TODAY!"
+    filters = tok["filters"]
+    words = [w for w in re.sub("[" + re.escape(filters) + "]", " ", text.lower()).split(" ") if w]
+    rows = [word_index[w] if w in word_index and word_index[w] < num_words else 0 for w in words]
+    with torch.no_grad():
+        probs, _ = model(model.subword_ids(words, rows))
+    e = json.loads(attn("explain", "--model", path("sub"), "--json", text).stdout)
+    want = torch.tensor([[e["probabilities"][c] for c in config["data"]["labels"]]])
+    check((probs - want).abs().max().item() <= 1e-6, f"Python's probabilities are attn's ({probs.tolist()} vs {want.tolist()})")
+except ImportError:
+    print("(python3-torch missing: Python checks skipped)")
+
+
+def refused(what, args, *expected, code=2):
+    p = attn(*args, ok=False)
+    check(p.returncode == code and all(x in p.stderr for x in expected), f"{what}: exit {p.returncode}, {p.stderr.strip()[-300:]}")
+
+
+refused("--subwords on a model without a subword table",
+        ["train", "--csv", path("train.jsonl"), "--text-column", "text", "--label-column", "label", "--subwords", "--model",
+         "hierarchical-attention", "--out", path("h")],
+        "--subwords", "hierarchical-attention")
+refused("--subword-buckets alone", [*common, "--subword-buckets", "100", "--out", path("x")], "--subword-buckets", "--subwords")
+refused("--subword-buckets 0", [*common, "--subwords", "--subword-buckets", "0", "--out", path("x")], "--subword-buckets")
+finish()
