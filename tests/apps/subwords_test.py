@@ -88,6 +88,24 @@ check(max(e["probabilities"], key=e["probabilities"].get) == "hatespeech", f"and
 words_only = json.loads(attn("explain", "--model", path("words"), "--json", "see verrrmin today").stdout)
 check(next(w for w in words_only["words"] if w["word"] == "verrrmin")["status"] == "dropped", "the word-only model drops it")
 
+# attn embed: vectors with subwords learnt from the training texts; a model with --subwords starts from them
+attn("embed", "--csv", path("train.jsonl"), "--text-column", "text", "--out", path("v.vec"), "--dim", "16", "--min-count", "2",
+     "--epochs", "2", "--threads", "1")
+vec = {}
+with open(path("v.vec")) as f:
+    check(f.readline().split()[1] == "16", "attn embed: the word2vec header (count, dim)")
+    for line in f:
+        parts = line.split()
+        vec[parts[0]] = [float(x) for x in parts[1:]]
+check({"vermin", "idiotic", "thanks"} <= set(vec) and os.path.exists(path("v.vec.subwords")), "attn embed: every word, and its .subwords")
+start = ["train", "--csv", path("train.jsonl"), "--text-column", "text", "--label-column", "label", "--maxlen", "16", "--epochs", "1",
+         "--lr", "1e-12", "--set", "embed_dim=16", "--set", "lstm_units=8", "--embeddings", path("v.vec"), "--threads", "2"]
+attn(*start, "--subwords", "--subword-buckets", "32768", "--out", path("pre"))
+attn(*start, "--out", path("pre_words"))
+refused_here = attn(*start, "--subwords", "--subword-buckets", "1024", "--out", path("pre_bad"), ok=False)
+check(refused_here.returncode == 1 and "v.vec.subwords" in refused_here.stderr and "1024" in refused_here.stderr,
+      f"--embeddings: n-gram rows of another count refused ({refused_here.stderr.strip()[-200:]})")
+
 # model.pt from Python: Keras' text_to_word_sequence, the tokenizer's word rows, the model's subword_ids -> attn's probabilities
 try:
     import torch
@@ -109,6 +127,19 @@ try:
     e = json.loads(attn("explain", "--model", path("sub"), "--json", text).stdout)
     want = torch.tensor([[e["probabilities"][c] for c in config["data"]["labels"]]])
     check((probs - want).abs().max().item() <= 1e-6, f"Python's probabilities are attn's ({probs.tolist()} vs {want.tolist()})")
+    # the model with --subwords, its lookup of a word: attn embed's vector of it (its own row and n-gram rows loaded)
+    extra = {"tokenizer.json": ""}
+    pre = torch.jit.load(os.path.join(path("pre"), "model.pt"), _extra_files=extra)
+    index = json.loads(json.loads(extra["tokenizer.json"])["config"]["word_index"])
+    worst = 0.0
+    for w in ("vermin", "idiotic", "thanks"):
+        with torch.no_grad():
+            got = pre.lookup(pre.subword_ids([w], [index[w]]))[0, 0]
+        worst = max(worst, (got - torch.tensor(vec[w])).abs().max().item())
+    check(worst <= 1e-4, f"--embeddings with --subwords: the model reads attn embed's vectors (worst {worst:.2e})")
+    words_model = torch.jit.load(os.path.join(path("pre_words"), "model.pt"))
+    got = words_model.embedding[index["vermin"]]
+    check((got - torch.tensor(vec["vermin"])).abs().max().item() <= 1e-4, "--embeddings without subwords: the word's vector")
 except ImportError:
     print("(python3-torch missing: Python checks skipped)")
 
@@ -124,4 +155,5 @@ refused("--subwords on a model without a subword table",
         "--subwords", "hierarchical-attention")
 refused("--subword-buckets alone", [*common, "--subword-buckets", "100", "--out", path("x")], "--subword-buckets", "--subwords")
 refused("--subword-buckets 0", [*common, "--subwords", "--subword-buckets", "0", "--out", path("x")], "--subword-buckets")
+refused("attn embed without its input", ["embed", "--out", path("x.vec")], "--csv", "--txt")
 finish()

@@ -53,6 +53,20 @@ std::vector<std::string> fields_of(const std::string& line) {
 
 bool is_integer(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
+/// The numbers f[first, first + dim) of line `number`, into `out`.
+void read_values(const std::vector<std::string>& f, std::size_t first, std::int64_t dim, float* out, const std::string& path,
+                 std::int64_t number) {
+  if (static_cast<std::int64_t>(f.size() - first) != dim)
+    throw std::runtime_error(path + ":" + std::to_string(number) + ": " + std::to_string(f.size() - first) + " values where the file has " +
+                             std::to_string(dim));
+  for (std::int64_t i = 0; i < dim; ++i) {
+    const std::string& s = f[first + static_cast<std::size_t>(i)];
+    char* end = nullptr;
+    out[i] = std::strtof(s.c_str(), &end);
+    if (end == s.c_str() || *end != '\0') throw std::runtime_error(path + ":" + std::to_string(number) + ": '" + s + "' is not a number");
+  }
+}
+
 }  // namespace
 
 WordVectors read_word_vectors(const std::string& path, const std::unordered_set<std::string>& wanted) {
@@ -85,12 +99,7 @@ WordVectors read_word_vectors(const std::string& path, const std::unordered_set<
       key = lower;
     }
     std::vector<float> v(static_cast<std::size_t>(dim));
-    for (std::int64_t i = 0; i < dim; ++i) {
-      const std::string& s = f[static_cast<std::size_t>(i) + 1];
-      char* end = nullptr;
-      v[static_cast<std::size_t>(i)] = std::strtof(s.c_str(), &end);
-      if (end == s.c_str() || *end != '\0') throw std::runtime_error(path + ":" + std::to_string(number) + ": '" + s + "' is not a number");
-    }
+    read_values(f, 1, dim, v.data(), path, number);
     if (key == word) {
       if (out.vectors.count(key)) --out.lowercase_matches;  // a case variant came first
       exact.insert(key);
@@ -100,6 +109,39 @@ WordVectors read_word_vectors(const std::string& path, const std::unordered_set<
     out.vectors[key] = std::move(v);
   }
   if (out.lines == 0) throw std::runtime_error(path + ": no word vectors");
+  return out;
+}
+
+SubwordRows read_subword_rows(const std::string& path, const std::unordered_set<std::string>& wanted) {
+  LineReader reader(path);
+  std::string line;
+  if (!reader.next(line)) throw std::runtime_error(path + ": empty (expected an 'attn-subwords' line)");
+  const std::vector<std::string> head = fields_of(line);
+  if (head.size() != 6 || head[0] != "attn-subwords" || !is_integer(head[1]) || !is_integer(head[2]) || !is_integer(head[3]) ||
+      head[4] != "3" || head[5] != "6")
+    throw std::runtime_error(path + ":1: expected 'attn-subwords WORDS BUCKETS DIM 3 6' (n-grams of 3 to 6 characters)");
+  SubwordRows out;
+  const std::int64_t words = std::strtoll(head[1].c_str(), nullptr, 10);
+  out.buckets = std::strtoll(head[2].c_str(), nullptr, 10);
+  out.dim = std::strtoll(head[3].c_str(), nullptr, 10);
+  if (out.dim < 1 || out.buckets < 1 || out.buckets > (std::int64_t{1} << 30))
+    throw std::runtime_error(path + ":1: dimension and buckets must be positive");
+  out.ngrams.resize(static_cast<std::size_t>(out.buckets * out.dim));
+  std::int64_t number = 1;
+  for (std::int64_t i = 0; i < words + out.buckets; ++i) {
+    if (!reader.next(line))
+      throw std::runtime_error(path + ": ends at line " + std::to_string(number) + " of " + std::to_string(1 + words + out.buckets));
+    ++number;
+    const std::vector<std::string> f = fields_of(line);
+    if (i < words) {
+      if (f.empty() || !wanted.count(f[0])) continue;
+      std::vector<float>& v = out.words[f[0]];
+      v.resize(static_cast<std::size_t>(out.dim));
+      read_values(f, 1, out.dim, v.data(), path, number);
+    } else {
+      read_values(f, 0, out.dim, out.ngrams.data() + (i - words) * out.dim, path, number);
+    }
+  }
   return out;
 }
 

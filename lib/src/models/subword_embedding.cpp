@@ -124,7 +124,7 @@ void define_lookup(torch::jit::Module& m, const nlohmann::json& config, const st
   }
   {
     torch::NoGradGuard no_grad;
-    nn::script::add_parameter(m, "subword_embedding", init(buckets + 1));
+    nn::script::add_parameter(m, kSubwordEmbedding, init(buckets + 1));
   }
   m.register_attribute("subword_buckets", c10::IntType::get(), buckets);
   m.register_attribute("subword_min_n", c10::IntType::get(), text::kSubwordMinN);

@@ -39,12 +39,27 @@ nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelE
     throw std::runtime_error(file + ": the vectors have " + std::to_string(vectors.dim) + " dimensions, the model's embedding " +
                              std::to_string(table.size(1)) + " (--set embed_dim=" + std::to_string(vectors.dim) + " or d_model)");
   torch::NoGradGuard no_grad;
+  // A model with subwords starts from `attn embed`'s own rows and n-gram rows when the file has them
+  // beside it (FILE.subwords): its lookup then gives the vectors of FILE.
+  std::optional<data::SubwordRows> subwords;
+  if (model.hasattr(models::kSubwordEmbedding) && fs::exists(file + ".subwords")) {
+    subwords = data::read_subword_rows(file + ".subwords", wanted);
+    torch::Tensor ngrams = model.attr(models::kSubwordEmbedding).toTensor();
+    if (subwords->buckets != ngrams.size(0) - 1 || subwords->dim != table.size(1))
+      throw std::runtime_error(file + ".subwords: " + std::to_string(subwords->buckets) + " n-gram rows of " +
+                               std::to_string(subwords->dim) + " dimensions, the model's " + std::to_string(ngrams.size(0) - 1) + " of " +
+                               std::to_string(table.size(1)) + " (attn embed --buckets, --subword-buckets)");
+    ngrams.slice(0, 1).copy_(torch::from_blob(subwords->ngrams.data(), {subwords->buckets, subwords->dim}, torch::kFloat32));
+  }
   std::int64_t found = 0, tokens = 0, tokens_found = 0;
   for (const auto& w : words) {
     tokens += w.count;
     const auto it = vectors.vectors.find(w.word);
     if (it == vectors.vectors.end() || w.id >= table.size(0)) continue;
-    table[w.id].copy_(torch::tensor(it->second, torch::kFloat32));
+    const std::vector<float>* v = &it->second;  // the word's vector, or with subwords its own row
+    if (subwords)
+      if (const auto own = subwords->words.find(w.word); own != subwords->words.end()) v = &own->second;
+    table[w.id].copy_(torch::tensor(*v, torch::kFloat32));
     ++found;
     tokens_found += w.count;
   }
@@ -53,7 +68,8 @@ nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelE
           {"words_found", found},
           {"found_as_other_case", vectors.lowercase_matches},
           {"tokens", tokens},
-          {"tokens_found", tokens_found}};
+          {"tokens_found", tokens_found},
+          {"subword_rows", subwords.has_value()}};
 }
 
 std::string describe_model(const models::ModelEntry& entry) { return entry.name + " (a " + tasks::task_for(entry.kind).name() + " model)"; }

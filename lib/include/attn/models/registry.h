@@ -27,6 +27,10 @@ struct ConfigKey {
 };
 
 /// What a data set fixes in a model (0: the data has no such size).
+/// The parameter of a text model's character n-gram rows, when it reads subwords
+/// (models/subword_embedding.cpp: row 0 unused, then one row per hash bucket).
+inline constexpr const char* kSubwordEmbedding = "subword_embedding";
+
 struct DataSizes {
   std::int64_t vocabulary = 0;         ///< input ids are below this (embedding rows)
   std::int64_t labels = 0;             ///< outputs of a classifier
