@@ -51,3 +51,32 @@ TEST_CASE("fused embedding: ids out of range, a scale of the wrong shape or with
                     Catch::Contains("no gradient"));
   CHECK_THROWS_WITH(embedding_scaled(weight, torch::zeros({2, 3}, torch::kInt32), scale), Catch::Contains("int64"));
 }
+
+TEST_CASE("fused subword embedding: the mean of each token's rows times the masks, and both tables' gradients",
+          "[nn][embedding][fused][subwords]") {
+  const int threads = GENERATE(1, 2);
+  ThreadsGuard guard(threads);
+  torch::manual_seed(33);
+  const std::int64_t V = 30, N = 20, C = 37, B = 5, T = 7, G = 4;
+  const Tensor words = torch::randn({V, C}).requires_grad_(), ngrams = torch::randn({N, C}).requires_grad_();
+  Tensor ids = torch::cat({torch::randint(0, 6, {B, T, 1}, torch::kInt64), torch::randint(0, 5, {B, T, G}, torch::kInt64)}, 2);
+  ids.slice(1, 0, 2).fill_(0);  // padding: no row at all
+  const Tensor scale = torch::dropout(torch::ones({B, 1, C}), 0.4, true);
+  // the reference, as the models' TorchScript lookup computes it
+  const Tensor own = (ids.select(2, 0) != 0).to(torch::kFloat32).unsqueeze(2);
+  const Tensor grams = ids.narrow(2, 1, G), present = (grams != 0).to(torch::kFloat32).unsqueeze(3);
+  const Tensor count = (own + present.sum(2)).clamp_min(1.0);
+  const Tensor expected =
+      (torch::embedding(words, ids.select(2, 0)) * own + (torch::embedding(ngrams, grams) * present).sum(2)) / count * scale;
+  const Tensor ours = subword_embedding_scaled(words, ngrams, ids, scale);
+  CHECK(max_diff(ours, expected) < 1e-5);
+  CHECK(ours.slice(1, 0, 2).abs().max().item<float>() == 0.0f);
+  const Tensor probe = torch::randn({B, T, C});
+  const auto g = torch::autograd::grad({(ours * probe).sum()}, {words, ngrams});
+  const auto g_expected = torch::autograd::grad({(expected * probe).sum()}, {words, ngrams});
+  CHECK(max_diff(g[0], g_expected[0]) < 1e-5);
+  CHECK(max_diff(g[1], g_expected[1]) < 1e-5);
+  CHECK(g[1][0].abs().max().item<float>() == 0.0f);  // row 0 is no n-gram
+  CHECK_THROWS_WITH(subword_embedding_scaled(words, ngrams, torch::full({1, 2, 3}, 25, torch::kInt64), torch::ones({1, 1, C})),
+                    Catch::Contains("out of range"));
+}

@@ -28,15 +28,24 @@ def embed(self, ids: Tensor) -> Tensor:
 )";
 
 // The same on attn's kernel (fused_embedding.h: the lookup and the masks in one pass), with the
-// same masks (the same random draws): native builds only (nn::Runtime). Ids with subwords take
-// the lookup, then the same masks.
+// same masks (the same random draws): native builds only (nn::Runtime).
 const char* kEmbedNativeSource = R"(
 def embed(self, ids: Tensor) -> Tensor:
     if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
         ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
         keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
+        return attn.embedding_scaled(self.embedding, ids, keep)
+    return self.lookup(ids)
+)";
+
+// With subwords, ids [B, T, 1 + G] take the kernel's mean of a word's rows (models/subword_embedding.h).
+const char* kEmbedNativeSubwordsSource = R"(
+def embed(self, ids: Tensor) -> Tensor:
+    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
+        ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
+        keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
         if ids.dim() == 3:
-            return self.lookup(ids) * keep
+            return attn.subword_embedding_scaled(self.embedding, self.subword_embedding, ids, keep)
         return attn.embedding_scaled(self.embedding, ids, keep)
     return self.lookup(ids)
 )";
@@ -85,7 +94,8 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   define_lookup(m, c, keras_uniform, "bilstm-attention");
   if (runtime == nn::Runtime::kNative) {
     nn::register_fused_embedding();
-    nn::script::define(m, kEmbedNativeSource, "bilstm-attention (native)");
+    nn::script::define(m, c.value("subword_buckets", std::int64_t{0}) > 0 ? kEmbedNativeSubwordsSource : kEmbedNativeSource,
+                       "bilstm-attention (native)");
   } else {
     nn::script::define(m, kEmbedSource, "bilstm-attention");
   }

@@ -15,8 +15,17 @@ namespace attn::nn {
 /// (torch::autograd) in weight, whose gradient is dense, as torch.embedding's.
 torch::Tensor embedding_scaled(const torch::Tensor& weight, const torch::Tensor& ids, const torch::Tensor& scale);
 
-/// Registers the TorchScript operator attn::embedding_scaled(weight, ids, scale) -> Tensor, called
-/// `attn.embedding_scaled` in attn's TorchScript source (once; any thread).
+/// The same for tokens with subwords (models/subword_embedding.h): words [V, C] and ngrams [N, C]
+/// float32, ids [B, T, 1 + G] int64 (a word row, then n-gram rows; 0 = none), scale [B, 1, C] a
+/// constant -> [B, T, C]: each token the mean of its rows, times scale[b, 0]; padding (all 0) gives 0.
+/// Differentiable in words and ngrams (dense gradients). Equal to models' lookup(ids) * scale to
+/// float rounding (tests).
+torch::Tensor subword_embedding_scaled(const torch::Tensor& words, const torch::Tensor& ngrams, const torch::Tensor& ids,
+                                       const torch::Tensor& scale);
+
+/// Registers the TorchScript operators attn::embedding_scaled(weight, ids, scale) and
+/// attn::subword_embedding_scaled(words, ngrams, ids, scale), called `attn.embedding_scaled` and
+/// `attn.subword_embedding_scaled` in attn's TorchScript source (once; any thread).
 void register_fused_embedding();
 
 }  // namespace attn::nn
