@@ -23,7 +23,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import RESULTS, ROOT, attn, roc_auc, train_and_score, workdir  # noqa: E402
+from benchlib import RESULTS, ROOT, attn, roc_auc, timed, train_and_score, workdir  # noqa: E402
 
 CLASSES = {"0": "normal", "1": "hatespeech", "2": "offensive"}  # 092-HateXplain.csv's category
 PUBLISHED = {  # HateXplain paper, Table 4 (test split): accuracy, macro-F1, AUROC
@@ -113,6 +113,31 @@ def write_splits(corpus, out_dir):
     return counts
 
 
+def write_unlabelled(train_jsonl, realdata, out_path):
+    """Unlabelled texts for `attn embed`, one per line: the train split's posts (never val's), and the
+    other corpora's texts when present (Davidson's tweets, Toxic Spans' comments); their count by source."""
+    counts = {}
+    with open(out_path, "w") as out:
+        def put(source, text):
+            out.write(" ".join(text.split()) + "\n")
+            counts[source] = counts.get(source, 0) + 1
+        with open(train_jsonl) as f:
+            for line in f:
+                put("hatexplain_train", json.loads(line)["text"])
+        davidson = os.path.join(realdata, "davidson_hate_offensive", "labeled_data.csv")
+        if os.path.exists(davidson):
+            with open(davidson, newline="") as f:
+                for row in csv.DictReader(f):
+                    put("davidson", row["tweet"])
+        for name in ("tsd_train.csv", "tsd_trial.csv"):
+            spans = os.path.join(realdata, "toxic_spans", "SemEval2021", name)
+            if os.path.exists(spans):
+                with open(spans, newline="") as f:
+                    for row in csv.DictReader(f):
+                        put("toxic_spans", row["text"])
+    return counts
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "realdata", "hatexplain"))
@@ -122,6 +147,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(RESULTS, "hatexplain.json"))
     ap.add_argument("--robustness", action="store_true",
                     help="also `attn robustness` of each run on val: 30%% of the 300 most toxic words of train perturbed")
+    ap.add_argument("--pretrain", action="store_true",
+                    help="first `attn embed` (128 dimensions, subwords) on unlabelled text: HateXplain's train split, Davidson's "
+                         "tweets and Toxic Spans' comments (those of them present), then train with --embeddings")
     ap.add_argument("extra", nargs="*", help="more `attn train` flags (after --)")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.corpus, "eraser", "docs.jsonl")):
@@ -129,6 +157,13 @@ def main():
         sys.exit(77)
     work = workdir("hatexplain")
     counts = write_splits(a.corpus, work)
+    if a.pretrain:
+        text = os.path.join(work, "unlabelled.txt")
+        lines = write_unlabelled(os.path.join(work, "train.jsonl"), os.path.dirname(os.path.abspath(a.corpus)), text)
+        seconds, _ = timed(attn, "embed", "--txt", text, "--dim", "128", "--out", os.path.join(work, "vectors.vec"), "--threads", a.threads)
+        a.extra += ["--embeddings", os.path.join(work, "vectors.vec")]
+        pretrained = {"texts": lines, "embed_seconds": round(seconds, 1),
+                      "command": "attn embed --txt unlabelled.txt --dim 128 --out vectors.vec"}
     runs, ensemble, truth = [], {}, {}
     for seed in range(1, a.seeds + 1):
         run = os.path.join(work, f"run{seed}")
@@ -177,6 +212,8 @@ def main():
               "rows": counts, "model": a.model, "extra_flags": a.extra,
               "command": "attn train --csv train.jsonl --text-column text --id-column post_id --label-column label " + " ".join(a.extra),
               "runs": runs, "mean": mean, "published_test_accuracy_macro_f1_auroc": PUBLISHED}
+    if a.pretrain:
+        result["pretrained_vectors"] = pretrained
     tmp = a.out + ".tmp"
     with open(tmp, "w") as f:
         json.dump(result, f, indent=2)

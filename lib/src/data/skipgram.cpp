@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <stdexcept>
@@ -273,6 +274,9 @@ void write_skipgram_vectors(const SkipgramVectors& v, const std::string& path) {
 
 SkipgramVectors embed_file(const EmbedRequest& r) {
   if (r.out.empty()) throw std::invalid_argument("embed: --out is required");
+  // the output's directory first: a path that cannot be written fails before the work
+  const std::filesystem::path parent = std::filesystem::path(r.out).parent_path();
+  if (!parent.empty()) io::ensure_directory(parent.string());
   std::vector<std::string> texts;
   if (r.lines) {
     std::ifstream in(r.input, std::ios::binary);
