@@ -85,6 +85,16 @@ e = json.loads(attn("explain", "--model", path("sub"), "--json", "see verrrmin t
 word = next(w for w in e["words"] if w["word"] == "verrrmin")
 check(word["status"] == "subwords" and word["weight"] > 0, f"explain: 'verrrmin' read by its n-grams ({word})")
 check(max(e["probabilities"], key=e["probabilities"].get) == "hatespeech", f"and its class is found ({e['probabilities']})")
+e = json.loads(attn("explain", "--model", path("sub"), "--json", "--method", "integrated-gradients,leave-one-out", "--label", "hatespeech",
+                    "see verrrmin today").stdout)
+check(set(e["importance"]) == {"integrated-gradients", "leave-one-out"}, f"explain: the other methods with subwords ({sorted(e['importance'])})")
+gap = abs(e["integrated_gradients"]["completeness_gap"]["hatespeech"])
+check(gap < 1e-4, f"integrated gradients over the mean of a word's rows: completeness gap {gap:.2e}")
+check(max(range(3), key=lambda t: e["importance"]["leave-one-out"]["hatespeech"][t]) == 1,
+      "leave-one-out: removing the misspelt word moves hate speech most")
+f = attn("faithfulness", "--model", path("sub"), "--csv", path("test.jsonl"), "--text-column", "text", "--rows", "20",
+         "--json", path("faith.json"))
+check(json.load(open(path("faith.json"))).get("rows") == 20, "faithfulness with subwords: the rows measured")
 words_only = json.loads(attn("explain", "--model", path("words"), "--json", "see verrrmin today").stdout)
 check(next(w for w in words_only["words"] if w["word"] == "verrrmin")["status"] == "dropped", "the word-only model drops it")
 
