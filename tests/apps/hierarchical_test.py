@@ -12,22 +12,14 @@ import csv
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish  # noqa: E402
+from checks import check, finish, runner  # noqa: E402
 
 ATTN, DIR = sys.argv[1:3]
+attn = runner(ATTN)
 RUN, HELD = os.path.join(DIR, "hierarchical"), os.path.join(DIR, "documents_heldout.csv")
-
-
-def attn(*args, ok=True):
-    p = subprocess.run([ATTN, *args], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        sys.exit(f"attn {' '.join(args)} failed: {p.stderr}")
-    return p
-
 
 rows = list(csv.DictReader(open(HELD, newline="", encoding="utf-8")))
 explained = [json.loads(line) for line in attn("explain", "--model", RUN, "--csv", HELD, "--json").stdout.splitlines()]

@@ -12,13 +12,13 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish  # noqa: E402
+from checks import check, finish, runner  # noqa: E402
 
 ATTN, WORK = sys.argv[1:3]
+attn = runner(ATTN)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 
@@ -35,13 +35,6 @@ def post(i):
     elif label == "offensive":
         words.insert(i % len(words), OFFENSIVE[i % 3])
     return f"p{i}", " ".join(words), label
-
-
-def attn(*args, ok=True):
-    p = subprocess.run([ATTN, *args], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        sys.exit(f"attn {' '.join(args)} failed: {p.stderr}")
-    return p
 
 
 def path(name):

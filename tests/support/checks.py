@@ -1,5 +1,7 @@
 """What the Python tests share: check() records an assertion (printing a failure at once,
-so one run shows them all), finish() prints the tally and exits non-zero if any failed."""
+so one run shows them all), finish() prints the tally and exits non-zero if any failed; runner()
+runs attn's commands."""
+import subprocess
 import sys
 
 failures, count = [], 0
@@ -17,3 +19,14 @@ def finish(skipped=False):
     """Exit status: 1 when a check failed, else 77 (CTest's skip) when part was `skipped`, else 0."""
     print(f"{count - len(failures)} of {count} checks passed" + ("; some skipped" if skipped else ""))
     sys.exit(1 if failures else 77 if skipped else 0)
+
+
+def runner(binary):
+    """attn(*args, ok=True): runs `binary ARGS...` capturing its output; when `ok`, a failure ends the test
+    with its stderr (the checks that expect one pass ok=False and read the returned process)."""
+    def attn(*args, ok=True):
+        p = subprocess.run([binary, *args], capture_output=True, text=True)
+        if ok and p.returncode != 0:
+            sys.exit(f"attn {' '.join(args)} failed: {p.stderr}")
+        return p
+    return attn
