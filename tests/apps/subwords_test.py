@@ -60,6 +60,18 @@ check("subword_buckets" in plan["model_config_set_from_data"], "--dump-config: t
 attn(*common, "--out", path("words"))
 attn(*common, "--subwords", "--out", path("sub"))
 
+# resume stays exact with subwords: 1 epoch, then --resume to 3, against 3 at once
+attn(*common[:common.index("--epochs")], "--epochs", "3", *common[common.index("--epochs") + 2:], "--subwords", "--out", path("once"))
+attn(*common[:common.index("--epochs")], "--epochs", "1", *common[common.index("--epochs") + 2:], "--subwords", "--out", path("twice"))
+attn("train", "--resume", path("twice"), "--epochs", "3")
+
+
+def losses(run):
+    return [(e["loss"], e["val_loss"]) for e in (json.loads(line) for line in open(os.path.join(run, "metrics.jsonl")))]
+
+
+check(losses(path("once")) == losses(path("twice")), f"--resume with subwords: the same epochs ({losses(path('twice'))})")
+
 drops = {}
 for run in ("words", "sub"):
     attn("robustness", "--model", path(run), "--csv", path("test.jsonl"), "--words", path("lexicon.txt"), "--rate", "1",
