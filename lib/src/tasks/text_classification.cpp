@@ -163,6 +163,7 @@ class TextModel : public TrainedModel {
     j["input"] = "texts";
     j["labels"] = config_.labels;
     if (config_.one_class_per_row()) j["one_class_per_row"] = true;  // the labels are classes, their probabilities sum to 1
+    if (config_.subword_buckets > 0) j["subword_buckets"] = config_.subword_buckets;  // ids [B, T, 1 + G]: model.subword_ids
     j["maxlen"] = config_.maxlen;
     j["self_attention"] = models::TextClassifier(model_.module).has_self_attention();
     if (config_.sentences.enabled())
