@@ -104,6 +104,34 @@ try:
 except ImportError:
     print("(python3-torch missing: Python checks skipped)")
 
+# attn plausibility: the planted word is the people's rationale (ERASER's format and Toxic Spans'); the
+# attention finds it.
+with open(path("docs.jsonl"), "w") as docs, open(path("rationales.jsonl"), "w") as ann, open(path("spans.csv"), "w", newline="") as spans:
+    sw = csv.writer(spans)
+    sw.writerow(["spans", "text"])
+    for i in range(1050, 1200):
+        pid, text, label = post(i)
+        words = text.split(" ")
+        at = next((k for k, w in enumerate(words) if w in HATE + OFFENSIVE), None)
+        docs.write(json.dumps({"docid": pid, "document": text}) + "\n")
+        evidences = [] if at is None else [[{"docid": pid, "start_token": at, "end_token": at + 1}]]
+        ann.write(json.dumps({"annotation_id": pid, "classification": label, "evidences": evidences}) + "\n")
+        if at is not None:
+            first = len(" ".join(words[:at])) + (1 if at else 0)
+            sw.writerow([json.dumps(list(range(first, first + len(words[at])))), text])
+for rationales in ("rationales.jsonl", "spans.csv"):
+    p = attn("plausibility", "--model", RUN, "--rationales", path(rationales), "--methods", "attention,gradient", "--top-k", "1",
+             "--json", path("plausibility.json"))
+    figures = json.load(open(path("plausibility.json")))
+    a = figures["methods"]["attention"]
+    check(figures["rows"] == 100 and a["token_f1"] >= 0.9 and a["auprc"] >= 0.9 and a["iou_f1"] >= 0.9,
+          f"plausibility ({rationales}): the attention's top word is the rationale ({a})")
+    check("token-F1" in p.stdout and "gradient" in p.stdout, "plausibility prints its table")
+with open(path("bad_rationales.jsonl"), "w") as f:
+    f.write(json.dumps({"annotation_id": "q", "classification": "x", "evidences": [[{"docid": "nope", "start_token": 0, "end_token": 1}]]}) + "\n")
+bad = attn("plausibility", "--model", RUN, "--rationales", path("bad_rationales.jsonl"), "--docs", path("docs.jsonl"), ok=False)
+check(bad.returncode == 1 and "bad_rationales.jsonl:1" in bad.stderr and "'nope'" in bad.stderr, f"plausibility: an unknown docid ({bad.stderr.strip()})")
+
 # attn robustness: the planted words misspelt on purpose (a word-only model loses them), deterministic.
 with open(path("lexicon.txt"), "w") as f:
     f.write("\n".join(w.upper() for w in HATE + OFFENSIVE) + "\n")
