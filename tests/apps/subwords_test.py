@@ -72,6 +72,16 @@ def losses(run):
 
 check(losses(path("once")) == losses(path("twice")), f"--resume with subwords: the same epochs ({losses(path('twice'))})")
 
+# --format names the file's format for the n-gram pass too: a TSV named .txt
+with open(path("train.txt"), "w") as f:
+    f.write("post_id\ttext\tlabel\n")
+    for i in range(300):
+        pid, text, label = post(i)
+        f.write(f"{pid}\t{text}, \"said\" he\t{label}\n")
+p = attn("train", "--csv", path("train.txt"), "--format", "tsv", "--text-column", "text", "--label-column", "label", "--epochs", "1",
+         "--set", "embed_dim=8", "--set", "lstm_units=4", "--subwords", "--out", path("tsv_run"), ok=False)
+check(p.returncode == 0, f"--format tsv with --subwords ({p.stderr.strip()[-200:]})")
+
 drops = {}
 for run in ("words", "sub"):
     attn("robustness", "--model", path(run), "--csv", path("test.jsonl"), "--words", path("lexicon.txt"), "--rate", "1",

@@ -222,8 +222,8 @@ class TextModel : public TrainedModel {
     o.threads = threads;
     data::Prepared prepared = data::prepare_csv(o);
     TextDataConfig config = config_;
-    if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config_.sentences, config, threads, rewrite);
-    if (config.subword_buckets > 0) read_subwords(prepared, csv, o.columns.text_column, subwords_of(tokenizer_, config), rewrite);
+    if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns, config_.sentences, config, threads, rewrite);
+    if (config.subword_buckets > 0) read_subwords(prepared, csv, o.columns, subwords_of(tokenizer_, config), rewrite);
     config.dir.clear();
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;

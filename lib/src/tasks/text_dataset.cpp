@@ -247,8 +247,9 @@ std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedS
 }
 
 std::vector<CsvText> read_texts(const std::string& csv, const std::string& column, const std::vector<std::int64_t>& only,
-                                const std::string& id_column, std::int64_t limit, const std::function<bool(const std::string&)>& accept) {
-  text::CsvReader reader(csv);
+                                const std::string& id_column, std::int64_t limit, const std::function<bool(const std::string&)>& accept,
+                                text::TableFormat format) {
+  text::CsvReader reader(csv, format);
   const std::size_t c = reader.column(column);
   reader.require_string(c);
   const std::optional<std::size_t> id = id_column.empty() ? std::nullopt : reader.find_column(id_column);
@@ -276,10 +277,11 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
   return only.empty() ? all : picked;
 }
 
-void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
+void read_sentences(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns, text::SentenceLayout layout,
                     TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite) {
   std::vector<std::string> texts;
-  for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
+  for (CsvText& t : read_texts(csv, columns.text_column, {}, "", -1, nullptr, columns.format))
+    texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
   if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
     throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read as sentences, " + std::to_string(prepared.data.x.rows) +
                            " prepared");
@@ -309,10 +311,11 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const std:
   config.truncating = text::Side::kPost;
 }
 
-void read_subwords(data::Prepared& prepared, const std::string& csv, const std::string& text_column,
+void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                    std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite) {
   std::vector<std::string> texts;
-  for (CsvText& t : read_texts(csv, text_column, {})) texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
+  for (CsvText& t : read_texts(csv, columns.text_column, {}, "", -1, nullptr, columns.format))
+    texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
   if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
     throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read with subwords, " +
                            std::to_string(prepared.data.x.rows) + " prepared");
@@ -399,10 +402,9 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     config.label_column = o.columns.class_column;
     data::Prepared prepared = data::prepare_csv(o);
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
-    if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns.text_column, layout, config, threads);
+    if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, layout, config, threads);
     if (subwords)
-      read_subwords(prepared, o.csv, o.columns.text_column,
-                    subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config));
+      read_subwords(prepared, o.csv, o.columns, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config));
     data::write_prepared_dir(prepared, config.dir);
     dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
   }
@@ -430,9 +432,9 @@ std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Data
   o.pad.truncating = config.truncating;
   o.threads = threads;
   data::Prepared prepared = data::prepare_csv(o);
-  if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns.text_column, config.sentences, config, threads);
+  if (config.sentences.enabled()) read_sentences(prepared, csv, o.columns, config.sentences, config, threads);
   if (config.subword_buckets > 0)
-    read_subwords(prepared, csv, o.columns.text_column, subwords_of(std::make_shared<const text::Tokenizer>(train.tokenizer()), config));
+    read_subwords(prepared, csv, o.columns, subwords_of(std::make_shared<const text::Tokenizer>(train.tokenizer()), config));
   config.dir = fs::absolute(fs::path(run_dir) / "data" / "validation").string();
   data::write_prepared_dir(prepared, config.dir);
   return text_dataset(std::move(prepared.data), train.tokenizer(), config);

@@ -53,17 +53,18 @@ struct CsvText {
 /// the file is an error naming --rows.
 std::vector<CsvText> read_texts(const std::string& csv, const std::string& column, const std::vector<std::int64_t>& only,
                                 const std::string& id_column = "", std::int64_t limit = -1,
-                                const std::function<bool(const std::string&)>& accept = nullptr);
+                                const std::function<bool(const std::string&)>& accept = nullptr,
+                                text::TableFormat format = text::TableFormat::kAuto);
 /// Hierarchical models: `prepared`'s rows become the documents of sentences (text/sentences.h) of
-/// `csv`'s texts, post-padded to max_sentences x max_words, the sizes of `layout` that are 0 taken
+/// `csv`'s texts (its text column, in its format), post-padded to max_sentences x max_words, the sizes of `layout` that are 0 taken
 /// from the data (text::layout_from); recorded in `config` and in prepare.json's "sentences". The
 /// texts are rewritten as the prepared rows were (`rewrite`, when set).
-void read_sentences(data::Prepared& prepared, const std::string& csv, const std::string& text_column, text::SentenceLayout layout,
+void read_sentences(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns, text::SentenceLayout layout,
                     TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite = nullptr);
 /// Models with subwords: `prepared`'s rows become `subwords`' ids of `csv`'s texts (every token
 /// kept), padded as before, x.subwords set; recorded in prepare.json's "subwords". The texts are
 /// rewritten as the prepared rows were (`rewrite`, when set).
-void read_subwords(data::Prepared& prepared, const std::string& csv, const std::string& text_column,
+void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                    std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite = nullptr);
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
