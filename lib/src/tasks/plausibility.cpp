@@ -91,11 +91,13 @@ double auprc(const std::vector<float>& scores, const std::vector<std::uint8_t>& 
   return area;
 }
 
-PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, std::int64_t k) {
+namespace {
+
+/// The figures over rows from each row's.
+PlausibilityFigures figures_of(const std::vector<RowFigures>& rows) {
   if (rows.empty()) throw std::invalid_argument("plausibility: no row with a human rationale to score");
   PlausibilityFigures out;
-  for (const RationaleScores& r : rows) {
-    const RowFigures f = row_figures(r, k);
+  for (const RowFigures& f : rows) {
     out.iou_precision += f.iou_precision;
     out.iou_recall += f.iou_recall;
     out.token_f1 += f.token_f1;
@@ -108,6 +110,14 @@ PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, st
   out.auprc /= n;
   out.iou_f1 = f1(out.iou_precision, out.iou_recall);
   return out;
+}
+
+}  // namespace
+
+PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, std::int64_t k) {
+  std::vector<RowFigures> figures;
+  for (const RationaleScores& r : rows) figures.push_back(row_figures(r, k));
+  return figures_of(figures);
 }
 
 namespace {
@@ -176,7 +186,7 @@ std::string plausibility(const PlausibilityRequest& r) {
   options.steps = r.steps;
   const std::unique_ptr<Explanations> explained = model->explain(inputs, r.batch_size, options);
   nlohmann::ordered_json per_row = nlohmann::ordered_json::array();
-  std::vector<std::vector<RationaleScores>> scored(methods.size());
+  std::vector<std::vector<RowFigures>> scored(methods.size());  // each method's figures per row
   std::int64_t words = 0, without_token = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const nlohmann::ordered_json e = explained->json(i);
@@ -192,12 +202,12 @@ std::string plausibility(const PlausibilityRequest& r) {
     words += static_cast<std::int64_t>(rows[i].words.size());
     for (std::size_t m = 0; m < methods.size(); ++m) {
       std::int64_t missing = 0;
-      RationaleScores s{word_scores(e, rows[i], models::method_name(methods[m]), label, missing), rows[i].marked, rows[i].spans};
+      const RationaleScores s{word_scores(e, rows[i], models::method_name(methods[m]), label, missing), rows[i].marked, rows[i].spans};
       if (m == 0) without_token += missing;
       const RowFigures f = row_figures(s, r.top_k);
       row[models::method_name(methods[m])] = {
           {"iou_precision", f.iou_precision}, {"iou_recall", f.iou_recall}, {"token_f1", f.token_f1}, {"auprc", f.auprc}};
-      scored[m].push_back(std::move(s));
+      scored[m].push_back(f);
     }
     per_row.push_back(std::move(row));
   }
@@ -207,7 +217,7 @@ std::string plausibility(const PlausibilityRequest& r) {
                       std::to_string(r.top_k) + " words\n  method                  IOU-F1  token-F1   AUPRC\n";
   nlohmann::ordered_json figures = nlohmann::ordered_json::object();
   for (std::size_t m = 0; m < methods.size(); ++m) {
-    const PlausibilityFigures f = plausibility_of(scored[m], r.top_k);
+    const PlausibilityFigures f = figures_of(scored[m]);
     const std::string name = models::method_name(methods[m]);
     figures[name] = {{"iou_f1", f.iou_f1},
                      {"iou_precision", f.iou_precision},

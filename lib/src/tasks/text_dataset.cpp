@@ -277,14 +277,26 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
   return only.empty() ? all : picked;
 }
 
-void read_sentences(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns, text::SentenceLayout layout,
-                    TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite) {
+namespace {
+
+/// The texts of `csv` read again (its text column, in its format; rewritten as the prepared rows
+/// were), for a second pass over rows already prepared: a hierarchical model's sentences, subword ids.
+std::vector<std::string> texts_again(const data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
+                                     const TrainedModel::TextRewrite& rewrite) {
   std::vector<std::string> texts;
   for (CsvText& t : read_texts(csv, columns.text_column, {}, "", -1, nullptr, columns.format))
     texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
   if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
-    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read as sentences, " + std::to_string(prepared.data.x.rows) +
+    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read again, " + std::to_string(prepared.data.x.rows) +
                            " prepared");
+  return texts;
+}
+
+}  // namespace
+
+void read_sentences(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns, text::SentenceLayout layout,
+                    TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite) {
+  std::vector<std::string> texts = texts_again(prepared, csv, columns, rewrite);
   nlohmann::ordered_json report;
   // Every text split and tokenised once, for the sizes taken from the data and for the rows.
   const auto documents = text::read_documents(prepared.tokenizer, texts, {text::kSentenceLimit, 1}, threads);
@@ -313,12 +325,7 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const text
 
 void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                    std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite) {
-  std::vector<std::string> texts;
-  for (CsvText& t : read_texts(csv, columns.text_column, {}, "", -1, nullptr, columns.format))
-    texts.push_back(rewrite ? rewrite(t.text, t.row) : std::move(t.text));
-  if (static_cast<std::int64_t>(texts.size()) != prepared.data.x.rows)
-    throw std::logic_error(csv + ": " + std::to_string(texts.size()) + " texts read with subwords, " +
-                           std::to_string(prepared.data.x.rows) + " prepared");
+  std::vector<std::string> texts = texts_again(prepared, csv, columns, rewrite);
   const std::vector<text::Sequence> rows = subwords->encode(texts);
   texts = {};
   const std::int64_t kept_before = std::accumulate(prepared.data.x.lengths.begin(), prepared.data.x.lengths.end(), std::int64_t{0});
