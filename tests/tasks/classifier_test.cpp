@@ -97,3 +97,18 @@ TEST_CASE("classifier metrics and the predictions CSV: Kaggle's layout, and the 
   CHECK(tasks::classifier_metric_names(tasks::LabelKind::kOneClass) ==
         std::vector<std::string>{"loss", "accuracy", "macro_f1", "ovo_auc", "mean_auc"});
 }
+
+TEST_CASE("rationale loss: -sum_t g_t log a_t per row, averaged over every row of the batch; its gradient", "[tasks][classifier]") {
+  const torch::Tensor a = torch::tensor({0.1, 0.6, 0.3, 0.0, 0.5, 0.5, 0.0, 0.0}, torch::kDouble).view({2, 4}).requires_grad_(true);
+  const torch::Tensor g = torch::tensor({0.0, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0}, torch::kDouble).view({2, 4});
+  const torch::Tensor l = tasks::rationale_loss(a, g);
+  const double want = -(0.5 * std::log(0.6) + 0.5 * std::log(0.3)) / 2;  // the second row has no rationale: 0, still counted
+  CHECK(l.item<double>() == Approx(want));
+  const torch::Tensor grad = torch::autograd::grad({l}, {a})[0];
+  // d/da_t = -g_t / (a_t x rows); 0 where g is 0, also at a padding position (a = 0).
+  CHECK(grad[0][1].item<double>() == Approx(-0.5 / (0.6 * 2)));
+  CHECK(grad[0][2].item<double>() == Approx(-0.5 / (0.3 * 2)));
+  CHECK(grad[0][0].item<double>() == 0.0);
+  CHECK(grad[1].abs().sum().item<double>() == 0.0);
+  CHECK(std::isfinite(grad.sum().item<double>()));
+}

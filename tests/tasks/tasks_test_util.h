@@ -152,6 +152,15 @@ inline std::vector<std::string> class_rows(int count) {
   return rows;
 }
 
+/// `attn train`'s inputs for `task`: `given`, and every other input's default.
+inline attn::data::Inputs train_inputs(const attn::tasks::Task& task, const std::vector<std::pair<std::string, std::string>>& given) {
+  attn::data::Inputs in;
+  for (const auto& [k, v] : given) in.set(k, v, attn::data::Inputs::Origin::kGiven);
+  for (const auto& s : task.inputs(attn::tasks::Command::kTrain))
+    if (!s.default_value.empty() && !in.get(s.name)) in.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
+  return in;
+}
+
 /// A model file as a run directory holds one, without training: `model` built by the registry for
 /// the data `inputs` give (its tokenizer, labels, sizes), initial weights from `seed`, saved with
 /// the task's files to DIR/model.pt. Returns DIR. (Tests of what training learns are in tests/train/.)
@@ -160,10 +169,7 @@ inline std::string saved_model(const std::string& model, const fs::path& dir,
                                const nlohmann::json& overrides = nlohmann::json::object(), std::uint64_t seed = 1) {
   const attn::models::ModelEntry& entry = attn::models::find_model(model);
   const attn::tasks::Task& task = attn::tasks::task_for(entry.kind);
-  attn::data::Inputs in;
-  for (const auto& [k, v] : inputs) in.set(k, v, attn::data::Inputs::Origin::kGiven);
-  for (const auto& s : task.inputs(attn::tasks::Command::kTrain))
-    if (!s.default_value.empty() && !in.get(s.name)) in.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
+  const attn::data::Inputs in = train_inputs(task, inputs);
   fs::create_directories(dir);
   const auto data = task.open(in, entry, dir.string(), 1);
   const nlohmann::json model_config = attn::models::fit_config(entry, overrides, data->sizes());

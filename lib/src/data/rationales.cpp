@@ -2,6 +2,7 @@
 #include "attn/data/rationales.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -196,6 +197,14 @@ std::vector<RationaleRow> read_toxic_spans(const std::string& csv) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::vector<RationaleRow> read_rationales(const std::string& path, const std::string& docs, const std::string& docs_flag) {
+  if (std::filesystem::path(path).extension() == ".csv") {
+    if (!docs.empty()) throw std::invalid_argument(docs_flag + " is for ERASER's annotations; " + path + " is a Toxic Spans CSV");
+    return read_toxic_spans(path);
+  }
+  return read_eraser_rationales(path, docs.empty() ? (std::filesystem::path(path).parent_path() / "docs.jsonl").string() : docs);
 }
 
 }  // namespace attn::data

@@ -33,6 +33,11 @@ Loss class_loss(const torch::Tensor& logits, const torch::Tensor& targets, const
   return {loss, (logits.argmax(1) == cls).to(torch::kFloat32).mean().item<double>()};
 }
 
+torch::Tensor rationale_loss(const torch::Tensor& attention, const torch::Tensor& targets) {
+  // (log of at least 1e-12: a row's attention is 0 at padding, where its target is 0 too)
+  return -(targets * attention.to(targets.scalar_type()).clamp_min(1e-12).log()).sum(1).mean();
+}
+
 namespace {
 
 /// "w1,w2,...": `n` positive numbers, else std::invalid_argument naming `flag`.

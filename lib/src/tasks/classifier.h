@@ -28,6 +28,13 @@ Loss binary_loss(const torch::Tensor& logits, const torch::Tensor& targets, cons
 /// loss); and accuracy, argmax(logits) == the class.
 Loss class_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& class_weight);
 
+/// Attention supervised with human rationales (HateXplain's BiRNN-HateXplain; Mathew et al. 2021):
+/// the cross-entropy between a row's rationale g (its marked tokens, normalised to sum 1) and the
+/// model's attention a over the same positions, -sum_t g_t log a_t, averaged over the batch's rows
+/// (a row without a rationale, g = 0, adds 0 and still counts, as in the classification loss's
+/// mean). `attention`, `targets`: [rows, T].
+torch::Tensor rationale_loss(const torch::Tensor& attention, const torch::Tensor& targets);
+
 /// Dataset::loss_weights of a classifier over its `labels` [all rows, n_labels] (0/1, or one-hot
 /// with kOneClass) for `rows`. kIndependent takes --pos-weight ("" none, "auto" negatives / positives
 /// per label, "w1,w2,..." given), kOneClass takes --class-weight ("" none, "balanced" rows / (classes

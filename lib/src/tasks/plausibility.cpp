@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -122,16 +121,6 @@ PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, st
 
 namespace {
 
-/// The rows of `r.rationales` in their format (by extension: .csv is Toxic Spans, else ERASER).
-std::vector<data::RationaleRow> read_rows(const PlausibilityRequest& r) {
-  if (std::filesystem::path(r.rationales).extension() == ".csv") {
-    if (!r.docs.empty()) throw std::invalid_argument("--docs is for ERASER's annotations; " + r.rationales + " is a Toxic Spans CSV");
-    return data::read_toxic_spans(r.rationales);
-  }
-  const std::string docs = r.docs.empty() ? (std::filesystem::path(r.rationales).parent_path() / "docs.jsonl").string() : r.docs;
-  return data::read_eraser_rationales(r.rationales, docs);
-}
-
 /// The explanation's scores of `method` for `label`, per word of the row's file (the explanation's
 /// words are the file's non-empty words, in order); a word the model has no token for scores lowest.
 std::vector<float> word_scores(const nlohmann::ordered_json& e, const data::RationaleRow& row, const std::string& method,
@@ -173,7 +162,7 @@ std::string plausibility(const PlausibilityRequest& r) {
                                 describe_model(model->saved()) + " reads no texts");
   std::vector<models::Method> methods = model->methods();
   if (!r.methods.empty()) methods = models::check_available(r.methods, methods, "--methods");
-  std::vector<data::RationaleRow> rows = read_rows(r);
+  std::vector<data::RationaleRow> rows = data::read_rationales(r.rationales, r.docs, "--docs");
   if (r.rows > 0 && static_cast<std::int64_t>(rows.size()) > r.rows) rows.resize(static_cast<std::size_t>(r.rows));
   if (rows.empty()) throw std::invalid_argument(r.rationales + ": no row with a human rationale to score");
   const std::vector<std::string> labels = model->describe().at("labels");

@@ -294,6 +294,15 @@ class TextClassification : public Task {
                          "", data::InputSpec::Kind::kFlag, "Subwords"});
         specs.push_back({"subword-buckets", "With --subwords: the n-gram hash rows", std::to_string(text::kDefaultSubwordBuckets),
                          data::InputSpec::Kind::kValue, "Subwords"});
+        specs.push_back({"rationales",
+                         "Text models: human rationales to train the attention on (HateXplain's supervision), ERASER's annotations "
+                         "(.json/.jsonl) or a Toxic Spans .csv; each applies to the training rows whose text is its text",
+                         "", data::InputSpec::Kind::kValue, "Rationales"});
+        specs.push_back({"rationale-docs", "With --rationales: ERASER's documents (default: docs.jsonl beside the annotations)", "",
+                         data::InputSpec::Kind::kValue, "Rationales"});
+        specs.push_back({"rationale-weight",
+                         "With --rationales: lambda, the weight of the cross-entropy between the attention and a row's rationale", "1",
+                         data::InputSpec::Kind::kValue, "Rationales"});
         specs.push_back({"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)",
                          "", data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
         return specs;

@@ -2,6 +2,8 @@
 #include "text_dataset.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <stdexcept>
@@ -9,12 +11,14 @@
 
 #include <torch/torch.h>
 
+#include "attn/data/rationales.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data_reader.h"
 #include "attn/nn/script_module.h"
 #include "attn/text/csv.h"
 #include "attn/text/dataset.h"
 #include "task_support.h"
+#include "text_explanation.h"
 
 namespace attn::tasks {
 namespace {
@@ -22,6 +26,14 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string text_file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
+
+/// A flag's value as a finite number >= 0, else std::invalid_argument naming the flag.
+double number_of(const std::string& v, const std::string& flag) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !std::isfinite(x) || x < 0) throw std::invalid_argument(flag + ": '" + v + "' is not a number >= 0");
+  return x;
+}
 
 /// Up to `count` of the data's last rows (its validation end) with at least 3 tokens, their first
 /// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts). Rows of sentences
@@ -51,13 +63,15 @@ std::vector<std::string> example_texts(const io::PreparedData& data, const text:
 
 class TextDataset : public Dataset {
  public:
-  TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored, Thresholds thresholds)
+  TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored, Thresholds thresholds,
+              RationaleMarks marks)
       : thresholds_(std::move(thresholds)),
         kind_(config.one_class_per_row() ? LabelKind::kOneClass : LabelKind::kIndependent),
         data_(std::move(data)),
         tokenizer_(std::move(tokenizer)),
         config_(std::move(config)),
-        scored_(std::move(scored)) {
+        scored_(std::move(scored)),
+        marks_(std::move(marks)) {
     config_.rows = data_.x.rows;
     config_.maxlen = data_.x.cols;
     config_.padding = data_.padding;
@@ -79,12 +93,16 @@ class TextDataset : public Dataset {
     b.tokens = ids.numel();
     b.inputs = {model_ids(data_.x, ids)};
     if (labels_.defined()) b.targets = labels_.index_select(0, torch::tensor(rows, torch::kInt64));
+    if (!marks_.empty()) b.attention_targets = attention_targets(rows, ids.size(1));
     return b;
   }
 
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& weights) const override {
-    const torch::Tensor logits = models::TextClassifier(model).logits(b.inputs.at(0).toTensor()).scores;
-    return kind_ == LabelKind::kOneClass ? class_loss(logits, b.targets, weights) : binary_loss(logits, b.targets, weights);
+    const models::Scored out = models::TextClassifier(model).logits(b.inputs.at(0).toTensor());
+    Loss loss = kind_ == LabelKind::kOneClass ? class_loss(out.scores, b.targets, weights) : binary_loss(out.scores, b.targets, weights);
+    if (b.attention_targets.defined())
+      loss.value = loss.value + config_.rationale_weight * rationale_loss(out.attention, b.attention_targets);
+    return loss;
   }
 
   std::vector<std::string> metric_names() const override { return classifier_metric_names(kind_); }
@@ -162,7 +180,22 @@ class TextDataset : public Dataset {
   text::Tokenizer tokenizer_;
   TextDataConfig config_;
   std::vector<bool> scored_;
+  RationaleMarks marks_;
   torch::Tensor labels_;
+
+  /// The rows' rationales as the attention they ask for [rows, width]: each marked entry 1 / (the
+  /// row's marked entries), at its place in the padded row.
+  torch::Tensor attention_targets(const std::vector<std::int64_t>& rows, std::int64_t width) const {
+    torch::Tensor g = torch::zeros({static_cast<std::int64_t>(rows.size()), width}, torch::kFloat32);
+    float* out = g.data_ptr<float>();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::vector<std::int32_t>& marked = marks_[static_cast<std::size_t>(rows[i])];
+      const std::int64_t n = data_.x.lengths[static_cast<std::size_t>(rows[i])];
+      const std::int64_t first = data_.padding == text::Side::kPre ? width - n : 0;  // the row's real positions
+      for (std::int32_t t : marked) out[static_cast<std::int64_t>(i) * width + first + t] = 1.0f / static_cast<float>(marked.size());
+    }
+    return g;
+  }
 };
 
 /// What `attn prepare` recorded in DIR/prepare.json: the columns and the truncation side.
@@ -341,6 +374,100 @@ void read_subwords(data::Prepared& prepared, const std::string& csv, const text:
                                  {"new_words", subwords->new_words()}};
 }
 
+RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
+                               const std::vector<data::RationaleRow>& rationales, const std::string& file, TextDataConfig config) {
+  config.maxlen = prepared.data.x.cols;  // the rows as prepared (a new run's config learns its width from them later)
+  const std::vector<std::string> texts = texts_again(prepared, csv, columns, nullptr);
+  std::unordered_map<std::string_view, std::size_t> by_text;  // the first rationale of each text
+  for (std::size_t i = 0; i < rationales.size(); ++i) by_text.emplace(rationales[i].text, i);
+  std::vector<std::int64_t> rows;  // the training rows with a rationale, and which
+  std::vector<std::size_t> which;
+  for (std::size_t r = 0; r < texts.size(); ++r)
+    if (const auto it = by_text.find(texts[r]); it != by_text.end()) {
+      rows.push_back(static_cast<std::int64_t>(r));
+      which.push_back(it->second);
+    }
+  if (rows.empty())
+    throw std::invalid_argument("--rationales: no text of " + file + " is a text of " + csv +
+                                " (a rationale applies to the training rows whose text is its text, byte for byte)");
+  const text::Tokenizer& tok = prepared.tokenizer;
+  std::vector<std::string> matched;  // the rows' token counts before the maxlen cut (word-level models)
+  for (std::int64_t r : rows) matched.push_back(texts[static_cast<std::size_t>(r)]);
+  std::vector<std::size_t> all(rows.size(), 0);
+  if (!config.sentences.enabled()) {
+    const std::vector<text::Sequence> seqs = config.subword_buckets > 0 ? std::vector<text::Sequence>() : tok.texts_to_sequences(matched);
+    for (std::size_t i = 0; i < rows.size(); ++i) all[i] = config.subword_buckets > 0 ? tok.tokenize(matched[i]).size() : seqs[i].size();
+  }
+  RationaleMarks marks(texts.size());
+  std::vector<bool> used(rationales.size(), false);
+  std::int64_t marked_words = 0, not_read = 0, with_marks = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const data::RationaleRow& q = rationales[which[i]];
+    used[which[i]] = true;
+    const auto r = static_cast<std::size_t>(rows[i]);
+    const auto read = static_cast<std::size_t>(prepared.data.x.lengths[r]);
+    if (!config.sentences.enabled() && read != std::min(all[i], static_cast<std::size_t>(config.maxlen)))
+      throw std::logic_error(csv + ": row " + std::to_string(r + 1) + " read again does not give its prepared tokens");
+    const std::vector<report::WordWeight> words = words_of(tok, config, matched[i], read, all[i]);
+    std::vector<std::int32_t>& mine = marks[r];
+    std::size_t w = 0;  // the row's words are the rationale's non-empty words
+    for (std::size_t k = 0; k < q.words.size(); ++k) {
+      if (q.words[k].empty()) continue;
+      if (w >= words.size() || words[w].word != q.words[k])
+        throw std::runtime_error(file + ":" + std::to_string(q.line) + ": the rationale's words do not line up with the words of " + csv +
+                                 "'s row " + std::to_string(r + 1) + " at word " + std::to_string(k) + " ('" + q.words[k] +
+                                 "'; a tab or newline inside a word?)");
+      if (q.marked[k]) {
+        ++marked_words;
+        if (words[w].count == 0) ++not_read;
+        for (std::size_t t = 0; t < words[w].count; ++t) mine.push_back(static_cast<std::int32_t>(words[w].first + t));
+      }
+      ++w;
+    }
+    if (w != words.size())
+      throw std::runtime_error(file + ":" + std::to_string(q.line) + ": the rationale has " + std::to_string(w) + " words, " + csv +
+                               "'s row " + std::to_string(r + 1) + " " + std::to_string(words.size()));
+    with_marks += mine.empty() ? 0 : 1;
+  }
+  prepared.report["rationales"] = {
+      {"file", file},
+      {"rationales", rationales.size()},
+      {"rows", rows.size()},
+      {"rows_trained", with_marks},
+      {"rationales_unused", std::count(used.begin(), used.end(), false)},
+      {"marked_words", marked_words},
+      {"marked_words_not_read", not_read}};
+  return marks;
+}
+
+namespace {
+
+/// rationales.json: {"rows": [[row, [entries...]], ...]} for the rows with marks.
+std::string marks_json(const RationaleMarks& marks) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t r = 0; r < marks.size(); ++r)
+    if (!marks[r].empty()) rows.push_back({r, marks[r]});
+  return nlohmann::json{{"rows", rows}}.dump() + "\n";
+}
+
+RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
+  RationaleMarks marks(static_cast<std::size_t>(rows));
+  try {
+    for (const auto& row : nlohmann::json::parse(io::read_file(path)).at("rows")) {
+      const auto r = row.at(0).get<std::int64_t>();
+      if (r < 0 || r >= rows) throw std::runtime_error("row " + std::to_string(r) + " is not one of the data's " + std::to_string(rows));
+      marks[static_cast<std::size_t>(r)] = row.at(1).get<std::vector<std::int32_t>>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not the marks of rationales: " + e.what());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  return marks;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
   std::vector<std::int64_t> rows;
   for (const std::string& r : list) {
@@ -353,8 +480,9 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
 }
 
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored,
-                                      Thresholds thresholds) {
-  return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds));
+                                      Thresholds thresholds, RationaleMarks marks) {
+  return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds),
+                                       std::move(marks));
 }
 
 bool reads_one_class_per_row(const data::Inputs& in) {
@@ -391,6 +519,14 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     if (config.subword_buckets < 1 || config.subword_buckets > (std::int64_t{1} << 30))
       throw std::invalid_argument("--subword-buckets must be in 1..1073741824, got " + std::to_string(config.subword_buckets));
   }
+  const bool rationales = in.given("rationales");
+  for (const char* flag : {"rationale-docs", "rationale-weight"})
+    if (in.given(flag) && !rationales) throw std::invalid_argument(std::string("--") + flag + " applies with --rationales");
+  if (rationales) {
+    if (in.given("data")) throw std::invalid_argument("--rationales re-reads the texts: give the CSV (--csv), not --data");
+    config.rationales = in.text("rationales");
+    config.rationale_weight = number_of(in.text("rationale-weight"), "--rationale-weight");
+  }
   if (in.given("data")) {
     if (model.reads_sentences) throw std::invalid_argument("--data: " + model.name + " reads the texts' sentences; give the CSV (--csv)");
     if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
@@ -412,8 +548,15 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, layout, config, threads);
     if (subwords)
       read_subwords(prepared, o.csv, o.columns, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config));
+    RationaleMarks marks;
+    if (rationales) {
+      const auto given = in.get("rationale-docs");
+      marks = mark_rationales(prepared, o.csv, o.columns, data::read_rationales(config.rationales, given.value_or(""), "--rationale-docs"),
+                              config.rationales, config);
+    }
     data::write_prepared_dir(prepared, config.dir);
-    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config);
+    if (rationales) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(marks));
+    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, std::move(marks));
   }
   if (dataset->data_config().at("labels").empty()) throw std::runtime_error(config.dir + ": the data has no label columns");
   return dataset;
@@ -421,13 +564,17 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
 
 std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir) {
   const auto config = parse_data_config<TextDataConfig>(data_config, text_file_in(run_dir, "config.json"));
-  return text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")), read_tokenizer(text_file_in(run_dir, "tokenizer.json")),
-                      config);
+  io::PreparedData data = io::read_prepared(text_file_in(config.dir, "data.pt"));
+  RationaleMarks marks;
+  if (config.rationale_weight > 0) marks = read_marks(text_file_in(config.dir, "rationales.json"), data.x.rows);
+  return text_dataset(std::move(data), read_tokenizer(text_file_in(run_dir, "tokenizer.json")), config, {}, {}, std::move(marks));
 }
 
 std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads) {
   const auto& train = dynamic_cast<const TextDataset&>(training);
   TextDataConfig config = train.config();
+  config.rationales.clear();  // held-out rows: no rationale term
+  config.rationale_weight = 0;
   data::PrepareOptions o;
   o.csv = csv;
   o.columns.text_column = config.text_column;

@@ -11,6 +11,7 @@
 #include <torch/script.h>
 
 #include "attn/data/inputs.h"
+#include "attn/data/rationales.h"
 #include "attn/data/prepare.h"
 #include "attn/io/prepared_data.h"
 #include "attn/tasks/text_classification.h"
@@ -66,6 +67,16 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const text
 /// rewritten as the prepared rows were (`rewrite`, when set).
 void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                    std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite = nullptr);
+/// Attention trained on human rationales: per prepared row, the entries of its ids (unpadded, in
+/// order) holding the tokens of the words people marked; a row without a rationale: none.
+using RationaleMarks = std::vector<std::vector<std::int32_t>>;
+/// --rationales: the rows of `csv` (prepared, its sentences or subword ids read) whose text is a
+/// rationale's text, byte for byte, with the entries of their marked words' tokens as explain aligns
+/// words (a marked word the model does not read marks nothing); recorded in prepare.json's
+/// "rationales". No such row, or a rationale whose words are not the text's: an error naming `file`
+/// (and its line).
+RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
+                               const std::vector<data::RationaleRow>& rationales, const std::string& file, TextDataConfig config);
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 
@@ -73,7 +84,7 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 /// every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not);
 /// `thresholds` are a full evaluation's decision thresholds.
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {},
-                                      std::vector<bool> scored = {}, Thresholds thresholds = {});
+                                      std::vector<bool> scored = {}, Thresholds thresholds = {}, RationaleMarks marks = {});
 /// Whether a new run's inputs hold one class per row: --label-column, or --data prepared with one.
 bool reads_one_class_per_row(const data::Inputs& in);
 /// A new run's training data (Task::open): a CSV prepared into RUN_DIR/data, or --data's prepared directory.

@@ -200,6 +200,20 @@ void align_sentences(report::TextExplanation& e, const text::Tokenizer& tok, con
 
 }  // namespace
 
+std::vector<report::WordWeight> words_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
+                                         std::size_t read, std::size_t all) {
+  report::TextExplanation e;
+  e.ids.assign(read, 0);
+  e.attention.assign(read, 0.0f);
+  if (config.sentences.enabled()) {
+    e.sentence_attention.assign(read, 0.0f);
+    align_sentences(e, tok, config, text);
+  } else {
+    align_words(e, tok, config, text, all);
+  }
+  return std::move(e.words);
+}
+
 std::vector<float> score_text_versions(torch::jit::Module& module, const TextDataConfig& config,
                                        const std::vector<const text::Sequence*>& rows, const std::vector<models::Version>& versions,
                                        const std::shared_ptr<const text::SubwordVocabulary>& subwords) {

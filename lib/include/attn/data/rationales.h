@@ -34,4 +34,9 @@ std::vector<RationaleRow> read_eraser_rationales(const std::string& annotations,
 /// outside the text, is an error naming the line.
 std::vector<RationaleRow> read_toxic_spans(const std::string& csv);
 
+/// A file of rationales in its format, by extension: .csv is Toxic Spans, anything else ERASER's
+/// annotations with their documents in `docs` ("": docs.jsonl beside them). `docs_flag` names the
+/// option that gave `docs`, for the error when it is given with a Toxic Spans CSV.
+std::vector<RationaleRow> read_rationales(const std::string& path, const std::string& docs, const std::string& docs_flag);
+
 }  // namespace attn::data

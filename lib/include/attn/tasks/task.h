@@ -52,6 +52,10 @@ struct Batch {
   std::vector<c10::IValue> inputs;
   torch::Tensor targets;
   std::int64_t tokens = 0;  ///< input positions in the batch, padding included
+  /// Attention trained on human rationales: per row the attention its rationale asks for [B, T]
+  /// (people's marked tokens, normalised to sum 1; a row without a rationale: all 0). Undefined
+  /// when the data has none.
+  torch::Tensor attention_targets;
 };
 
 /// The training flags that weigh the loss (Dataset::loss_weights), as given ("" none).

@@ -39,11 +39,17 @@ struct TextDataConfig {
   /// Models with subwords (--subwords): the n-gram rows (text/subwords.h); the rows' ids are then a
   /// SubwordVocabulary's. 0: words only.
   std::int64_t subword_buckets = 0;
+  /// Attention trained on human rationales (--rationales): their file and lambda, the weight of the
+  /// attention's cross-entropy with a row's rationale in the loss (0: not trained on rationales).
+  /// Which tokens of which rows people marked is in dir/rationales.json.
+  std::string rationales;
+  double rationale_weight = 0;
 
   bool one_class_per_row() const { return !label_column.empty(); }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
-                                                id_column, examples, sentences, subword_buckets)
+                                                id_column, examples, sentences, subword_buckets, rationales,
+                                                rationale_weight)
 
 const Task& text_classification();
 
