@@ -412,9 +412,10 @@ TEST_CASE("a hierarchical model's data: sentences from the data, recorded, appli
   CHECK_THROWS_WITH(task.open(prepared, models::find_model("hierarchical-attention"), (dir / "y").string(), 1), Catch::Contains("--csv"));
 }
 
-TEST_CASE("attention trained on rationales: the marked words' tokens as explain aligns them; the loss and its gradient, native = "
-          "portable = finite differences",
-          "[tasks][text][rationales]") {
+TEST_CASE(
+    "attention trained on rationales: the marked words' tokens as explain aligns them; the loss and its gradient, native = "
+    "portable = finite differences",
+    "[tasks][text][rationales]") {
   const auto dir = scratch("rationales");
   // Row 1's marked word is two tokens; row 2 has no rationale; row 3's marked word is cut by maxlen
   // (truncating 'pre' keeps the end); row 4's marked word is dropped by the tokenizer's filters.
@@ -445,6 +446,10 @@ TEST_CASE("attention trained on rationales: the marked words' tokens as explain 
   CHECK(report["rows_trained"] == 1);
   CHECK(report["rationales_unused"] == 1);
   CHECK(report["marked_words_not_read"] == 2);
+  // A resumed run's data (Task::reopen) has them too.
+  io::write_file_atomic((dir / "run" / "tokenizer.json").string(), data->files().at("tokenizer.json"));
+  const auto again = task.reopen(data->data_config(), (dir / "run").string(), 1);
+  CHECK(torch::equal(again->batch({0, 1, 2, 3}, tasks::Width::kLongestRow).attention_targets, b.attention_targets));
 
   // The loss: the classification's plus lambda x the mean over rows of -sum_t g_t log a_t.
   const nlohmann::json config = models::fit_config(entry, {{"embed_dim", 8}, {"lstm_units", 4}}, data->sizes());
@@ -519,9 +524,11 @@ TEST_CASE("attention trained on rationales: bad flags and files refused, naming 
   // ERASER's words are the document split on single spaces; a tab inside one cannot line up.
   const std::string tabbed = write_csv(dir / "tabbed.csv", "id,comment_text,bad", {"a,\"you are\tstupid\",1", "b,thanks,0"});
   {
-    std::ofstream(dir / "docs.jsonl") << R"({"docid": "a", "document": "you are\tstupid"})" << "\n";
-    std::ofstream(dir / "ann.jsonl") << R"({"annotation_id": "a", "classification": "toxic", "evidences": [[{"docid": "a", "start_token": 1, "end_token": 2}]]})"
-                                     << "\n";
+    std::ofstream(dir / "docs.jsonl") << R"({"docid": "a", "document": "you are\tstupid"})"
+                                      << "\n";
+    std::ofstream(dir / "ann.jsonl")
+        << R"({"annotation_id": "a", "classification": "toxic", "evidences": [[{"docid": "a", "start_token": 1, "end_token": 2}]]})"
+        << "\n";
   }
   const data::Inputs in = train_inputs(task, {{"csv", tabbed}, {"labels", "bad"}, {"rationales", (dir / "ann.jsonl").string()}});
   CHECK_THROWS_WITH(task.open(in, entry, (dir / "run2").string(), 1), Catch::Contains("ann.jsonl:1: the rationale's words do not line up"));

@@ -200,6 +200,7 @@ std::vector<RationaleRow> read_toxic_spans(const std::string& csv) {
 }
 
 std::vector<RationaleRow> read_rationales(const std::string& path, const std::string& docs, const std::string& docs_flag) {
+  if (!std::filesystem::is_regular_file(path)) throw std::runtime_error(path + ": cannot open");  // (before its docs)
   if (std::filesystem::path(path).extension() == ".csv") {
     if (!docs.empty()) throw std::invalid_argument(docs_flag + " is for ERASER's annotations; " + path + " is a Toxic Spans CSV");
     return read_toxic_spans(path);

@@ -429,14 +429,13 @@ RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv,
                                "'s row " + std::to_string(r + 1) + " " + std::to_string(words.size()));
     with_marks += mine.empty() ? 0 : 1;
   }
-  prepared.report["rationales"] = {
-      {"file", file},
-      {"rationales", rationales.size()},
-      {"rows", rows.size()},
-      {"rows_trained", with_marks},
-      {"rationales_unused", std::count(used.begin(), used.end(), false)},
-      {"marked_words", marked_words},
-      {"marked_words_not_read", not_read}};
+  prepared.report["rationales"] = {{"file", file},
+                                   {"rationales", rationales.size()},
+                                   {"rows", rows.size()},
+                                   {"rows_trained", with_marks},
+                                   {"rationales_unused", std::count(used.begin(), used.end(), false)},
+                                   {"marked_words", marked_words},
+                                   {"marked_words_not_read", not_read}};
   return marks;
 }
 
@@ -453,7 +452,8 @@ std::string marks_json(const RationaleMarks& marks) {
 RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
   RationaleMarks marks(static_cast<std::size_t>(rows));
   try {
-    for (const auto& row : nlohmann::json::parse(io::read_file(path)).at("rows")) {
+    const nlohmann::json file = nlohmann::json::parse(io::read_file(path));  // (kept alive: the loop reads into it)
+    for (const auto& row : file.at("rows")) {
       const auto r = row.at(0).get<std::int64_t>();
       if (r < 0 || r >= rows) throw std::runtime_error("row " + std::to_string(r) + " is not one of the data's " + std::to_string(rows));
       marks[static_cast<std::size_t>(r)] = row.at(1).get<std::vector<std::int32_t>>();

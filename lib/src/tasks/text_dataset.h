@@ -11,8 +11,8 @@
 #include <torch/script.h>
 
 #include "attn/data/inputs.h"
-#include "attn/data/rationales.h"
 #include "attn/data/prepare.h"
+#include "attn/data/rationales.h"
 #include "attn/io/prepared_data.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/text/padding.h"

@@ -48,8 +48,7 @@ struct TextDataConfig {
   bool one_class_per_row() const { return !label_column.empty(); }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
-                                                id_column, examples, sentences, subword_buckets, rationales,
-                                                rationale_weight)
+                                                id_column, examples, sentences, subword_buckets, rationales, rationale_weight)
 
 const Task& text_classification();
 
