@@ -36,6 +36,13 @@ def with_toxic_spans(train_jsonl, tsd_train, out_path):
     return n
 
 
+def faithfulness_summary(figures):
+    """Per method and label: AOPC comprehensiveness and sufficiency, and Kendall's tau with leave-one-out."""
+    return {"rows": figures["rows"], "steps": figures["steps"],
+            "methods": {m: {label: {k: f.get(k) for k in ("aopc_comprehensiveness", "aopc_sufficiency", "kendall_tau_loo")}
+                            for label, f in per_label.items()} for m, per_label in figures["methods"].items()}}
+
+
 def mean(xs):
     return sum(xs) / len(xs)
 
@@ -87,7 +94,7 @@ def main():
             faith = os.path.join(run, "faithfulness.json")
             attn("faithfulness", "--model", run, "--csv", val, "--rows", str(a.faithfulness_rows), "--json", faith, "--threads", a.threads)
             with open(faith) as f:
-                r["faithfulness"] = json.load(f)
+                r["faithfulness"] = faithfulness_summary(json.load(f))
             per_seed.append(r)
         summary = {k: round(mean([r[k] for r in per_seed]), 4) for k in ("train_seconds", "accuracy", "macro_f1", "auroc_ovo")}
         for name in sets:

@@ -76,7 +76,7 @@ InferBody decode_infer(const std::string& text, bool explain) {
     out.self_attention = s->get<bool>();
   }
   if (!explain) {
-    for (const char* field : {"methods", "steps"})
+    for (const char* field : {"methods", "steps", "rationales"})
       if (find(body, field)) throw HttpError(400, std::string("field \"") + field + "\" is for /v1/explain");
     return out;
   }
@@ -101,6 +101,26 @@ InferBody decode_infer(const std::string& text, bool explain) {
     out.steps = s->is_number_unsigned() && s->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
                     ? std::numeric_limits<std::int64_t>::max()
                     : s->get<std::int64_t>();
+  }
+  if (const JsonMap* r = find(body, "rationales")) {
+    if (!r->is_array()) throw HttpError(400, "field \"rationales\" must be an array (per text, the positions of its marked words)");
+    std::vector<std::vector<std::int64_t>> all;
+    for (std::size_t i = 0; i < r->size(); ++i) {
+      const std::string where = "rationales[" + std::to_string(i) + "]";
+      if (!(*r)[i].is_array()) throw HttpError(400, where + " must be an array of word positions");
+      std::vector<std::int64_t> marked;
+      for (const JsonMap& v : (*r)[i]) {
+        if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > 1u << 30))
+          throw HttpError(400, where + " must be an array of word positions (integers)");
+        marked.push_back(v.get<std::int64_t>());
+      }
+      all.push_back(std::move(marked));
+    }
+    if (!out.texts) throw HttpError(400, "field \"rationales\" goes with \"texts\"");
+    if (all.size() != out.texts->size())
+      throw HttpError(
+          400, "field \"rationales\" has " + std::to_string(all.size()) + " entries for " + std::to_string(out.texts->size()) + " texts");
+    out.rationales = std::move(all);
   }
   return out;
 }

@@ -26,6 +26,9 @@ struct InferBody {
   bool self_attention = false;                          ///< "self_attention" (a transformer's matrices, explain)
   std::vector<models::Method> methods;                  ///< "methods": names, or one comma-separated string (explain)
   std::optional<std::int64_t> steps;                    ///< "steps" (explain)
+  /// "rationales" (explain, texts): per text the positions among its words (the explanation's
+  /// "words") that people marked; the answer then carries each method's plausibility against them.
+  std::optional<std::vector<std::vector<std::int64_t>>> rationales;
 };
 
 /// Decodes a body; HttpError 400 for malformed JSON, invalid UTF-8, a number out of range, a field

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "attn/tasks/commands.h"
+#include "attn/tasks/plausibility.h"
 
 namespace attn::server {
 
@@ -218,6 +219,10 @@ Schemas schemas() {
   k.explain_request["properties"]["self_attention"] = {{"type", "boolean"}};
   k.explain_request["properties"]["methods"] = {{"oneOf", {{{"type", "array"}, {"items", string}}, string}}};
   k.explain_request["properties"]["steps"] = integer;
+  k.explain_request["properties"]["rationales"] = {
+      {"type", "array"},
+      {"items", {{"type", "array"}, {"items", integer}}},
+      {"description", "per text, the positions among its words that people marked: the answer gains each method's plausibility"}};
   k.results = {{"type", "object"},
                {"required", {"model", "results"}},
                {"properties", {{"model", string}, {"results", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
@@ -392,30 +397,44 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     if (--heavy_[client] == 0) heavy_.erase(client);
   };
   try {
-    batcher_->submit(model, mode, std::move(inputs), explain, [ex, name, release](Results results, std::exception_ptr error) {
-      release();
-      if (error) {
-        try {
-          std::rethrow_exception(error);
-        } catch (const std::invalid_argument& e) {
-          return ex->answer(error_response(400, e.what()));
-        } catch (const TimedOut& e) {
-          Response r = error_response(503, e.what());
-          r.headers.push_back({"Retry-After", "1"});
-          return ex->answer(std::move(r));
-        } catch (const std::exception& e) {
-          return ex->answer(error_response(500, e.what()));
-        }
-      }
-      std::string out = "{\"model\":" + json(name).dump(-1, ' ', false, json::error_handler_t::replace) + ",\"results\":[";
-      for (std::size_t i = 0; i < results.size(); ++i) {
-        if (i) out += ',';
-        out += results[i];
-      }
-      Response r;
-      r.body = out + "]}";
-      ex->answer(std::move(r));
-    });
+    batcher_->submit(model, mode, std::move(inputs), explain,
+                     [ex, name, release, rationales = body.rationales](Results results, std::exception_ptr error) {
+                       release();
+                       if (error) {
+                         try {
+                           std::rethrow_exception(error);
+                         } catch (const std::invalid_argument& e) {
+                           return ex->answer(error_response(400, e.what()));
+                         } catch (const TimedOut& e) {
+                           Response r = error_response(503, e.what());
+                           r.headers.push_back({"Retry-After", "1"});
+                           return ex->answer(std::move(r));
+                         } catch (const std::exception& e) {
+                           return ex->answer(error_response(500, e.what()));
+                         }
+                       }
+                       if (rationales) {  // each method's plausibility against the words people marked
+                         try {
+                           for (std::size_t i = 0; i < results.size(); ++i) {
+                             if ((*rationales)[i].empty()) continue;
+                             nlohmann::ordered_json e = nlohmann::ordered_json::parse(results[i]);
+                             e["plausibility"] =
+                                 tasks::explanation_plausibility(e, (*rationales)[i], 5, "rationales[" + std::to_string(i) + "]");
+                             results[i] = e.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+                           }
+                         } catch (const std::invalid_argument& e) {
+                           return ex->answer(error_response(400, e.what()));
+                         }
+                       }
+                       std::string out = "{\"model\":" + json(name).dump(-1, ' ', false, json::error_handler_t::replace) + ",\"results\":[";
+                       for (std::size_t i = 0; i < results.size(); ++i) {
+                         if (i) out += ',';
+                         out += results[i];
+                       }
+                       Response r;
+                       r.body = out + "]}";
+                       ex->answer(std::move(r));
+                     });
   } catch (const QueueFull& e) {
     release();
     throw HttpError(503, e.what());

@@ -111,6 +111,19 @@ try:
     chromium(base + "/?" + urllib.parse.urlencode({"model": "toxic", "text": text, "methods": "1"}), f"--screenshot={shot}",
              "--window-size=1400,900")
     check(os.path.exists(shot), f"a screenshot of the methods compared: {shot}")
+    # A human rationale: its words underlined (any case, punctuation around them), each method's plausibility as the API gives it.
+    expected = api("toxic", texts=[text], rationales=[[3, 4]])[0]
+    top = max(expected["probabilities"], key=expected["probabilities"].get)
+    html = panel(page(model="toxic", text=text, rationale="Stupid, idiot!"), 1)
+    underlined = re.findall(r'<span class="w[^"]* rationale" data-word="([^"]*)"', html)
+    check(underlined == ["stupid", "idiot"], f"the rationale's words are underlined ({underlined})")
+    figures = dict((m, float(a)) for m, a in re.findall(r'<tr data-method="([^"]*)" data-auprc="([^"]*)"', html))
+    want = {m: f["auprc"] for m, f in expected["plausibility"]["by_label"][top].items()}
+    check(figures == want, f"the plausibility table: the API's AUPRC per method for {top} ({figures} vs {want})")
+    shot = os.path.join(OUT, "rationale.png")
+    chromium(base + "/?" + urllib.parse.urlencode({"model": "toxic", "text": text, "rationale": "stupid, idiot"}), f"--screenshot={shot}",
+             "--window-size=1400,900")
+    check(os.path.exists(shot), f"a screenshot of a rationale: {shot}")
     # Seq2seq: the output and the output x input heatmap.
     expected = api("dates", texts=["may 9, 1998"])[0]
     dom = page(model="dates", text="may 9, 1998")

@@ -46,6 +46,8 @@ TEST_CASE("a body's fields decode to typed values", "[server][request]") {
   CHECK(rows.rows->at(1).at(1) == Approx(3e10f));
   CHECK(attn::models::method_names(decode_infer(R"({"texts": ["a"], "methods": "gradient,grad-input"})", true).methods) ==
         "gradient,grad-input");
+  const auto marked = decode_infer(R"({"texts": ["you are stupid", "fine"], "rationales": [[2], []]})", true);
+  CHECK(marked.rationales == std::optional<std::vector<std::vector<std::int64_t>>>({{2}, {}}));
 }
 
 TEST_CASE("a bad body is a 400 naming what is wrong", "[server][request]") {
@@ -66,6 +68,12 @@ TEST_CASE("a bad body is a 400 naming what is wrong", "[server][request]") {
   CHECK(message_of(R"({"texts": ["a"], "self_attention": 1})").find("\"self_attention\"") != std::string::npos);
   CHECK(message_of(R"({"texts": ["a"], "methods": ["gradient"]})", false).find("/v1/explain") != std::string::npos);
   CHECK(message_of(R"({"texts": ["a"], "steps": 3})", false).find("/v1/explain") != std::string::npos);
+  CHECK(message_of(R"({"texts": ["a"], "rationales": [[0]]})", false).find("/v1/explain") != std::string::npos);
+  CHECK(message_of(R"({"texts": ["a"], "rationales": [[0], [1]]})").find("2 entries for 1 texts") != std::string::npos);
+  CHECK(message_of(R"({"texts": ["a"], "rationales": [["a"]]})").find("rationales[0]") != std::string::npos);
+  CHECK(message_of(R"({"texts": ["a"], "rationales": [0]})").find("rationales[0]") != std::string::npos);
+  CHECK(message_of(R"({"texts": ["a"], "rationales": {"0": [0]}})").find("\"rationales\" must be an array") != std::string::npos);
+  CHECK(message_of(R"({"rows": [[1]], "rationales": [[0]]})").find("goes with \"texts\"") != std::string::npos);
 }
 
 TEST_CASE("a body with many keys decodes (objects are maps, not lists searched end to end)", "[server][request]") {

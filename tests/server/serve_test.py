@@ -109,6 +109,27 @@ try:
     check(status == 200 and len(got["results"][0]["importance"]["attention-rollout"]["toxic"]) == len(got["results"][0]["ids"]),
           "attention rollout for the transformer")
 
+    # ---- a human rationale: each method's plausibility against the words people marked ----
+    marked_text = "You are a stupid idiot and your edits are garbage"
+    status, _, got = srv.post("/v1/explain", {"model": "toxic", "texts": [marked_text, texts[0]], "rationales": [[3, 4], []],
+                                               "methods": ["gradient"]})
+    p = got["results"][0].get("plausibility", {}) if status == 200 else {}
+    check(status == 200 and p.get("rationale") == [3, 4] and p.get("top_k") == 5 and "plausibility" not in got["results"][1],
+          f"/v1/explain with rationales: the marked words and top-k (got {status} {str(p)[:200]})")
+    figures = p.get("by_label", {}).get("insult", {})
+    check(set(figures) == {"attention", "gradient"} and all(0 <= f["auprc"] <= 1 and 0 <= f["token_f1"] <= 1 for f in figures.values()),
+          f"per label, the attention's and each asked method's IOU-F1, token-F1 and AUPRC ({figures})")
+    # The attention's AUPRC by hand: the words ranked by weight (a dropped word lowest), precision at each marked one.
+    weights = [w["weight"] if w["status"] not in ("dropped", "filtered") else -1 for w in got["results"][0]["words"]]
+    hits, seen, area, last_recall, last_precision = 0, 0, 0.0, 0.0, 1.0
+    for score in sorted(set(weights), reverse=True):  # one point per distinct score
+        tied = [i for i, w in enumerate(weights) if w == score]
+        hits, seen = hits + sum(i in (3, 4) for i in tied), seen + len(tied)
+        recall, precision = hits / 2, hits / seen
+        area += (recall - last_recall) * (precision + last_precision) / 2
+        last_recall, last_precision = recall, precision
+    check(abs(figures.get("attention", {}).get("auprc", -1) - area) < 1e-6, f"the attention's AUPRC is the PR curve's area ({area})")
+
     # ---- predict, the cheap path, agrees with explain ----
     predicted = srv.post("/v1/predict", {"model": "toxic", "texts": texts})[2]["results"]
     explained = srv.post("/v1/explain", {"model": "toxic", "texts": texts})[2]["results"]
@@ -123,6 +144,15 @@ try:
     def error(expect, status, body, what):
         check(status == expect and isinstance(body, dict) and body.get("error", {}).get("status") == expect
               and body["error"].get("message"), f"{what}: {expect} with a JSON error (got {status} {body})")
+    status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": [marked_text], "rationales": [[3, 10]]})
+    error(400, status, body, "a rationale position beyond the text's words")
+    check("rationales[0][1]" in str(body), f"the bad position is named ({body})")
+    status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": [marked_text], "rationales": [[3], [4]]})
+    error(400, status, body, "more rationales than texts")
+    status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": [marked_text], "rationales": [["stupid"]]})
+    error(400, status, body, "a rationale that is not positions")
+    status, _, body = srv.post("/v1/predict", {"model": "toxic", "texts": [marked_text], "rationales": [[3]]})
+    error(400, status, body, "rationales on /v1/predict")
 
     error(400, *srv.post("/v1/explain", raw=b"{not json")[::2], "malformed JSON")
     error(400, *srv.post("/v1/explain", raw=b'{"model": "toxic", "texts": ["caf\xe9"]}')[::2], "invalid UTF-8")

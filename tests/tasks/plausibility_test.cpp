@@ -1,4 +1,6 @@
 // ERASER's plausibility metrics (tasks/plausibility.h) on hand-checked toys.
+#include <limits>
+
 #include <catch2/catch.hpp>
 
 #include "attn/tasks/plausibility.h"
@@ -40,4 +42,31 @@ TEST_CASE("IOU-F1: partial matches at IoU >= 0.5, recall past 1 as ERASER counts
   // token F1: row 1 1; row 2: predicted {0, 4}, marked {0, 1, 2}: precision 1/2, recall 1/3 -> 0.4
   CHECK(f.token_f1 == Approx((1.0 + 0.4) / 2));
   CHECK_THROWS_WITH(tasks::plausibility_of({}, 5), Catch::Contains("no row"));
+}
+
+TEST_CASE("plausibility of one explanation: its words' scores per label and method, the attention from the weights",
+          "[tasks][plausibility]") {
+  const auto e = nlohmann::ordered_json::parse(R"({
+    "probabilities": {"toxic": 0.9, "insult": 0.2},
+    "words": [{"word": "you", "weight": 0.1, "status": "kept"}, {"word": "...", "weight": 0, "status": "filtered"},
+              {"word": "stupid", "weight": 0.6, "status": "kept"}, {"word": "idiot", "weight": 0.3, "status": "kept"}],
+    "word_importance": {"gradient": {"toxic": [0.5, 0, 0.2, 0.1], "insult": [0.0, 0, 0.1, 0.9]}}})");
+  const auto p = tasks::explanation_plausibility(e, {2, 3}, 2, "rationales[0]");
+  CHECK(p["rationale"] == nlohmann::ordered_json::array({2, 3}));
+  CHECK(p["top_k"] == 2);
+  // The attention (not asked for: the weights) ranks stupid, idiot first: every figure 1.
+  const auto& attention = p["by_label"]["toxic"]["attention"];
+  CHECK(attention["token_f1"].get<double>() == Approx(1.0));
+  CHECK(attention["auprc"].get<double>() == Approx(1.0));
+  // IOU: the marked span [2, 4) matches each predicted word (IoU 0.5): precision 1, recall 2 / 1 (ERASER's count).
+  CHECK(attention["iou_f1"].get<double>() == Approx(4.0 / 3.0));
+  CHECK(p["by_label"]["insult"]["attention"] == attention);
+  // The gradient for toxic: you (0.5) first, then stupid: token-F1 1/2; AUPRC over you, stupid, idiot, "..." (lowest).
+  const auto& toxic = p["by_label"]["toxic"]["gradient"];
+  CHECK(toxic["token_f1"].get<double>() == Approx(0.5));
+  CHECK(toxic["auprc"].get<double>() == Approx(tasks::auprc({0.5f, std::numeric_limits<float>::lowest(), 0.2f, 0.1f}, {0, 0, 1, 1})));
+  CHECK(p["by_label"]["insult"]["gradient"]["token_f1"].get<double>() == Approx(1.0));
+  CHECK(tasks::explanation_plausibility(e, {}, 2, "r")["by_label"].empty());
+  CHECK_THROWS_WITH(tasks::explanation_plausibility(e, {2, 4}, 2, "rationales[0]"),
+                    Catch::Contains("rationales[0][1]: 4 is not a word of the text (it has 4)"));
 }

@@ -121,12 +121,39 @@ PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, st
 
 namespace {
 
-/// The explanation's scores of `method` for `label`, per word of the row's file (the explanation's
-/// words are the file's non-empty words, in order); a word the model has no token for scores lowest.
+/// The explanation's scores of `method` for `label`, one per entry of its "words"; a word the model
+/// has no token for (dropped, filtered) scores lowest, and counts in `without_token`.
+std::vector<float> explained_scores(const nlohmann::ordered_json& e, const std::string& method, const std::string& label,
+                                    std::int64_t& without_token) {
+  const auto& words = e.at("words");
+  const auto& scores = e.at("word_importance").at(method).at(label);
+  std::vector<float> out(words.size(), std::numeric_limits<float>::lowest());
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    const std::string status = words[w].at("status");
+    if (status == "dropped" || status == "filtered")
+      ++without_token;
+    else
+      out[w] = scores.at(w).get<float>();
+  }
+  return out;
+}
+
+/// The explanation's attention per entry of its "words" (their weights), the same way.
+std::vector<float> explained_weights(const nlohmann::ordered_json& e) {
+  const auto& words = e.at("words");
+  std::vector<float> out(words.size(), std::numeric_limits<float>::lowest());
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    const std::string status = words[w].at("status");
+    if (status != "dropped" && status != "filtered") out[w] = words[w].at("weight").get<float>();
+  }
+  return out;
+}
+
+/// The same per word of the row's file (the explanation's words are the file's non-empty words, in order).
 std::vector<float> word_scores(const nlohmann::ordered_json& e, const data::RationaleRow& row, const std::string& method,
                                const std::string& label, std::int64_t& without_token) {
   const auto& words = e.at("words");
-  const auto& scores = e.at("word_importance").at(method).at(label);
+  const std::vector<float> explained = explained_scores(e, method, label, without_token);
   std::vector<float> out(row.words.size(), std::numeric_limits<float>::lowest());
   std::size_t w = 0;
   for (std::size_t i = 0; i < row.words.size(); ++i) {
@@ -134,12 +161,7 @@ std::vector<float> word_scores(const nlohmann::ordered_json& e, const data::Rati
     if (w >= words.size() || words[w].at("word").get<std::string>() != row.words[i])
       throw std::runtime_error(row.id + ": the model's words do not line up with the file's at word " + std::to_string(i) + " ('" +
                                row.words[i] + "'; a tab or newline inside a word?)");
-    const std::string status = words[w].at("status");
-    if (status == "dropped" || status == "filtered")
-      ++without_token;
-    else
-      out[i] = scores.at(w).get<float>();
-    ++w;
+    out[i] = explained[w++];
   }
   return out;
 }
@@ -151,6 +173,46 @@ std::string figure(double v) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json explanation_plausibility(const nlohmann::ordered_json& e, const std::vector<std::int64_t>& marked_words,
+                                                std::int64_t k, const std::string& field) {
+  if (k < 1) throw std::invalid_argument("plausibility: top-k must be >= 1");
+  const std::size_t n = e.at("words").size();
+  RationaleScores row;
+  row.marked.assign(n, 0);
+  for (std::size_t j = 0; j < marked_words.size(); ++j) {
+    const std::int64_t w = marked_words[j];
+    if (w < 0 || static_cast<std::size_t>(w) >= n)
+      throw std::invalid_argument(field + "[" + std::to_string(j) + "]: " + std::to_string(w) + " is not a word of the text (it has " +
+                                  std::to_string(n) + ")");
+    row.marked[static_cast<std::size_t>(w)] = 1;
+  }
+  for (std::size_t w = 0; w < n; ++w)  // the marked words as spans of consecutive words
+    if (row.marked[w] && (w == 0 || !row.marked[w - 1])) {
+      std::size_t end = w;
+      while (end < n && row.marked[end]) ++end;
+      row.spans.emplace_back(static_cast<std::int64_t>(w), static_cast<std::int64_t>(end));
+    }
+  // The methods asked for, and the attention (its words' weights, the same for every label) when it was not.
+  std::vector<std::string> methods;
+  if (e.contains("word_importance"))
+    for (const auto& [method, per_label] : e.at("word_importance").items()) methods.push_back(method);
+  const bool weights = std::find(methods.begin(), methods.end(), "attention") == methods.end();
+  if (weights) methods.insert(methods.begin(), "attention");
+  nlohmann::ordered_json by_label = nlohmann::ordered_json::object();
+  for (const auto& [label, p] : e.at("probabilities").items()) {
+    if (row.spans.empty()) break;
+    nlohmann::ordered_json figures = nlohmann::ordered_json::object();
+    for (const std::string& method : methods) {
+      std::int64_t without_token = 0;
+      row.scores = weights && method == "attention" ? explained_weights(e) : explained_scores(e, method, label, without_token);
+      const PlausibilityFigures f = plausibility_of({row}, k);
+      figures[method] = {{"iou_f1", f.iou_f1}, {"token_f1", f.token_f1}, {"auprc", f.auprc}};
+    }
+    by_label[label] = std::move(figures);
+  }
+  return {{"rationale", marked_words}, {"top_k", k}, {"by_label", by_label}};
+}
 
 std::string plausibility(const PlausibilityRequest& r) {
   if (r.top_k < 1) throw std::invalid_argument("--top-k must be >= 1");

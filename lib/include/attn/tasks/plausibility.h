@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "attn/models/methods.h"
 
 namespace attn::tasks {
@@ -39,6 +41,15 @@ struct PlausibilityFigures {
 };
 /// ERASER's three figures over rows (each with at least one marked span).
 PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, std::int64_t k);
+
+/// One explanation (attn explain's JSON of a text, with "word_importance") against the words people
+/// marked, given as positions among its "words": per label and method, ERASER's three figures with
+/// the top-k words (a word the model has no token for scores lowest). {"rationale", "top_k",
+/// "by_label": {LABEL: {METHOD: {"iou_f1", "token_f1", "auprc"}}}} ("by_label" is empty without a
+/// marked word or without word_importance). A position outside the words: std::invalid_argument
+/// naming `field`[j].
+nlohmann::ordered_json explanation_plausibility(const nlohmann::ordered_json& explanation, const std::vector<std::int64_t>& marked_words,
+                                                std::int64_t k, const std::string& field);
 
 /// `attn plausibility`: a text model's methods against a file of human rationales.
 struct PlausibilityRequest {

@@ -1,0 +1,66 @@
+// attn aggregate: which words drive each label across a whole file (word importance over a corpus).
+#include <cstdio>
+
+#include "../common/app.h"
+#include "../common/memory.h"
+#include "../common/torch_threads.h"
+#include "attn/tasks/aggregate.h"
+#include "attn/tasks/commands.h"
+
+namespace attn::apps {
+namespace {
+
+int run(int argc, char** argv) {
+  // (the option tables read best as written)
+  // clang-format off
+  cxxopts::Options options(
+      "attn aggregate",
+      "Word importance over a whole file: every row explained by each method, and per label (the rows the model\n"
+      "decides for it: its most probable class, or p >= 0.5 for 0/1 labels) the words with the highest mean score,\n"
+      "with their count and a stability figure (Kendall's tau of the ranking between the file's two halves).\n"
+      "Definitions: docs/importance.md.\n"
+      "  attn aggregate --model runs/toxic --csv data/toxic_sample.csv --html words.html\n"
+      "  attn aggregate --model runs/hx --csv hatexplain/val.jsonl --methods attention,integrated-gradients --json words.json");
+  options.add_options("Input")("model", "Run directory or model.pt (a text classifier)", cxxopts::value<std::string>());
+  const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
+  add_inputs(options, inputs);
+  options.add_options("Methods")
+      ("methods", "Methods, comma-separated (default: attention and grad-input)", cxxopts::value<std::string>()->default_value(""))
+      ("steps", "Integrated gradients' steps, 1.." + std::to_string(models::kMaxSteps),
+       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
+      ("top", "Words listed per method and label", cxxopts::value<std::int64_t>()->default_value("20"))
+      ("min-count", "Rank a word only if seen this often in the label's rows", cxxopts::value<std::int64_t>()->default_value("5"))
+      ("batch-size", "Texts explained at once", cxxopts::value<std::int64_t>()->default_value("64"));
+  options.add_options("Output")
+      ("json", "Write every method and label's words as JSON here", cxxopts::value<std::string>())
+      ("words-csv", "Write them as CSV here (method, label, rank, word, count, mean)", cxxopts::value<std::string>())
+      ("html", "Write them as an HTML page here", cxxopts::value<std::string>());
+  // clang-format on
+  add_threads_option(options);
+  const auto parsed = parse_or_help(options, argc, argv);
+  if (!parsed) return kExitOk;
+  const auto& r = *parsed;
+  set_torch_threads(threads_option(r));
+  keep_freed_memory(Heaps::kOne);
+  tasks::AggregateRequest request;
+  request.model = required<std::string>(r, "model");
+  request.options = inputs_of(r, inputs);
+  if (const std::string methods = r["methods"].as<std::string>(); !methods.empty())
+    request.methods = models::parse_method_list(methods, "--methods");
+  request.steps = r["steps"].as<int>();
+  request.top = r["top"].as<std::int64_t>();
+  request.min_count = r["min-count"].as<std::int64_t>();
+  request.batch_size = r["batch-size"].as<std::int64_t>();
+  request.json = given<std::string>(r, "json").value_or("");
+  request.csv = given<std::string>(r, "words-csv").value_or("");
+  request.html = given<std::string>(r, "html").value_or("");
+  std::fputs(tasks::aggregate(request).c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace attn::apps
+
+int main(int argc, char** argv) {
+  attn::apps::exit_now(attn::apps::guarded("attn aggregate", [&] { return attn::apps::run(argc, argv); }));
+}

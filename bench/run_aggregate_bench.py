@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""`attn aggregate` speed (bench/results/aggregate.json): the main job's model (bilstm-attention, the
+seed's sizes, one epoch on Jigsaw-profile comments) ranks the words of
+  - --rows (100,000) Jigsaw-length comments with attention and grad-input (target: <= 5 min on 2 cores),
+  - --ig-rows (10,000) with integrated gradients, 50 steps (target: <= 10 min),
+and its Python peer (bench/python_aggregate.py: torch.jit.load + autograd, batched as Captum users
+batch) does the attention + grad-input job on --peer-rows rows, which attn also does alone: the ratio
+of their whole-process times (target >= 10x), and whether their top words agree.
+
+usage: python3 bench/run_aggregate_bench.py [--rows 100000] [--ig-rows 10000] [--peer-rows 5000] [--threads 2]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BIN, PYTHON, RESULTS, attn, jigsaw_model, timed, workdir, write_result  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def corpus(work, rows, seed):
+    path = os.path.join(work, f"comments-{rows}-{seed}.csv")
+    subprocess.run([os.path.join(BIN, "gen_jigsaw_profile"), path, str(rows), str(seed)], check=True)
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=100000)
+    ap.add_argument("--ig-rows", type=int, default=10000)
+    ap.add_argument("--peer-rows", type=int, default=5000)
+    ap.add_argument("--threads", default="2")
+    ap.add_argument("--out", default=os.path.join(RESULTS, "aggregate.json"))
+    a = ap.parse_args()
+    work = workdir("aggregate")
+    model = jigsaw_model(work, rows=100000, threads=int(a.threads))
+    out = {"model": "bilstm-attention, the seed's sizes, one epoch on 100,000 Jigsaw-profile comments", "threads": int(a.threads)}
+
+    big = corpus(work, a.rows, 7)
+    seconds, _ = timed(attn, "aggregate", "--model", model, "--csv", big, "--methods", "attention,grad-input", "--json",
+                       os.path.join(work, "big.json"), "--threads", a.threads)
+    out["attention_grad_input"] = {"rows": a.rows, "seconds": round(seconds, 1), "rows_per_second": round(a.rows / seconds),
+                                   "target_seconds": 300}
+    ig = corpus(work, a.ig_rows, 8)
+    seconds, _ = timed(attn, "aggregate", "--model", model, "--csv", ig, "--methods", "integrated-gradients", "--steps", "50", "--json",
+                       os.path.join(work, "ig.json"), "--threads", a.threads)
+    out["integrated_gradients_50"] = {"rows": a.ig_rows, "seconds": round(seconds, 1), "rows_per_second": round(a.ig_rows / seconds, 1),
+                                      "target_seconds": 600}
+
+    small = corpus(work, a.peer_rows, 9)
+    ours = os.path.join(work, "ours.json")
+    attn_seconds, _ = timed(attn, "aggregate", "--model", model, "--csv", small, "--methods", "attention,grad-input", "--json", ours,
+                            "--threads", a.threads)
+    theirs = os.path.join(work, "peer.json")
+    peer_seconds, _ = timed(subprocess.run, [PYTHON, os.path.join(HERE, "python_aggregate.py"), os.path.join(model, "model.pt"), small,
+                                             str(a.peer_rows), a.threads, theirs], check=True)
+    ours_j, theirs_j = json.load(open(ours)), json.load(open(theirs))
+    agree = {}
+    for method in ("attention", "grad-input"):
+        for label, figures in ours_j["methods"][method].items():
+            mine = [w["word"] for w in figures["words"][:10]]
+            peer = [w[0] for w in theirs_j["methods"][method][label][:10]]
+            agree[f"{method}/{label}"] = len(set(mine) & set(peer)) / max(1, len(set(mine) | set(peer)))
+    out["peer"] = {"rows": a.peer_rows, "attn_seconds": round(attn_seconds, 2), "peer_seconds": round(peer_seconds, 2),
+                   "ratio": round(peer_seconds / attn_seconds, 1), "top10_jaccard_min": round(min(agree.values()), 3),
+                   "what": "the same job (attention + grad-input, every label, top 20 words seen 5+ times) as whole processes"}
+    write_result(a.out, out)
+
+
+if __name__ == "__main__":
+    main()

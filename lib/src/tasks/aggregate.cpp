@@ -1,0 +1,208 @@
+// Word importance over a corpus (see aggregate.h).
+#include "attn/tasks/aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/io/atomic_file.h"
+#include "attn/report/explanation.h"
+#include "attn/report/plots.h"
+#include "attn/tasks/faithfulness.h"
+#include "attn/tasks/task.h"
+#include "attn/text/csv.h"
+
+namespace attn::tasks {
+
+void WordTotals::add(const std::string& word, double score, int half) {
+  Sums& s = words_[word];
+  s.sum[half] += score;
+  ++s.count[half];
+}
+
+std::vector<WordFigure> WordTotals::ranked(std::int64_t min_count, std::size_t top, int half) const {
+  std::vector<WordFigure> out;
+  for (const auto& [word, s] : words_) {
+    const std::int64_t n = half < 0 ? s.count[0] + s.count[1] : s.count[half];
+    const double sum = half < 0 ? s.sum[0] + s.sum[1] : s.sum[half];
+    if (n >= std::max<std::int64_t>(min_count, 1)) out.push_back({word, n, sum / static_cast<double>(n)});
+  }
+  // (the map's byte order breaks ties: a stable sort keeps it)
+  std::stable_sort(out.begin(), out.end(), [](const WordFigure& a, const WordFigure& b) { return a.mean > b.mean; });
+  if (top > 0 && out.size() > top) out.resize(top);
+  return out;
+}
+
+std::optional<double> WordTotals::stability(std::int64_t min_count, std::size_t top) const {
+  std::map<std::string, std::pair<float, float>> both;  // the union's words, with each half's mean
+  const float lowest = std::numeric_limits<float>::lowest();
+  for (int half = 0; half < 2; ++half)
+    for (const WordFigure& w : ranked(min_count, top, half)) both.emplace(w.word, std::make_pair(lowest, lowest));
+  if (both.size() < 2) return std::nullopt;
+  for (int half = 0; half < 2; ++half)
+    for (const WordFigure& w : ranked(min_count, 0, half))
+      if (auto it = both.find(w.word); it != both.end()) (half == 0 ? it->second.first : it->second.second) = static_cast<float>(w.mean);
+  std::vector<float> a, b;
+  for (const auto& [word, means] : both) a.push_back(means.first), b.push_back(means.second);
+  return kendall_tau_b(a, b);
+}
+
+namespace {
+
+/// One method and label: the rows decided for the label, and its words' totals.
+struct Group {
+  std::int64_t rows = 0;
+  WordTotals words;
+};
+
+/// Adds one explained text to the groups [method][label]: each kept token of each word scores its
+/// label's score at its place. A word whose tokens were not all kept (some beyond num_words) counts
+/// once, as its tokens joined by a space, with the sum of its kept tokens' scores.
+void add_text(const report::TextExplanation& e, const std::vector<std::size_t>& decided, int half,
+              std::vector<std::vector<Group>>& groups) {
+  for (std::size_t m = 0; m < e.importance.size(); ++m) {
+    const auto& scores = e.importance[m].scores;
+    for (std::size_t label : decided) {
+      const std::vector<float>& s = scores.at(scores.size() == 1 ? 0 : label);
+      Group& g = groups[m][label];
+      ++g.rows;
+      for (const report::WordWeight& w : e.words) {
+        if (w.count == 0) continue;
+        if (w.tokens.size() == w.count) {
+          for (std::size_t t = 0; t < w.count; ++t) g.words.add(w.tokens[t], s.at(w.first + t), half);
+          continue;
+        }
+        std::string joined;
+        double sum = 0;
+        for (const std::string& t : w.tokens) joined += (joined.empty() ? "" : " ") + t;
+        for (std::size_t t = 0; t < w.count; ++t) sum += s.at(w.first + t);
+        g.words.add(joined, sum, half);
+      }
+    }
+  }
+}
+
+/// A CSV field: as it is unless it needs quoting.
+std::string field(const std::string& s) { return s.find_first_of(",\"\r\n") == std::string::npos ? s : text::csv_quote(s); }
+
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+
+/// One method and label's words as an HTML table with a bar per mean (scaled to the largest |mean|).
+std::string html_table(const std::string& title, const std::vector<WordFigure>& words, const std::optional<double>& tau) {
+  double scale = 0;
+  for (const WordFigure& w : words) scale = std::max(scale, std::abs(w.mean));
+  std::string h = "<section><h2>" + report::xml_escape(title) +
+                  "</h2><p>stability (Kendall's tau between the file's halves): " + (tau ? number(*tau) : std::string("undefined")) +
+                  "</p><table><tr><th>word</th><th>count</th><th>mean</th><th></th></tr>";
+  for (const WordFigure& w : words) {
+    const double width = scale > 0 ? 200.0 * std::abs(w.mean) / scale : 0;
+    h += "<tr><td>" + report::xml_escape(w.word) + "</td><td>" + std::to_string(w.count) + "</td><td>" + number(w.mean) +
+         "</td><td><div style=\"height:10px;width:" + number(width) + "px;background:" + (w.mean < 0 ? "#4575b4" : "#d73027") +
+         "\"></div></td></tr>";
+  }
+  return h + "</table></section>\n";
+}
+
+}  // namespace
+
+std::string aggregate(const AggregateRequest& r) {
+  if (r.top < 1) throw std::invalid_argument("--top must be >= 1");
+  if (r.min_count < 1) throw std::invalid_argument("--min-count must be >= 1");
+  if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
+  if (r.chunk < 1) throw std::invalid_argument("the chunk of rows must be >= 1");
+  check_steps(r.steps, "--steps");
+  std::unique_ptr<TrainedModel> model = open_model(r.model);
+  const nlohmann::ordered_json described = model->describe();
+  if (described.value("input", "") != "texts")
+    throw std::invalid_argument("aggregate ranks the words of texts; " + describe_model(model->saved()) + " reads no texts");
+  if (!r.options.given("csv")) throw std::invalid_argument("--csv is required");
+  const std::vector<models::Method> available = model->methods();
+  std::vector<models::Method> methods = r.methods;
+  if (methods.empty()) {
+    methods = {models::Method::kAttention};
+    if (std::find(available.begin(), available.end(), models::Method::kGradInput) != available.end())
+      methods.push_back(models::Method::kGradInput);
+  }
+  methods = models::check_available(methods, available, "--methods");
+  const std::vector<std::string> labels = described.at("labels");
+  const bool one_class = described.value("one_class_per_row", false);
+  const std::vector<Input> inputs = model->read_inputs({}, r.options, nullptr);
+  if (inputs.empty()) throw std::invalid_argument(r.options.text("csv") + ": no rows");
+  ExplainOptions options;
+  options.methods = methods;
+  options.steps = r.steps;
+  std::vector<std::vector<Group>> groups(methods.size(), std::vector<Group>(labels.size()));
+  const std::size_t n = inputs.size();
+  for (std::size_t first = 0; first < n; first += static_cast<std::size_t>(r.chunk)) {
+    const std::size_t last = std::min(n, first + static_cast<std::size_t>(r.chunk));
+    const std::vector<Input> chunk(inputs.begin() + static_cast<std::ptrdiff_t>(first), inputs.begin() + static_cast<std::ptrdiff_t>(last));
+    const std::unique_ptr<Explanations> explained = model->explain(chunk, r.batch_size, options);
+    const auto* texts = dynamic_cast<const ExplanationList<report::TextExplanation>*>(explained.get());
+    if (!texts) throw std::logic_error("aggregate: a text model's explanations are texts");
+    for (std::size_t i = 0; i < texts->items().size(); ++i) {
+      const report::TextExplanation& e = texts->items()[i];
+      std::vector<std::size_t> decided;  // the labels the model decides for the row
+      if (one_class)
+        decided.push_back(
+            static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin()));
+      else
+        for (std::size_t l = 0; l < e.probabilities.size(); ++l)
+          if (e.probabilities[l] >= 0.5f) decided.push_back(l);
+      add_text(e, decided, first + i < n / 2 ? 0 : 1, groups);
+    }
+  }
+  // Outputs: the table, JSON, CSV and HTML.
+  const auto top = static_cast<std::size_t>(r.top);
+  nlohmann::ordered_json json = {{"model", r.model},
+                                 {"csv", r.options.text("csv")},
+                                 {"rows", n},
+                                 {"top", r.top},
+                                 {"min_count", r.min_count},
+                                 {"decided", one_class ? "most probable class" : "p >= 0.5"},
+                                 {"methods", nlohmann::ordered_json::object()}};
+  std::string table = "word importance over " + std::to_string(n) + " rows of " + r.options.text("csv") + " (words seen " +
+                      std::to_string(r.min_count) + "+ times in a label's rows; stability: Kendall's tau between the file's halves)\n";
+  std::string csv = "method,label,rank,word,count,mean\n";
+  std::string html;
+  for (std::size_t m = 0; m < methods.size(); ++m) {
+    const std::string method = models::method_name(methods[m]);
+    nlohmann::ordered_json per_label = nlohmann::ordered_json::object();
+    for (std::size_t l = 0; l < labels.size(); ++l) {
+      const Group& g = groups[m][l];
+      const std::vector<WordFigure> words = g.words.ranked(r.min_count, top);
+      const std::optional<double> tau = g.words.stability(r.min_count, top);
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      table += "\n" + method + ", " + labels[l] + " (" + std::to_string(g.rows) + " rows; stability " + (tau ? number(*tau) : "undefined") +
+               "):";
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        const WordFigure& w = words[k];
+        list.push_back({{"word", w.word}, {"count", w.count}, {"mean", w.mean}});
+        csv += field(method) + "," + field(labels[l]) + "," + std::to_string(k + 1) + "," + field(w.word) + "," + std::to_string(w.count) +
+               "," + number(w.mean) + "\n";
+        if (k < 10) table += " " + w.word + " (" + std::to_string(w.count) + ", " + number(w.mean) + ")";
+      }
+      if (words.empty()) table += " no word seen " + std::to_string(r.min_count) + "+ times";
+      table += "\n";
+      per_label[labels[l]] = {
+          {"rows", g.rows}, {"stability_tau", tau ? nlohmann::ordered_json(*tau) : nlohmann::ordered_json()}, {"words", list}};
+      html += html_table(method + ": " + labels[l] + " (" + std::to_string(g.rows) + " rows)", words, tau);
+    }
+    json["methods"][method] = per_label;
+  }
+  io::StagedFiles files;
+  if (!r.json.empty()) files.add(r.json, json.dump(2) + "\n");
+  if (!r.csv.empty()) files.add(r.csv, csv);
+  if (!r.html.empty()) files.add(r.html, report::html_page("Word importance over " + r.options.text("csv"), html));
+  files.commit();
+  return table;
+}
+
+}  // namespace attn::tasks

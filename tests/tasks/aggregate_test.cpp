@@ -1,0 +1,53 @@
+// Word importance over a corpus: the ranking, the halves' stability.
+#include <catch2/catch.hpp>
+
+#include "attn/tasks/aggregate.h"
+
+using namespace attn;
+
+TEST_CASE("aggregate: words ranked by mean score, counted, the rare left out; ties in byte order", "[tasks][aggregate]") {
+  tasks::WordTotals t;
+  for (double s : {0.9, 0.7}) t.add("idiot", s, 0);
+  t.add("idiot", 0.8, 1);
+  for (int i = 0; i < 3; ++i) t.add("the", 0.1, i % 2);
+  t.add("rare", 5.0, 0);  // once: below --min-count 2
+  for (const char* w : {"b", "a"}) t.add(w, 0.5, 0), t.add(w, 0.5, 1);
+  const std::vector<tasks::WordFigure> r = t.ranked(2, 0);
+  REQUIRE(r.size() == 4);
+  CHECK(r[0].word == "idiot");
+  CHECK(r[0].count == 3);
+  CHECK(r[0].mean == Approx(0.8));
+  CHECK(r[1].word == "a");  // a tie with "b": byte order
+  CHECK(r[2].word == "b");
+  CHECK(r[3].word == "the");
+  CHECK(t.ranked(2, 2).size() == 2);
+  CHECK(t.ranked(1, 1)[0].word == "rare");
+  // Per half: "idiot" twice in the first, once in the second.
+  CHECK(t.ranked(2, 0, 0)[0].mean == Approx(0.8));
+  CHECK(t.ranked(1, 0, 1)[0].word == "idiot");
+  CHECK(t.ranked(1, 0, 1).size() == 4);  // idiot, a, b and the once each in the second half
+  CHECK(t.ranked(2, 0, 1).empty());
+}
+
+TEST_CASE("aggregate: stability is Kendall's tau-b of the halves' means over their top words' union", "[tasks][aggregate]") {
+  tasks::WordTotals same, reversed;
+  const std::vector<std::string> words = {"w1", "w2", "w3", "w4"};
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const double s = static_cast<double>(i);
+    same.add(words[i], s, 0), same.add(words[i], s + 0.5, 1);
+    reversed.add(words[i], s, 0), reversed.add(words[i], -s, 1);
+  }
+  CHECK(same.stability(1, 4).value() == Approx(1.0));
+  CHECK(reversed.stability(1, 4).value() == Approx(-1.0));
+  // Top 2 of each half: {w4, w3} and {w1, w2}; over the four, the halves disagree completely.
+  CHECK(reversed.stability(1, 2).value() == Approx(-1.0));
+  // A word only one half ranks takes the lowest place in the other: by hand, the union {a, b, c} with
+  // first-half means (3, 2, -inf) and second-half (-inf, 2, 1): pairs ab and ac discordant, bc
+  // concordant -> (1 - 2) / 3.
+  tasks::WordTotals partial;
+  partial.add("a", 3, 0), partial.add("b", 2, 0), partial.add("b", 2, 1), partial.add("c", 1, 1);
+  CHECK(partial.stability(1, 2).value() == Approx(-1.0 / 3.0));
+  tasks::WordTotals one;
+  one.add("a", 1, 0);
+  CHECK_FALSE(one.stability(1, 5).has_value());
+}
