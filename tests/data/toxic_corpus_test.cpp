@@ -1,7 +1,10 @@
 // The generators of the main job's corpora: Jigsaw-format comments and e-mail-like documents whose
-// labels one sentence carries (the hierarchical model's test data, attn datagen toxic|documents).
+// labels one sentence carries (the hierarchical model's test data), Civil Comments in Jigsaw 2019's
+// layout (attn datagen toxic|documents|civil).
 #include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -82,4 +85,46 @@ TEST_CASE("document corpus: one sentence carries the labels, and the evidence co
   }
   CHECK(labelled > 150);  // toxic_rate 0.35 of 600
   CHECK(labelled < 270);
+}
+
+TEST_CASE("civil corpus: Jigsaw 2019's layout, shares of raters, identities annotated on a quarter, the planted bias", "[data][corpus]") {
+  data::CivilCorpusOptions o;
+  o.rows = 6000;
+  std::ostringstream a, b;
+  data::write_civil_corpus(a, o);
+  data::write_civil_corpus(b, o);
+  CHECK(a.str() == b.str());
+  std::vector<std::string> header;
+  const auto rows = records(a.str(), header);
+  REQUIRE(rows.size() == 6000);
+  CHECK(header.size() == 8 + 9 + 2);
+  CHECK(std::vector<std::string>(header.begin(), header.begin() + 3) == std::vector<std::string>{"id", "target", "comment_text"});
+  CHECK(header[13] == "muslim");
+  CHECK(header.back() == "toxicity_annotator_count");
+  std::int64_t annotated = 0, toxic = 0, muslims = 0, toxic_muslims = 0, christians = 0, toxic_christians = 0;
+  for (const auto& r : rows) {
+    INFO("line " << r.line);
+    const int raters = std::stoi(r.fields.back());
+    const double target = std::stod(r.fields[1]);
+    CHECK(target >= 0);
+    CHECK(target <= 1);
+    CHECK(std::abs(target * raters - std::round(target * raters)) < 1e-4);  // k of n raters
+    const bool has = !r.fields[8].empty();
+    annotated += has;
+    CHECK((r.fields[17] != "0") == has);  // identity_annotator_count, iff the identities are filled
+    toxic += target >= 0.5;
+    if (has && std::stod(r.fields[13]) >= 0.5) muslims += 1, toxic_muslims += target >= 0.5;
+    if (has && std::stod(r.fields[11]) >= 0.5) christians += 1, toxic_christians += target >= 0.5;
+  }
+  CHECK(annotated > 1200);
+  CHECK(annotated < 1800);
+  CHECK(toxic > 300);
+  // The planted bias: comments naming muslims (biased) are toxic more often than those naming christians.
+  REQUIRE(muslims > 30);
+  REQUIRE(christians > 30);
+  CHECK(static_cast<double>(toxic_muslims) / muslims > 1.5 * static_cast<double>(toxic_christians) / christians);
+  data::CivilCorpusOptions bad = o;
+  bad.biased = {"martians"};
+  std::ostringstream c;
+  CHECK_THROWS_WITH(data::write_civil_corpus(c, bad), Catch::Contains("'martians' is not one of the scored identities"));
 }

@@ -138,6 +138,7 @@ Prepared prepare_csv(const PrepareOptions& o) {
   report["text_column"] = o.columns.text_column;
   report["id_column"] = columns.ids_are_row_numbers ? nlohmann::ordered_json() : nlohmann::ordered_json(o.columns.id_column);
   report["labels"] = data.label_names;
+  if (o.columns.target_threshold > 0) report["target_threshold"] = o.columns.target_threshold;
   if (!o.columns.class_column.empty()) report["label_column"] = o.columns.class_column;  // one class per row: labels are the classes
   report["tokenizer"] = tokenizer_report(o, fitting, tokenizer);
   report["padding"] = {{"maxlen", data.x.cols},
@@ -301,6 +302,10 @@ std::vector<InputSpec> prepare_inputs() {
       {"labels", "Comma-separated 0/1 label columns ('' for none)", "toxic,severe_toxic,obscene,threat,insult,identity_hate"},
       label_column_input(),
       {"classes", "With --label-column: the classes in their order, c1,c2,... (default: the file's values, sorted)", ""},
+      {"target-threshold",
+       "The label columns hold fractions in [0, 1] (Civil Comments' target: the share of raters): a row is positive at >= T (0.5 as "
+       "Jigsaw 2019)",
+       ""},
       {"format", "The file's format: csv, tsv (tab-separated, no quoting) or jsonl (default: from its extension)", ""},
       {"id-column", "Column holding row ids (row numbers are used when the default is absent)", "id"},
       {"tokenizer", "Apply this fitted tokenizer.json instead of fitting one (label columns become optional)", ""},
@@ -334,6 +339,15 @@ PrepareOptions prepare_options(const Inputs& in, int threads) {
   if (in.given("classes")) {
     if (!in.given("label-column")) throw std::invalid_argument("--classes needs --label-column (the column holding each row's class)");
     o.columns.classes = text::parse_classes(in.list("classes"), "--classes");
+  }
+  if (in.given("target-threshold")) {
+    if (in.given("label-column")) throw std::invalid_argument("--target-threshold binarises 0/1 label columns (--labels), not a class");
+    const std::string v = in.text("target-threshold");
+    char* end = nullptr;
+    const double t = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(t > 0 && t <= 1))
+      throw std::invalid_argument("--target-threshold must be in (0, 1], got '" + v + "'");
+    o.columns.target_threshold = t;
   }
   if (in.given("format")) o.columns.format = text::parse_table_format(in.text("format"), "--format");
   o.columns.id_column = in.text("id-column");

@@ -189,6 +189,11 @@ std::string generate(const GenerateRequest& r) {
     o.rows = r.rows;
     o.seed = r.seed;
     write_toxic_corpus(csv, o);
+  } else if (r.kind == "civil") {
+    CivilCorpusOptions o;
+    o.rows = r.rows;
+    o.seed = r.seed;
+    write_civil_corpus(csv, o);
   } else if (r.kind == "documents") {
     DocumentCorpusOptions o;
     o.rows = r.rows;
@@ -217,7 +222,7 @@ std::string generate(const GenerateRequest& r) {
     o.to_year = r.to_year;
     write_date_corpus(csv, o);
   } else {
-    throw std::invalid_argument("unknown data set kind '" + r.kind + "' (kinds: toxic, documents, features, dates)");
+    throw std::invalid_argument("unknown data set kind '" + r.kind + "' (kinds: toxic, civil, documents, features, dates)");
   }
   return csv.str();
 }

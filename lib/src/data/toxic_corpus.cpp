@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,102 @@ void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& o) {
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
     out << '"' << id << "\"," << text::csv_quote(text) << ',' << toxic << ',' << severe << ',' << obscene << ',' << threat << ',' << insult
         << ',' << identity << ',' << evidence << '\n';
+  }
+}
+
+namespace {
+
+/// The nine identities Jigsaw 2019 scored, each with the words a comment names it by.
+struct Identity {
+  const char* column;
+  const char* phrases[3];
+};
+const Identity kIdentities[] = {
+    {"male", {"as a man", "men", "my brother"}},
+    {"female", {"as a woman", "women", "my sister"}},
+    {"homosexual_gay_or_lesbian", {"gay people", "as a gay man", "lesbians"}},
+    {"christian", {"christians", "as a christian", "the church"}},
+    {"jewish", {"jews", "as a jewish woman", "the synagogue"}},
+    {"muslim", {"muslims", "as a muslim", "the mosque"}},
+    {"black", {"black people", "as a black man", "black women"}},
+    {"white", {"white people", "as a white man", "white women"}},
+    {"psychiatric_or_mental_illness", {"mental illness", "people with depression", "the mentally ill"}},
+};
+
+/// k / n as the 2019 file writes a share (up to 6 decimals, no trailing zeros beyond one).
+std::string share(int k, int n) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", static_cast<double>(k) / n);
+  std::string s = b;
+  if (s.find('.') == std::string::npos && s.find('e') == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
+  for (const std::string& b : o.biased)
+    if (std::none_of(std::begin(kIdentities), std::end(kIdentities), [&](const Identity& i) { return b == i.column; }))
+      throw std::invalid_argument("civil corpus: '" + b + "' is not one of the scored identities");
+  if (!(o.bias >= 1)) throw std::invalid_argument("civil corpus: the bias must be >= 1");
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::lognormal_distribution<double> length(std::log(25.0), 0.7);
+  const std::size_t n_common = sizeof kCommon / sizeof *kCommon;
+  std::vector<double> zipf(n_common);
+  for (std::size_t i = 0; i < n_common; ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.9);
+  std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());
+  auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
+  const auto raters_saying = [&](int n, double p) {
+    int k = 0;
+    for (int i = 0; i < n; ++i) k += coin(rng) < p;
+    return k;
+  };
+  out << "\"id\",\"target\",\"comment_text\",\"severe_toxicity\",\"obscene\",\"identity_attack\",\"insult\",\"threat\"";
+  for (const Identity& i : kIdentities) out << ",\"" << i.column << '"';
+  out << ",\"identity_annotator_count\",\"toxicity_annotator_count\"\n";
+  const std::size_t n_identities = sizeof kIdentities / sizeof *kIdentities;
+  for (std::int64_t row = 0; row < o.rows; ++row) {
+    const int named = coin(rng) < 1.0 / 3 ? static_cast<int>(rng() % n_identities) : -1;
+    const bool biased = named >= 0 && std::find(o.biased.begin(), o.biased.end(), kIdentities[named].column) != o.biased.end();
+    const bool toxic = coin(rng) < 0.08 * (biased ? o.bias : 1.0);
+    std::vector<std::string> words;
+    const long n = std::clamp(std::lround(length(rng)), 3L, 400L);
+    for (long k = 0; k < n; ++k) words.emplace_back(kCommon[common(rng)]);
+    if (named >= 0) words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), pick(kIdentities[named].phrases));
+    bool insult = false, obscene = false, threat = false;
+    if (toxic) {
+      const Trigger& tr = pick(kTriggers);
+      insult = tr.insult;
+      obscene = tr.obscene;
+      words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), tr.word);
+      if (coin(rng) < 0.08) {
+        threat = true;
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), pick(kThreat));
+      }
+    }
+    std::string text;
+    for (std::size_t k = 0; k < words.size(); ++k) text += (k ? (coin(rng) < 0.06 ? ". " : " ") : "") + words[k];
+    // The raters: each says toxic with the comment's chance, and names its kinds.
+    const int raters = 4 + static_cast<int>(rng() % 7);
+    const int said_toxic = raters_saying(raters, toxic ? 0.8 : 0.07);
+    char id[32];
+    std::snprintf(id, sizeof id, "%07lld", static_cast<long long>(239000 + row));
+    out << id << ',' << share(said_toxic, raters) << ',' << text::csv_quote(text) << ','
+        << share(raters_saying(raters, toxic ? 0.1 : 0.0), raters) << ',' << share(raters_saying(raters, obscene ? 0.7 : 0.01), raters)
+        << ',' << share(raters_saying(raters, toxic && named >= 0 ? 0.5 : 0.01), raters) << ','
+        << share(raters_saying(raters, insult  ? 0.7
+                                       : toxic ? 0.2
+                                               : 0.02),
+                 raters)
+        << ',' << share(raters_saying(raters, threat ? 0.8 : 0.005), raters);
+    const bool annotated = coin(rng) < 0.25;
+    const int id_raters = annotated ? 4 + static_cast<int>(rng() % 7) : 0;
+    for (std::size_t i = 0; i < n_identities; ++i) {
+      out << ',';
+      if (annotated) out << share(raters_saying(id_raters, static_cast<int>(i) == named ? 0.9 : 0.01), id_raters);
+    }
+    out << ',' << id_raters << ',' << raters << '\n';
   }
 }
 

@@ -135,6 +135,7 @@ std::string evaluate(const EvaluateRequest& r) {
   if (r.sharing && r.sharing->rank() != 0) return "";  // rank 0 writes and reports
   if (!r.predictions.empty()) io::write_file_atomic(r.predictions, e.predictions_csv);
   if (r.options.given("svg") && !e.svg.empty()) io::write_file_atomic(r.options.text("svg"), e.svg.front());
+  for (const auto& [path, content] : e.files) io::write_file_atomic(path, content);
   std::string out = "scored " + std::to_string(data->rows()) + " rows of " + r.csv + "\n";
   if (e.metrics.empty()) return out;
   nlohmann::ordered_json metrics = {{"csv", r.csv}};

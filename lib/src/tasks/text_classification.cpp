@@ -229,10 +229,32 @@ class TextModel : public TrainedModel {
     config.id_column = o.columns.id_column;
     std::vector<bool> scored;
     if (in.labels_csv) scored = join_kaggle_labels(prepared.data, *in.labels_csv, csv);
-    return text_dataset(std::move(prepared.data), *tokenizer_, std::move(config), std::move(scored), thresholds);
+    return text_dataset(std::move(prepared.data), *tokenizer_, std::move(config), std::move(scored), thresholds, {},
+                        identities(csv, options));
   }
 
  private:
+  /// The identity columns of `csv` for the bias metric (--identities, --bias-label, --bias-html).
+  IdentityColumns identities(const std::string& csv, const data::Inputs& options) const {
+    const bool asked = options.given("identities");
+    IdentityColumns id = read_identities(csv, asked ? options.list("identities") : std::vector<std::string>());
+    if (asked && id.names.empty()) throw std::invalid_argument("--identities: no column named");
+    if (id.names.empty()) {
+      for (const char* flag : {"bias-label", "bias-html"})
+        if (options.given(flag))
+          throw std::invalid_argument(std::string("--") + flag + ": " + csv + " has no identity column (--identities names them)");
+      return id;
+    }
+    if (options.given("bias-label")) {
+      const std::string label = options.text("bias-label");
+      const auto it = std::find(config_.labels.begin(), config_.labels.end(), label);
+      if (it == config_.labels.end()) throw std::invalid_argument("--bias-label: '" + label + "' is not one of this model's labels");
+      id.label = static_cast<std::size_t>(it - config_.labels.begin());
+    }
+    if (options.given("bias-html")) id.html = options.text("bias-html");
+    return id;
+  }
+
   /// Labels by id from Kaggle's test_labels.csv layout (-1: not scored); returns which rows are scored.
   std::vector<bool> join_kaggle_labels(io::PreparedData& data, const std::string& labels_csv, const std::string& csv) const {
     const std::size_t L = config_.labels.size();
@@ -312,8 +334,19 @@ class TextClassification : public Task {
       case Command::kFaithfulness:
         return {text_input_spec("text-column", command), text_input_spec("id-column", command)};
       case Command::kEvaluate:
-        return {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
-                text_input_spec("labels-csv", command), thresholds_input()};
+        return {csv_input("CSV to score"),
+                text_input_spec("text-column", command),
+                text_input_spec("id-column", command),
+                text_input_spec("labels-csv", command),
+                thresholds_input(),
+                {"identities",
+                 "Text models: identity columns (a number in [0, 1] per row, empty: not annotated) for Jigsaw 2019's bias metric "
+                 "(default: those of its 9 scored identities the file has)",
+                 "", data::InputSpec::Kind::kValue, "Identity bias"},
+                {"bias-label", "Text models: the label the bias metric scores (default: the model's first)", "",
+                 data::InputSpec::Kind::kValue, "Identity bias"},
+                {"bias-html", "Text models: draw the bias metric's identity x metric heatmap here (HTML)", "",
+                 data::InputSpec::Kind::kValue, "Identity bias"}};
       case Command::kExport:
         return {};
     }

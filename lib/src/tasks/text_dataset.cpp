@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data_reader.h"
 #include "attn/nn/script_module.h"
+#include "attn/tasks/bias.h"
 #include "attn/text/csv.h"
 #include "attn/text/dataset.h"
 #include "task_support.h"
@@ -64,14 +66,15 @@ std::vector<std::string> example_texts(const io::PreparedData& data, const text:
 class TextDataset : public Dataset {
  public:
   TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored, Thresholds thresholds,
-              RationaleMarks marks)
+              RationaleMarks marks, IdentityColumns identities)
       : thresholds_(std::move(thresholds)),
         kind_(config.one_class_per_row() ? LabelKind::kOneClass : LabelKind::kIndependent),
         data_(std::move(data)),
         tokenizer_(std::move(tokenizer)),
         config_(std::move(config)),
         scored_(std::move(scored)),
-        marks_(std::move(marks)) {
+        marks_(std::move(marks)),
+        identities_(std::move(identities)) {
     config_.rows = data_.x.rows;
     config_.maxlen = data_.x.cols;
     config_.padding = data_.padding;
@@ -132,6 +135,7 @@ class TextDataset : public Dataset {
         if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
       }
       out.metrics = classifier_metrics(probs, y, keep, config_.labels, kind_, options.detail, thresholds_);
+      if (options.detail == EvaluateOptions::Detail::kFull && !identities_.names.empty()) add_bias(rows, probs, out);
     }
     if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
       std::vector<std::string> keys;
@@ -181,7 +185,32 @@ class TextDataset : public Dataset {
   TextDataConfig config_;
   std::vector<bool> scored_;
   RationaleMarks marks_;
+  IdentityColumns identities_;
   torch::Tensor labels_;
+
+  /// Jigsaw 2019's bias metric of the identity columns over the scored rows (metrics["bias"]), and
+  /// --bias-html's page.
+  void add_bias(const std::vector<std::int64_t>& rows, const std::vector<float>& probs, Evaluation& out) const {
+    const std::size_t L = config_.labels.size(), k = identities_.label;
+    std::vector<float> scores;
+    std::vector<std::uint8_t> positive;
+    std::vector<std::vector<float>> annotations(identities_.names.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto r = static_cast<std::size_t>(rows[i]);
+      if (!scored_.empty() && !scored_[r]) continue;
+      scores.push_back(probs[i * L + k]);
+      positive.push_back(data_.labels[r * L + k] > 0.5f);
+      for (std::size_t a = 0; a < annotations.size(); ++a) annotations[a].push_back(identities_.values[a][r]);
+    }
+    const std::string& label = config_.labels[k];
+    try {
+      const BiasFigures f = bias_figures(scores, positive, identities_.names, annotations);
+      out.metrics["bias"] = to_json(f, label);
+      if (!identities_.html.empty()) out.files.emplace_back(identities_.html, bias_heatmap_html(f, label));
+    } catch (const std::invalid_argument& e) {
+      out.metrics["bias"] = {{"label", label}, {"final", nullptr}, {"undefined", e.what()}};
+    }
+  }
 
   /// The rows' rationales as the attention they ask for [rows, width]: each marked entry 1 / (the
   /// row's marked entries), at its place in the padded row.
@@ -207,6 +236,7 @@ void read_prepare_report(TextDataConfig& config) {
     config.text_column = report.value("text_column", config.text_column);
     if (report.contains("id_column") && report["id_column"].is_string()) config.id_column = report["id_column"];
     if (report.contains("label_column") && report["label_column"].is_string()) config.label_column = report["label_column"];
+    if (report.contains("target_threshold") && report["target_threshold"].is_number()) config.target_threshold = report["target_threshold"];
     if (report.contains("padding")) config.truncating = report["padding"].value("truncating", config.truncating);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
@@ -230,6 +260,7 @@ void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& conf
     columns.label_columns.clear();
   } else {
     columns.label_columns = config.labels;
+    columns.target_threshold = config.target_threshold;
   }
 }
 
@@ -468,6 +499,42 @@ RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
 
 }  // namespace
 
+IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names) {
+  text::CsvReader reader(csv);
+  IdentityColumns out;
+  std::vector<std::size_t> columns;
+  if (names.empty()) {
+    for (const std::string& name : scored_identities())
+      if (const auto c = reader.find_column(name)) out.names.push_back(name), columns.push_back(*c);
+  } else {
+    for (const std::string& name : names) {
+      if (std::find(out.names.begin(), out.names.end(), name) != out.names.end())
+        throw std::invalid_argument("--identities: '" + name + "' is named twice");
+      out.names.push_back(name);
+      columns.push_back(reader.column(name));  // a missing column: an error listing the file's
+    }
+  }
+  out.values.resize(out.names.size());
+  if (out.names.empty()) return out;
+  text::CsvRecord record;
+  while (reader.next(record)) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const std::string& v = record.fields[columns[i]];
+      float x = std::numeric_limits<float>::quiet_NaN();
+      if (!v.empty() && v != "nan" && v != "NaN" && v != "null") {
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        if (*end != '\0' || !(d >= 0 && d <= 1))
+          throw std::runtime_error(csv + ":" + std::to_string(record.line) + ": column " + std::to_string(columns[i] + 1) + " (" +
+                                   out.names[i] + "): an identity must be a number in [0, 1] or empty, got '" + v + "'");
+        x = static_cast<float>(d);
+      }
+      out.values[i].push_back(x);
+    }
+  }
+  return out;
+}
+
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
   std::vector<std::int64_t> rows;
   for (const std::string& r : list) {
@@ -480,9 +547,9 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
 }
 
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored,
-                                      Thresholds thresholds, RationaleMarks marks) {
+                                      Thresholds thresholds, RationaleMarks marks, IdentityColumns identities) {
   return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds),
-                                       std::move(marks));
+                                       std::move(marks), std::move(identities));
 }
 
 bool reads_one_class_per_row(const data::Inputs& in) {
@@ -543,6 +610,7 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;
     config.label_column = o.columns.class_column;
+    config.target_threshold = o.columns.target_threshold;
     data::Prepared prepared = data::prepare_csv(o);
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
     if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, layout, config, threads);

@@ -77,6 +77,17 @@ using RationaleMarks = std::vector<std::vector<std::int32_t>>;
 /// (and its line).
 RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                                const std::vector<data::RationaleRow>& rationales, const std::string& file, TextDataConfig config);
+/// Identity annotations of an evaluated file, for Jigsaw 2019's bias metric (tasks/bias.h).
+struct IdentityColumns {
+  std::vector<std::string> names;
+  std::vector<std::vector<float>> values;  ///< per identity, per row: the annotation, NaN where empty
+  std::size_t label = 0;                   ///< the label the metric scores
+  std::string html;                        ///< --bias-html: where the heatmap page goes ("" = none)
+};
+/// `csv`'s identity columns `names` (empty: those of the 2019 competition's scored identities the
+/// file has; none: an empty result), one value per row: a number in [0, 1], or empty, "nan" or
+/// "null" (not annotated). Anything else is an error naming the file, line and column.
+IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names);
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 
@@ -84,7 +95,8 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 /// every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not);
 /// `thresholds` are a full evaluation's decision thresholds.
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {},
-                                      std::vector<bool> scored = {}, Thresholds thresholds = {}, RationaleMarks marks = {});
+                                      std::vector<bool> scored = {}, Thresholds thresholds = {}, RationaleMarks marks = {},
+                                      IdentityColumns identities = {});
 /// Whether a new run's inputs hold one class per row: --label-column, or --data prepared with one.
 bool reads_one_class_per_row(const data::Inputs& in);
 /// A new run's training data (Task::open): a CSV prepared into RUN_DIR/data, or --data's prepared directory.

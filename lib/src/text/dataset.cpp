@@ -1,6 +1,7 @@
 #include "attn/text/dataset.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <stdexcept>
 
@@ -114,13 +115,22 @@ TextColumns read_text_csv_blocks(const std::string& path, const TextCsvOptions& 
     }
     for (std::size_t k = 0; k < label_cols.size(); ++k) {
       const std::string& v = rec.fields[label_cols[k]];
-      if (v == "0")
+      if (options.target_threshold > 0) {  // a share of raters, binarised
+        char* end = nullptr;
+        const double x = v.empty() ? -1 : std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(x >= 0 && x <= 1))
+          throw CsvError(path + ":" + std::to_string(rec.line) + ": column " + std::to_string(label_cols[k] + 1) + " (" +
+                         columns.label_names[k] + "): with --target-threshold a label is a number in [0, 1], got '" + v + "'");
+        block.labels.push_back(x >= options.target_threshold ? 1.0f : 0.0f);
+      } else if (v == "0") {
         block.labels.push_back(0.0f);
-      else if (v == "1")
+      } else if (v == "1") {
         block.labels.push_back(1.0f);
-      else
+      } else {
         throw CsvError(path + ":" + std::to_string(rec.line) + ": column " + std::to_string(label_cols[k] + 1) + " (" +
-                       columns.label_names[k] + "): label must be 0 or 1, got '" + v + "'");
+                       columns.label_names[k] + "): label must be 0 or 1, got '" + v + "'" +
+                       (v.find('.') != std::string::npos ? " (fractions: --target-threshold)" : ""));
+      }
     }
     if (block.texts.size() == block_rows) {
       block_bytes = block.texts.bytes();

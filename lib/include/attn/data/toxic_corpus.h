@@ -6,6 +6,8 @@
 /// comments are toxic, threats and identity hate are rare.
 #include <cstdint>
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace attn::data {
 
@@ -19,6 +21,22 @@ struct ToxicCorpusOptions {
 /// Writes the CSV (header: "id","comment_text","toxic","severe_toxic","obscene","threat",
 /// "insult","identity_hate"). The same options always give the same bytes.
 void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& options);
+
+/// Civil Comments in the layout of Jigsaw's 2019 competition (its real file needs a Kaggle
+/// account): "id","target","comment_text", the subtypes "severe_toxicity","obscene",
+/// "identity_attack","insult","threat", the nine scored identity columns, then
+/// "identity_annotator_count","toxicity_annotator_count". Every label is a share of raters (k / n,
+/// n the row's toxicity_annotator_count); a quarter of the rows have their identities annotated
+/// (shares of identity_annotator_count raters), the others leave them empty. A third of the
+/// comments name an identity; those naming one of `biased` are toxic `bias` times as often as the
+/// others (the data's unintended bias a model then learns), whatever their other words.
+struct CivilCorpusOptions {
+  std::int64_t rows = 20000;
+  std::uint64_t seed = 1;
+  std::vector<std::string> biased = {"homosexual_gay_or_lesbian", "muslim", "black"};
+  double bias = 3.0;
+};
+void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& options);
 
 /// E-mail-like documents for hierarchical models, in the same layout and labels: a greeting, 3 to
 /// 14 sentences of everyday talk in paragraphs, a sign-off; in about a third of them ONE sentence

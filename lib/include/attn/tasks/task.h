@@ -91,6 +91,9 @@ struct Evaluation {
   std::string predictions_csv;       ///< with Detail::kFull: a header, then one line per row
   std::vector<std::string> svg;      ///< with Detail::kFull: pictures (feature models: mean attention per feature)
   std::vector<float> probabilities;  ///< with Detail::kFull, text classifiers: [rows, labels] row-major, in the rows' order
+  /// With Detail::kFull: files the task's own evaluate inputs asked for, (path, content), written
+  /// once all is computed (text classifiers: --bias-html's page).
+  std::vector<std::pair<std::string, std::string>> files;
 };
 
 /// Rows of a task's data: the model's inputs and, for training or a labelled CSV, the targets.

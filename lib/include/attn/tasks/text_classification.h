@@ -44,11 +44,15 @@ struct TextDataConfig {
   /// Which tokens of which rows people marked is in dir/rationales.json.
   std::string rationales;
   double rationale_weight = 0;
+  /// The label columns hold fractions binarised at this (--target-threshold; 0: they hold 0/1),
+  /// in every file the model reads labels from.
+  double target_threshold = 0;
 
   bool one_class_per_row() const { return !label_column.empty(); }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
-                                                id_column, examples, sentences, subword_buckets, rationales, rationale_weight)
+                                                id_column, examples, sentences, subword_buckets, rationales, rationale_weight,
+                                                target_threshold)
 
 const Task& text_classification();
 

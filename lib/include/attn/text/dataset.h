@@ -20,6 +20,9 @@ struct TextCsvOptions {
   std::string text_column = "comment_text";
   /// Label columns, each holding 0 or 1.
   std::vector<std::string> label_columns = kJigsawLabels;
+  /// When > 0, the label columns hold fractions in [0, 1] (Civil Comments' `target`: the share of
+  /// raters who found the comment toxic), a row positive when its value is >= this.
+  double target_threshold = 0;
   /// When true, a file that has none of the label columns is read without labels (a test file);
   /// a file with only some of them is still an error.
   bool labels_optional = false;
