@@ -8,7 +8,7 @@ batch) does the attention + grad-input job on --peer-rows rows, which attn also 
 of their whole-process times (target >= 10x), on Jigsaw-length comments and on `attn datagen toxic`
 comments with a model that learnt them, where their top words are compared (Jaccard of the top 10).
 
-usage: python3 bench/run_aggregate_bench.py [--rows 100000] [--ig-rows 10000] [--peer-rows 5000] [--threads 2]
+usage: python3 bench/run_aggregate_bench.py [--rows 100000] [--ig-rows 10000] [--peer-rows 5000] [--threads 2] [--work DIR]
 """
 import argparse
 import json
@@ -35,8 +35,9 @@ def main():
     ap.add_argument("--peer-rows", type=int, default=5000)
     ap.add_argument("--threads", default="2")
     ap.add_argument("--out", default=os.path.join(RESULTS, "aggregate.json"))
+    ap.add_argument("--work", help="a work directory of an earlier run: its trained models are reused")
     a = ap.parse_args()
-    work = workdir("aggregate")
+    work = a.work or workdir("aggregate")
     model = jigsaw_model(work, rows=100000, threads=int(a.threads))
     out = {"model": "bilstm-attention, the seed's sizes, one epoch on 100,000 Jigsaw-profile comments", "threads": int(a.threads)}
 
@@ -55,14 +56,12 @@ def main():
     # workload; that model, one epoch on unlearnable labels, decides few rows for any label), and on
     # `attn datagen toxic` comments with a model that learnt them (its top words to compare).
     out["peer"] = {"what": "the same job (attention + grad-input, every label, top 20 words seen 5+ times) as whole processes"}
-    learnt_corpus = os.path.join(work, "toxic-train.csv")
-    with open(learnt_corpus, "w") as f:
-        f.write(attn("datagen", "toxic", "--rows", "20000", "--seed", "3").stdout)
+    learnt_corpus, learnt_rows = os.path.join(work, "toxic-train.csv"), os.path.join(work, "toxic-rows.csv")
+    attn("datagen", "toxic", "--rows", "20000", "--seed", "3", "--out", learnt_corpus)
+    attn("datagen", "toxic", "--rows", str(a.peer_rows), "--seed", "4", "--out", learnt_rows)
     learnt = os.path.join(work, "toxic-run")
-    attn("train", "--csv", learnt_corpus, "--threads", a.threads, "--out", learnt)
-    learnt_rows = os.path.join(work, "toxic-rows.csv")
-    with open(learnt_rows, "w") as f:
-        f.write(attn("datagen", "toxic", "--rows", str(a.peer_rows), "--seed", "4").stdout)
+    if not os.path.exists(os.path.join(learnt, "model.pt")):
+        attn("train", "--csv", learnt_corpus, "--threads", a.threads, "--out", learnt)
     for name, run, rows in (("jigsaw_length", model, corpus(work, a.peer_rows, 9)), ("datagen_toxic", learnt, learnt_rows)):
         ours, theirs = os.path.join(work, name + "-ours.json"), os.path.join(work, name + "-peer.json")
         attn_seconds, _ = timed(attn, "aggregate", "--model", run, "--csv", rows, "--methods", "attention,grad-input", "--json", ours,
