@@ -61,7 +61,8 @@ def main():
     attn("datagen", "toxic", "--rows", str(a.peer_rows), "--seed", "4", "--out", learnt_rows)
     learnt = os.path.join(work, "toxic-run")
     if not os.path.exists(os.path.join(learnt, "model.pt")):
-        attn("train", "--csv", learnt_corpus, "--threads", a.threads, "--out", learnt)
+        # (batches of 64: the seed's 3 epochs of 512 rows are 120 steps, too few for 20,000 rows to learn from)
+        attn("train", "--csv", learnt_corpus, "--batch-size", "64", "--threads", a.threads, "--out", learnt)
     for name, run, rows in (("jigsaw_length", model, corpus(work, a.peer_rows, 9)), ("datagen_toxic", learnt, learnt_rows)):
         ours, theirs = os.path.join(work, name + "-ours.json"), os.path.join(work, name + "-peer.json")
         attn_seconds, _ = timed(attn, "aggregate", "--model", run, "--csv", rows, "--methods", "attention,grad-input", "--json", ours,
