@@ -85,7 +85,7 @@ TEST_CASE("each row's scores are cut at its own positions, per target, in the or
   }
 }
 
-TEST_CASE("leave-one-out splits each row's scores by target; attention can differ per target", "[models][importance]") {
+TEST_CASE("leave-one-out splits each row's scores by target, attention can differ per target", "[models][importance]") {
   const torch::jit::Module module = stand_in();
   models::ImportanceInputs in;
   in.module = module;
@@ -137,7 +137,7 @@ TEST_CASE("attention rollout is attribution's rollout of each row's own block, f
   CHECK(rows[1].methods[0].scores == std::vector<std::vector<float>>{{}, {}});  // a row of no units
 }
 
-TEST_CASE("no targets or no units: no rows, nothing run; a method without its hook is refused", "[models][importance]") {
+TEST_CASE("no targets or no units: no rows, nothing run, a method without its hook is refused", "[models][importance]") {
   const torch::jit::Module module = stand_in();
   models::ImportanceInputs in;
   in.module = module;

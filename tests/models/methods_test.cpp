@@ -9,7 +9,7 @@
 using namespace attn;
 using models::Method;
 
-TEST_CASE("method names: parsed, then checked against what a model gives; errors name the flag and the choices", "[models][methods]") {
+TEST_CASE("method names: parsed, then checked against what a model gives, errors name the flag and the choices", "[models][methods]") {
   CHECK(models::method_names(models::parse_method_list("integrated-gradients,attention,attention", "--method")) ==
         "integrated-gradients,attention");
   CHECK_THROWS_WITH(models::parse_method_list("shap", "--method"),

@@ -20,7 +20,7 @@ torch::Tensor ids3(const std::vector<std::vector<std::vector<std::int64_t>>>& ro
 
 }  // namespace
 
-TEST_CASE("subword lookup: a word is the mean of its row and its n-grams' rows; without a row, of its n-grams'", "[models][subwords]") {
+TEST_CASE("subword lookup: a word is the mean of its row and its n-grams' rows, without a row, of its n-grams'", "[models][subwords]") {
   for (const char* name : {"bilstm-attention", "transformer-classifier"}) {
     const nlohmann::json c =
         std::string(name) == "bilstm-attention"

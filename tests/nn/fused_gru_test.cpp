@@ -68,7 +68,7 @@ TEST_CASE("fused BiGRU: outputs and every gradient equal torch.gru's on each row
   for (std::size_t k = 0; k < inputs.size(); ++k) CHECK(torch::equal(again[k], g_ours[k]));
 }
 
-TEST_CASE("fused BiGRU: a TorchScript operator; scoring keeps no graph; clear errors", "[nn][gru][fused]") {
+TEST_CASE("fused BiGRU: a TorchScript operator, scoring keeps no graph, clear errors", "[nn][gru][fused]") {
   register_fused_gru();
   torch::jit::Module m = script::new_module("M");
   script::define(m, R"(

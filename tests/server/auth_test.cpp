@@ -24,7 +24,7 @@ std::string key_file(const std::string& text, fs::perms perms = fs::perms::owner
 
 }  // namespace
 
-TEST_CASE("a key file names its keys; a header is matched to its key's name", "[auth]") {
+TEST_CASE("a key file names its keys, a header is matched to its key's name", "[auth]") {
   const std::string path = key_file("# who may call\nalice:0123456789abcdef-alice\n\nbob:0123456789abcdef-bob\r\n0123456789abcdef-anon\n");
   const ApiKeys keys = ApiKeys::from_file(path);
   CHECK(keys.size() == 3);

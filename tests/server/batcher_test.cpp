@@ -224,7 +224,7 @@ TEST_CASE("the queue is bounded, and stop() runs what is queued", "[server][batc
   CHECK_THROWS_WITH(submit(batcher, 0, Mode::kPredict, texts({"late"})), Catch::Contains("shutting down"));
 }
 
-TEST_CASE("a request still queued at its deadline is dropped, not run; one being run finishes", "[server][batcher]") {
+TEST_CASE("a request still queued at its deadline is dropped, not run, one being run finishes", "[server][batcher]") {
   EchoModel model;
   std::atomic<std::int64_t> now_ms{0};  // a fake clock: the test decides when the deadline has passed
   server::BatcherOptions options;
@@ -247,7 +247,7 @@ TEST_CASE("a request still queued at its deadline is dropped, not run; one being
   CHECK(batcher.queued() == 0);
 }
 
-TEST_CASE("a light request queued behind a costly one runs first; the costly one runs a slice at a time", "[server][batcher]") {
+TEST_CASE("a light request queued behind a costly one runs first, the costly one runs a slice at a time", "[server][batcher]") {
   EchoModel model;
   server::Batcher batcher({{&model}}, {64, std::chrono::milliseconds(0), 1024});
   tasks::ExplainOptions integrated;

@@ -142,7 +142,7 @@ TEST_CASE("a request refused before its body is read closes the connection: the 
   CHECK(handler.handled.empty());
 }
 
-TEST_CASE("pipelined requests are answered in order; ambiguous framing ends the connection", "[server][http]") {
+TEST_CASE("pipelined requests are answered in order, ambiguous framing ends the connection", "[server][http]") {
   StandIn handler;
   HttpServer server(options(), handler);
   const int port = server.bind();

@@ -5,7 +5,7 @@
 
 using namespace attn;
 
-TEST_CASE("aggregate: words ranked by mean score, counted, the rare left out; ties in byte order", "[tasks][aggregate]") {
+TEST_CASE("aggregate: words ranked by mean score, counted, the rare left out, ties in byte order", "[tasks][aggregate]") {
   tasks::WordTotals t;
   for (double s : {0.9, 0.7}) t.add("idiot", s, 0);
   t.add("idiot", 0.8, 1);

@@ -57,7 +57,7 @@ TEST_CASE("bias: subgroup, BPSN and BNSP AUC equal brute-force pair counting, ti
   CHECK(f.identities[1].members == 200);  // the NaN rows are not members
 }
 
-TEST_CASE("bias: the final metric on a hand-computed toy; an identity without members left out", "[tasks][bias]") {
+TEST_CASE("bias: the final metric on a hand-computed toy, an identity without members left out", "[tasks][bias]") {
   const std::vector<float> s = {0.9f, 0.8f, 0.3f, 0.2f, 0.7f, 0.6f, 0.4f, 0.1f};
   const std::vector<std::uint8_t> y = {1, 1, 0, 0, 1, 0, 1, 0};
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -81,7 +81,7 @@ TEST_CASE("bias: the final metric on a hand-computed toy; an identity without me
   CHECK(tasks::bias_heatmap_html(f, "toxic").find("<svg") != std::string::npos);
 }
 
-TEST_CASE("bias: power mean p = -5 weighs the worst; undefined everywhere leaves the final metric undefined, not NaN", "[tasks][bias]") {
+TEST_CASE("bias: power mean p = -5 weighs the worst, undefined everywhere leaves the final metric undefined, not NaN", "[tasks][bias]") {
   CHECK(tasks::power_mean({0.8, 0.8}).value() == Approx(0.8));
   CHECK(tasks::power_mean({0.9, 0.5}).value() < 0.6);  // nearer the worst than the mean 0.7
   CHECK_FALSE(tasks::power_mean({}).has_value());

@@ -44,7 +44,7 @@ TEST_CASE("class weights: balanced as scikit-learn's (rows / (classes x the clas
                     Catch::Contains("--pos-weight weighs 0/1 label columns; for one class per row (--label-column) give --class-weight"));
 }
 
-TEST_CASE("class loss: -log softmax of the row's class, weighted per class, averaged over rows; argmax accuracy", "[tasks][classifier]") {
+TEST_CASE("class loss: -log softmax of the row's class, weighted per class, averaged over rows, argmax accuracy", "[tasks][classifier]") {
   const torch::Tensor logits = torch::tensor({2.0f, 0.0f, -1.0f, 0.5f, 1.5f, 0.0f}).view({2, 3}),
                       y = torch::tensor({1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f}).view({2, 3});
   const auto lse = [](double a, double b, double c) { return std::log(std::exp(a) + std::exp(b) + std::exp(c)); };
@@ -98,7 +98,7 @@ TEST_CASE("classifier metrics and the predictions CSV: Kaggle's layout, and the 
         std::vector<std::string>{"loss", "accuracy", "macro_f1", "ovo_auc", "mean_auc"});
 }
 
-TEST_CASE("rationale loss: -sum_t g_t log a_t per row, averaged over every row of the batch; its gradient", "[tasks][classifier]") {
+TEST_CASE("rationale loss: -sum_t g_t log a_t per row, averaged over every row of the batch, its gradient", "[tasks][classifier]") {
   const torch::Tensor a = torch::tensor({0.1, 0.6, 0.3, 0.0, 0.5, 0.5, 0.0, 0.0}, torch::kDouble).view({2, 4}).requires_grad_(true);
   const torch::Tensor g = torch::tensor({0.0, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0}, torch::kDouble).view({2, 4});
   const torch::Tensor l = tasks::rationale_loss(a, g);

@@ -9,7 +9,7 @@
 using namespace attn;
 using namespace tasks_test;
 
-TEST_CASE("features: evaluate scores a CSV in one pass, the same shared by two workers; explain's inputs", "[tasks][features][evaluate]") {
+TEST_CASE("features: evaluate scores a CSV in one pass, the same shared by two workers, explain's inputs", "[tasks][features][evaluate]") {
   const fs::path dir = scratch("features_eval");
   data::GenerateRequest g;
   g.kind = "features";

@@ -104,7 +104,7 @@ TEST_CASE("class_metrics: one-vs-rest AUC per class and Hand & Till's one-vs-one
   CHECK(m.ovo_auc == Approx((0.6875 + 1.0 + 0.9375) / 3));
 }
 
-TEST_CASE("class_metrics: a class absent from the rows leaves its pairs out; skipped rows count nowhere", "[tasks][metrics]") {
+TEST_CASE("class_metrics: a class absent from the rows leaves its pairs out, skipped rows count nowhere", "[tasks][metrics]") {
   // Rows 1-4 only (no C): the one pair (A, B).
   const std::vector<bool> keep = {true, true, true, true, false, false};
   const auto m = tasks::class_metrics(kClassP, kClassY, 3, keep);

@@ -8,7 +8,7 @@
 using namespace attn;
 using namespace tasks_test;
 
-TEST_CASE("robustness: rate 0 changes nothing; the same seed, the same figures; words counted once", "[tasks][robustness]") {
+TEST_CASE("robustness: rate 0 changes nothing, the same seed, the same figures, words counted once", "[tasks][robustness]") {
   const auto dir = scratch("robustness");
   const auto rows = class_rows(90);
   const std::string csv = write_csv(dir / "posts.csv", "post_id,text,label", rows);

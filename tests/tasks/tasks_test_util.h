@@ -88,14 +88,18 @@ inline std::vector<attn::tasks::Evaluation> shared_evaluations(const attn::tasks
   return got;
 }
 
-/// Each worker's evaluation of `rows` shared by two is the one process's `alone` bit for bit:
-/// metrics, predictions and pictures.
+/// Each worker's evaluation of `rows` shared by two is the one process's bit for bit, at either
+/// detail: `alone` (a full evaluation: metrics, predictions and pictures), and the metrics alone
+/// (validation's) as one process computes them.
 inline void check_shared_as_alone(const attn::tasks::Dataset& data, const std::string& model_path, const std::vector<std::int64_t>& rows,
                                   std::int64_t batch_size, const attn::tasks::Evaluation& alone) {
-  for (const auto detail : {attn::tasks::EvaluateOptions::Detail::kMetrics, attn::tasks::EvaluateOptions::Detail::kFull}) {
+  using Detail = attn::tasks::EvaluateOptions::Detail;
+  const auto one = attn::tasks::open_model(model_path);
+  const attn::tasks::Evaluation metrics_alone = data.evaluate(one->module(), rows, {batch_size, Detail::kMetrics});
+  for (const auto detail : {Detail::kMetrics, Detail::kFull}) {
     const auto shared = shared_evaluations(data, model_path, rows, batch_size, detail);
     for (const attn::tasks::Evaluation& e : shared) {
-      CHECK(e.metrics.dump() == alone.metrics.dump());
+      CHECK(e.metrics.dump() == (detail == Detail::kFull ? alone : metrics_alone).metrics.dump());
       if (detail == attn::tasks::EvaluateOptions::Detail::kFull) {
         CHECK(e.predictions_csv == alone.predictions_csv);
         CHECK(e.svg == alone.svg);

@@ -114,7 +114,7 @@ TEST_CASE("explain_text: words beyond num_words, the OOV word, and the maxlen cu
   CHECK(e.words[5].status == report::WordStatus::kDropped);
 }
 
-TEST_CASE("text: evaluate scores a CSV, the same shared by two workers; predict agrees with explain; Kaggle's test labels",
+TEST_CASE("text: evaluate scores a CSV, the same shared by two workers, predict agrees with explain, Kaggle's test labels",
           "[tasks][text][evaluate]") {
   const auto dir = scratch("text_eval");
   const auto rows = text_rows(250);
@@ -377,7 +377,7 @@ TEST_CASE("explain for a hierarchical model: sentences with their weight and sta
   CHECK(batched[2].sentences.at(0).status == report::SentenceStatus::kEmpty);
 }
 
-TEST_CASE("a hierarchical model's data: sentences from the data, recorded, applied by evaluate and predict; flags checked",
+TEST_CASE("a hierarchical model's data: sentences from the data, recorded, applied by evaluate and predict, flags checked",
           "[tasks][text][sentences]") {
   const auto dir = scratch("sentences");
   std::vector<std::string> rows;
@@ -413,7 +413,7 @@ TEST_CASE("a hierarchical model's data: sentences from the data, recorded, appli
 }
 
 TEST_CASE(
-    "attention trained on rationales: the marked words' tokens as explain aligns them; the loss and its gradient, native = "
+    "attention trained on rationales: the marked words' tokens as explain aligns them, the loss and its gradient, native = "
     "portable = finite differences",
     "[tasks][text][rationales]") {
   const auto dir = scratch("rationales");

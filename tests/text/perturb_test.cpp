@@ -56,7 +56,7 @@ TEST_CASE("perturbations are deterministic: the same seed and row give the same 
   CHECK(text::perturb(t, Perturbation::kSpace, o, 1).text == "You are a stupid idiot and y our edits are g arbage, mo ron");
 }
 
-TEST_CASE("the rate: 0 changes nothing, 1 every target word; the share follows the rate", "[perturb]") {
+TEST_CASE("the rate: 0 changes nothing, 1 every target word, the share follows the rate", "[perturb]") {
   const std::string t = "thanks for the edit, see the talk page about idiots";
   text::PerturbOptions none;
   none.rate = 0;
@@ -75,7 +75,7 @@ TEST_CASE("the rate: 0 changes nothing, 1 every target word; the share follows t
   CHECK(static_cast<double>(changed) / static_cast<double>(targets) == Approx(0.3).margin(0.02));
 }
 
-TEST_CASE("target words: only those of the list, whatever their case; text outside the words kept byte for byte", "[perturb]") {
+TEST_CASE("target words: only those of the list, whatever their case, text outside the words kept byte for byte", "[perturb]") {
   text::PerturbOptions o = every_word();
   o.words = {"idiot"};
   const auto p = text::perturb("An IDIOT, an idiot\r\nand café idiots", Perturbation::kMask, o, 1);

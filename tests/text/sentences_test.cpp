@@ -23,7 +23,7 @@ Tokenizer fitted(const std::vector<std::string>& texts) {
 
 }  // namespace
 
-TEST_CASE("sentence_spans: ICU's sentences cover the text; line breaks end a sentence, blank lines join the one before", "[sentences]") {
+TEST_CASE("sentence_spans: ICU's sentences cover the text, line breaks end a sentence, blank lines join the one before", "[sentences]") {
   // UAX #29: a period followed by a lower-case word is not a sentence end ("e.g. this"); ? ! and line breaks are.
   CHECK(sentences_of("you are wrong. see the page? yes") == std::vector<std::string>{"you are wrong. see the page? ", "yes"});
   CHECK(sentences_of("Hello there. How are you? Fine!") == std::vector<std::string>{"Hello there. ", "How are you? ", "Fine!"});
@@ -50,7 +50,7 @@ TEST_CASE("ids carry their sentence: word + 2^20 x sentence, and back", "[senten
   CHECK(encode_word(1, kSentenceLimit) > 0);  // the last sentence still fits 32-bit ids
 }
 
-TEST_CASE("encode_document: sentences keeping no word are skipped and not counted; max_sentences and max_words cut", "[sentences]") {
+TEST_CASE("encode_document: sentences keeping no word are skipped and not counted, max_sentences and max_words cut", "[sentences]") {
   const Tokenizer tok = fitted({"a b c d e f g"});
   const std::string doc = "A b c.\n!!!\nD e f g. A. B c.";
   const SentenceLayout all{10, 10};

@@ -33,7 +33,7 @@ TEST_CASE("subword_rows: the n-grams of <word>, n = 3..6 characters, by start th
   CHECK_THROWS(text::subword_rows("a", 0));
 }
 
-TEST_CASE("SubwordVocabulary: every token keeps its place; known words their index, new words the next ids", "[text][subwords]") {
+TEST_CASE("SubwordVocabulary: every token keeps its place, known words their index, new words the next ids", "[text][subwords]") {
   text::TokenizerOptions o;
   o.num_words = 3;  // emits the, cat
   auto tok = std::make_shared<text::Tokenizer>(o);
