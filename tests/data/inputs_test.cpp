@@ -27,6 +27,10 @@ TEST_CASE("Inputs: given vs defaulted, typed values, errors name the flag", "[da
   CHECK_THROWS_WITH(in.text("out"), "--out is required");
   CHECK_FALSE(in.get("out").has_value());
   CHECK(in.given_names() == std::vector<std::string>{"labels", "maxlen", "rows"});
+  const data::Inputs numbers = given({{"weight", "0.25"}, {"bad", "1x"}, {"inf", "inf"}}, {});
+  CHECK(numbers.number("weight") == 0.25);
+  CHECK_THROWS_WITH(numbers.number("bad"), "--bad: '1x' is not a number");
+  CHECK_THROWS_WITH(numbers.number("inf"), "--inf: 'inf' is not a number");
 }
 
 TEST_CASE("require_declared names the first given input that does not apply", "[data][inputs]") {

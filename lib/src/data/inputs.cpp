@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace attn::data {
@@ -39,6 +40,14 @@ std::int64_t Inputs::integer(const std::string& name) const {
   errno = 0;
   const long long v = std::strtoll(s.c_str(), &end, 10);
   if (s.empty() || *end != '\0' || errno == ERANGE) throw std::invalid_argument("--" + name + ": '" + s + "' is not an integer");
+  return v;
+}
+
+double Inputs::number(const std::string& name) const {
+  const std::string& s = text(name);
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v)) throw std::invalid_argument("--" + name + ": '" + s + "' is not a number");
   return v;
 }
 

@@ -342,11 +342,8 @@ PrepareOptions prepare_options(const Inputs& in, int threads) {
   }
   if (in.given("target-threshold")) {
     if (in.given("label-column")) throw std::invalid_argument("--target-threshold binarises 0/1 label columns (--labels), not a class");
-    const std::string v = in.text("target-threshold");
-    char* end = nullptr;
-    const double t = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(t > 0 && t <= 1))
-      throw std::invalid_argument("--target-threshold must be in (0, 1], got '" + v + "'");
+    const double t = in.number("target-threshold");
+    if (!(t > 0 && t <= 1)) throw std::invalid_argument("--target-threshold must be in (0, 1], got '" + in.text("target-threshold") + "'");
     o.columns.target_threshold = t;
   }
   if (in.given("format")) o.columns.format = text::parse_table_format(in.text("format"), "--format");

@@ -29,14 +29,6 @@ namespace fs = std::filesystem;
 
 std::string text_file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
 
-/// A flag's value as a finite number >= 0, else std::invalid_argument naming the flag.
-double number_of(const std::string& v, const std::string& flag) {
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !std::isfinite(x) || x < 0) throw std::invalid_argument(flag + ": '" + v + "' is not a number >= 0");
-  return x;
-}
-
 /// Up to `count` of the data's last rows (its validation end) with at least 3 tokens, their first
 /// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts). Rows of sentences
 /// (text/sentences.h) give their first 4 sentences' first 8 words, one sentence per line.
@@ -592,7 +584,9 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
   if (rationales) {
     if (in.given("data")) throw std::invalid_argument("--rationales re-reads the texts: give the CSV (--csv), not --data");
     config.rationales = in.text("rationales");
-    config.rationale_weight = number_of(in.text("rationale-weight"), "--rationale-weight");
+    config.rationale_weight = in.number("rationale-weight");
+    if (config.rationale_weight < 0)
+      throw std::invalid_argument("--rationale-weight: '" + in.text("rationale-weight") + "' is not a number >= 0");
   }
   if (in.given("data")) {
     if (model.reads_sentences) throw std::invalid_argument("--data: " + model.name + " reads the texts' sentences; give the CSV (--csv)");

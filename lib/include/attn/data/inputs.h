@@ -38,6 +38,8 @@ class Inputs {
   /// The value; "--NAME is required" when there is none.
   const std::string& text(const std::string& name) const;
   std::int64_t integer(const std::string& name) const;
+  /// A finite number ("--NAME: 'x' is not a number" otherwise).
+  double number(const std::string& name) const;
   bool flag(const std::string& name) const;
   /// A comma-separated value as a list ("" -> empty).
   std::vector<std::string> list(const std::string& name) const;
