@@ -136,7 +136,7 @@ std::string bias_table(const BiasFigures& f, const std::string& label) {
   return t;
 }
 
-std::string bias_heatmap_html(const BiasFigures& f, const std::string& label) {
+std::string bias_heatmap_svg(const BiasFigures& f, const std::string& label) {
   // Shaded by how far each AUC falls below 1 (0.5 and lower: darkest); an undefined AUC stays blank.
   std::vector<std::string> rows;
   std::vector<float> values;
@@ -145,8 +145,12 @@ std::string bias_heatmap_html(const BiasFigures& f, const std::string& label) {
     for (const auto& v : {i.subgroup_auc, i.bpsn_auc, i.bnsp_auc})
       values.push_back(v ? static_cast<float>(std::min(1.0, std::max(0.0, (1.0 - *v) * 2.0))) : 0.0f);
   }
-  const std::string svg = report::svg_heatmap("identity bias of " + label + ": 1 - AUC (darker: more bias)", rows,
-                                              {"subgroup AUC", "BPSN AUC", "BNSP AUC"}, values);
+  return report::svg_heatmap("identity bias of " + label + ": 1 - AUC (darker: more bias)", rows, {"subgroup AUC", "BPSN AUC", "BNSP AUC"},
+                             values);
+}
+
+std::string bias_heatmap_html(const BiasFigures& f, const std::string& label) {
+  const std::string svg = bias_heatmap_svg(f, label);
   return report::html_page("Identity bias of " + label, svg + "<pre>" + report::xml_escape(bias_table(f, label)) + "</pre>");
 }
 

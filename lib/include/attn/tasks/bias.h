@@ -60,7 +60,9 @@ BiasFigures bias_figures(const std::vector<float>& scores, const std::vector<std
 nlohmann::ordered_json to_json(const BiasFigures& figures, const std::string& label);
 /// The table a terminal shows.
 std::string bias_table(const BiasFigures& figures, const std::string& label);
-/// The identity x metric heatmap (the competition's write-ups' picture) as an HTML page.
+/// The identity x metric heatmap (the competition's write-ups' picture) as SVG, and as an HTML page
+/// with the table.
+std::string bias_heatmap_svg(const BiasFigures& figures, const std::string& label);
 std::string bias_heatmap_html(const BiasFigures& figures, const std::string& label);
 
 }  // namespace attn::tasks
