@@ -95,3 +95,13 @@ TEST_CASE("bias: power mean p = -5 weighs the worst, undefined everywhere leaves
   CHECK(j["undefined"].get<std::string>().find("subgroup") != std::string::npos);
   CHECK_THROWS_WITH(tasks::bias_figures({0.2f, 0.3f}, {1, 1}, {}, {}), Catch::Contains("one class only"));
 }
+
+TEST_CASE("bias: identity weights up-weigh subgroup rows, background positives and subgroup negatives", "[tasks][bias]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Rows: background negative, background positive, subgroup positive, subgroup negative (of the
+  // second identity), a member of both (negative), annotations below 0.5 and missing (background).
+  const std::vector<std::uint8_t> positive = {0, 1, 1, 0, 0, 1, 0};
+  const std::vector<std::vector<float>> annotations = {{0, 0, 1, 0, 0.5f, 0.49f, nan}, {0, 0, 0, 0.8f, 1, 0, nan}};
+  CHECK(tasks::identity_weights(positive, annotations) == std::vector<float>{1, 2, 2, 3, 3, 2, 1});
+  CHECK(tasks::identity_weights({1, 0}, {}) == std::vector<float>{2, 1});  // no identity: all background
+}

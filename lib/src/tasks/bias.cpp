@@ -72,6 +72,16 @@ BiasFigures bias_figures(const std::vector<float>& scores, const std::vector<std
   return out;
 }
 
+std::vector<float> identity_weights(const std::vector<std::uint8_t>& positive, const std::vector<std::vector<float>>& annotations) {
+  std::vector<float> w(positive.size());
+  for (std::size_t r = 0; r < positive.size(); ++r) {
+    bool member = false;
+    for (const std::vector<float>& identity : annotations) member = member || identity.at(r) >= 0.5f;  // NaN: not a member
+    w[r] = 1.0f + (member ? 1.0f : 0.0f) + (!member && positive[r] ? 1.0f : 0.0f) + (member && !positive[r] ? 1.0f : 0.0f);
+  }
+  return w;
+}
+
 namespace {
 
 nlohmann::ordered_json maybe(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }

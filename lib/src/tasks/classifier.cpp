@@ -18,16 +18,20 @@ namespace {
 std::string csv_field(const std::string& s) { return s.find_first_of(",\"\r\n") == std::string::npos ? s : text::csv_quote(s); }
 }  // namespace
 
-Loss binary_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& pos_weight) {
-  const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, targets, {}, pos_weight);
+Loss binary_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& pos_weight,
+                 const torch::Tensor& row_weights) {
+  const torch::Tensor weight = row_weights.defined() ? row_weights.unsqueeze(1) : torch::Tensor();  // (broadcast over the labels)
+  const torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, targets, weight, pos_weight);
   torch::NoGradGuard no_grad;  // Keras' binary accuracy: (logit > 0) == target
   return {loss, ((logits > 0).to(torch::kFloat32) == targets).to(torch::kFloat32).mean().item<double>()};
 }
 
-Loss class_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& class_weight) {
+Loss class_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& class_weight,
+                const torch::Tensor& row_weights) {
   const torch::Tensor cls = targets.argmax(1);
   torch::Tensor row_loss = -torch::log_softmax(logits, 1).gather(1, cls.unsqueeze(1)).squeeze(1);  // -log p(class)
   if (class_weight.defined()) row_loss = row_loss * class_weight.index_select(0, cls);
+  if (row_weights.defined()) row_loss = row_loss * row_weights;
   const torch::Tensor loss = row_loss.mean();
   torch::NoGradGuard no_grad;
   return {loss, (logits.argmax(1) == cls).to(torch::kFloat32).mean().item<double>()};

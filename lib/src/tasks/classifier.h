@@ -19,14 +19,17 @@ namespace attn::tasks {
 enum class LabelKind { kIndependent, kOneClass };
 
 /// Binary cross-entropy of `logits` [rows, labels] against 0/1 `targets`, the positive class weighed
-/// by `pos_weight` [labels] when defined; and Keras' binary accuracy, (logit > 0) == target.
-Loss binary_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& pos_weight);
+/// by `pos_weight` [labels] when defined, each row's terms by `row_weights` [rows] when defined (the
+/// mean over rows and labels of w_r x loss_rk); and Keras' binary accuracy, (logit > 0) == target.
+Loss binary_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& pos_weight,
+                 const torch::Tensor& row_weights = {});
 
 /// Cross-entropy of `logits` [rows, classes] against one-hot `targets`, each row's loss weighed by
 /// its class's weight in `class_weight` [classes] when defined, averaged over the rows (Keras'
 /// class_weight: sum of weighted losses / rows, so a share of the rows carries its share of the
-/// loss); and accuracy, argmax(logits) == the class.
-Loss class_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& class_weight);
+/// loss), and by `row_weights` [rows] when defined; and accuracy, argmax(logits) == the class.
+Loss class_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& class_weight,
+                const torch::Tensor& row_weights = {});
 
 /// Attention supervised with human rationales (HateXplain's BiRNN-HateXplain; Mathew et al. 2021):
 /// the cross-entropy between a row's rationale g (its marked tokens, normalised to sum 1) and the

@@ -205,7 +205,7 @@ class TextModel : public TrainedModel {
     if (config_.one_class_per_row() && options.given("labels-csv"))
       throw std::invalid_argument("--labels-csv reads 0/1 label columns; this model reads one class per row (" + config_.label_column +
                                   ")");
-    const Thresholds thresholds(options, config_.labels.size());  // checked before the work
+    const Thresholds thresholds(options, config_.scored_labels());  // checked before the work
     data::PrepareOptions o;
     o.csv = csv;
     const TextInputs in = TextInputs::read(options, config_);
@@ -325,6 +325,20 @@ class TextClassification : public Task {
         specs.push_back({"rationale-weight",
                          "With --rationales: lambda, the weight of the cross-entropy between the attention and a row's rationale", "1",
                          data::InputSpec::Kind::kValue, "Rationales"});
+        specs.push_back({"weight-column",
+                         "Text models: each row's weight in the loss from this column (a number >= 0; the weights are scaled to mean 1)",
+                         "", data::InputSpec::Kind::kValue, "Bias-aware training"});
+        specs.push_back({"identity-weighting",
+                         "Text models with 0/1 labels: weigh rows by identity as 2019's solutions did: 1 + subgroup + background "
+                         "positive + subgroup negative (a subgroup: an identity column >= 0.5; positive: the first label's)",
+                         "", data::InputSpec::Kind::kFlag, "Bias-aware training"});
+        specs.push_back({"identities",
+                         "With --identity-weighting: the identity columns (default: those of Jigsaw 2019's 9 scored identities the file has)",
+                         "", data::InputSpec::Kind::kValue, "Bias-aware training"});
+        specs.push_back({"aux-labels",
+                         "Text models with 0/1 labels: more label columns trained as auxiliary outputs (e.g. 2019's subtypes), "
+                         "reported apart (aux_auc), not in the other metrics",
+                         "", data::InputSpec::Kind::kValue, "Bias-aware training"});
         specs.push_back({"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)",
                          "", data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
         return specs;

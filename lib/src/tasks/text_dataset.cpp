@@ -58,7 +58,7 @@ std::vector<std::string> example_texts(const io::PreparedData& data, const text:
 class TextDataset : public Dataset {
  public:
   TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored, Thresholds thresholds,
-              RationaleMarks marks, IdentityColumns identities)
+              RationaleMarks marks, IdentityColumns identities, std::vector<float> row_weights)
       : thresholds_(std::move(thresholds)),
         kind_(config.one_class_per_row() ? LabelKind::kOneClass : LabelKind::kIndependent),
         data_(std::move(data)),
@@ -66,7 +66,11 @@ class TextDataset : public Dataset {
         config_(std::move(config)),
         scored_(std::move(scored)),
         marks_(std::move(marks)),
-        identities_(std::move(identities)) {
+        identities_(std::move(identities)),
+        row_weights_(std::move(row_weights)) {
+    if (!row_weights_.empty() && static_cast<std::int64_t>(row_weights_.size()) != data_.x.rows)
+      throw std::logic_error("text dataset: " + std::to_string(row_weights_.size()) + " row weights for " + std::to_string(data_.x.rows) +
+                             " rows");
     config_.rows = data_.x.rows;
     config_.maxlen = data_.x.cols;
     config_.padding = data_.padding;
@@ -89,12 +93,18 @@ class TextDataset : public Dataset {
     b.inputs = {model_ids(data_.x, ids)};
     if (labels_.defined()) b.targets = labels_.index_select(0, torch::tensor(rows, torch::kInt64));
     if (!marks_.empty()) b.attention_targets = attention_targets(rows, ids.size(1));
+    if (!row_weights_.empty()) {
+      std::vector<float> w;
+      for (std::int64_t r : rows) w.push_back(row_weights_[static_cast<std::size_t>(r)]);
+      b.row_weights = torch::tensor(w, torch::kFloat32);
+    }
     return b;
   }
 
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& weights) const override {
     const models::Scored out = models::TextClassifier(model).logits(b.inputs.at(0).toTensor());
-    Loss loss = kind_ == LabelKind::kOneClass ? class_loss(out.scores, b.targets, weights) : binary_loss(out.scores, b.targets, weights);
+    Loss loss = kind_ == LabelKind::kOneClass ? class_loss(out.scores, b.targets, weights, b.row_weights)
+                                              : binary_loss(out.scores, b.targets, weights, b.row_weights);
     if (b.attention_targets.defined())
       loss.value = loss.value + config_.rationale_weight * rationale_loss(out.attention, b.attention_targets);
     return loss;
@@ -126,7 +136,22 @@ class TextDataset : public Dataset {
                  data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
         if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
       }
-      out.metrics = classifier_metrics(probs, y, keep, config_.labels, kind_, options.detail, thresholds_);
+      const std::size_t S = config_.scored_labels();
+      if (S == L) {
+        out.metrics = classifier_metrics(probs, y, keep, config_.labels, kind_, options.detail, thresholds_);
+      } else {  // the auxiliary outputs: reported apart, not scored
+        const auto columns = [&](const std::vector<float>& all, std::size_t from, std::size_t to) {
+          std::vector<float> some;
+          for (std::size_t i = 0; i < rows.size(); ++i) some.insert(some.end(), all.begin() + i * L + from, all.begin() + i * L + to);
+          return some;
+        };
+        const std::vector<std::string> scored(config_.labels.begin(), config_.labels.begin() + S), aux(config_.labels.begin() + S, config_.labels.end());
+        out.metrics = classifier_metrics(columns(probs, 0, S), columns(y, 0, S), keep, scored, kind_, options.detail, thresholds_);
+        const nlohmann::ordered_json a = classifier_metrics(columns(probs, S, L), columns(y, S, L), keep, aux, LabelKind::kIndependent,
+                                                            EvaluateOptions::Detail::kMetrics, Thresholds());
+        out.metrics["aux_auc"] = a.at("auc");
+        out.metrics["aux_mean_auc"] = a.at("mean_auc");
+      }
       if (options.detail == EvaluateOptions::Detail::kFull && !identities_.names.empty()) add_bias(rows, probs, out);
     }
     if (options.detail == EvaluateOptions::Detail::kFull) {  // Kaggle's sample_submission layout
@@ -178,6 +203,7 @@ class TextDataset : public Dataset {
   std::vector<bool> scored_;
   RationaleMarks marks_;
   IdentityColumns identities_;
+  std::vector<float> row_weights_;  ///< per row (empty: unweighted), mean 1
   torch::Tensor labels_;
 
   /// Jigsaw 2019's bias metric of the identity columns over the scored rows (metrics["bias"]), and
@@ -491,8 +517,8 @@ RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
 
 }  // namespace
 
-IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names) {
-  text::CsvReader reader(csv);
+IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names, text::TableFormat format) {
+  text::CsvReader reader(csv, format);
   IdentityColumns out;
   std::vector<std::size_t> columns;
   if (names.empty()) {
@@ -538,10 +564,93 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
   return rows;
 }
 
+namespace {
+
+/// A number in a column of `csv`, or an error naming its file, line and column.
+double weight_value(const std::string& v, const std::string& csv, const text::CsvRecord& record, std::size_t column, const std::string& name) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(d >= 0) || !std::isfinite(d))
+    throw std::runtime_error(csv + ":" + std::to_string(record.line) + ": column " + std::to_string(column + 1) + " (" + name +
+                             "): a weight must be a number >= 0, got '" + v + "'");
+  return d;
+}
+
+/// Bias-aware training: the prepared rows' weights in the loss from `csv` (--weight-column's
+/// numbers times, with --identity-weighting, tasks/bias.h's identity weights over the identity
+/// columns, the first label's positives), scaled to mean 1; recorded in prepare.json's
+/// "row_weights", and the identity columns used in `config`.
+std::vector<float> read_row_weights(data::Prepared& prepared, const std::string& csv, text::TableFormat format, TextDataConfig& config) {
+  const auto n = static_cast<std::size_t>(prepared.data.x.rows);
+  std::vector<double> w(n, 1.0);
+  nlohmann::json report = nlohmann::json::object();
+  if (!config.weight_column.empty()) {
+    text::CsvReader reader(csv, format);
+    const std::size_t c = reader.column(config.weight_column);  // a missing column: an error listing the file's
+    text::CsvRecord record;
+    std::size_t r = 0;
+    for (; reader.next(record); ++r)
+      if (r < n) w[r] *= weight_value(record.fields[c], csv, record, c, config.weight_column);
+    if (r != n) throw std::logic_error(csv + ": " + std::to_string(r) + " weights read, " + std::to_string(n) + " rows prepared");
+    report["column"] = config.weight_column;
+  }
+  if (config.identity_weighting) {
+    const IdentityColumns id = read_identities(csv, config.identities, format);
+    if (id.names.empty())
+      throw std::invalid_argument("--identity-weighting: " + csv +
+                                  " has none of the 2019 competition's scored identity columns (--identities names them)");
+    config.identities = id.names;
+    const std::size_t L = prepared.data.label_names.size();
+    std::vector<std::uint8_t> positive(n);
+    for (std::size_t r = 0; r < n; ++r) positive[r] = prepared.data.labels[r * L] > 0.5f;
+    const std::vector<float> iw = identity_weights(positive, id.values);
+    std::int64_t counts[4] = {0, 0, 0, 0};  // background negatives and positives, subgroup positives and negatives
+    for (std::size_t r = 0; r < n; ++r) {
+      w[r] *= iw[r];
+      bool in = false;
+      for (const auto& v : id.values) in = in || v[r] >= 0.5f;
+      ++counts[(in ? 2 : 0) + (in ? !positive[r] : positive[r])];
+    }
+    report["identity_weighting"] = {{"identities", id.names},
+                                    {"label", prepared.data.label_names.front()},
+                                    {"background_negatives", counts[0]},
+                                    {"background_positives", counts[1]},
+                                    {"subgroup_positives", counts[2]},
+                                    {"subgroup_negatives", counts[3]}};
+  }
+  double sum = 0;
+  for (double v : w) sum += v;
+  if (!(sum > 0)) throw std::invalid_argument(csv + ": every row's weight is 0 (--weight-column " + config.weight_column + ")");
+  const double scale = static_cast<double>(n) / sum;
+  std::vector<float> out(n);
+  double lo = std::numeric_limits<double>::max(), hi = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    out[r] = static_cast<float>(w[r] * scale);
+    lo = std::min(lo, w[r] * scale), hi = std::max(hi, w[r] * scale);
+  }
+  report["scaled_to_mean_1"] = {{"min", lo}, {"max", hi}};
+  prepared.report["row_weights"] = report;
+  return out;
+}
+
+std::vector<float> read_row_weights_file(const std::string& path, std::int64_t rows) {
+  std::vector<float> w;
+  try {
+    w = nlohmann::json::parse(io::read_file(path)).at("weights").get<std::vector<float>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not the rows' weights: " + e.what());
+  }
+  if (static_cast<std::int64_t>(w.size()) != rows)
+    throw std::runtime_error(path + ": " + std::to_string(w.size()) + " weights for the data's " + std::to_string(rows) + " rows");
+  return w;
+}
+
+}  // namespace
+
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored,
-                                      Thresholds thresholds, RationaleMarks marks, IdentityColumns identities) {
+                                      Thresholds thresholds, RationaleMarks marks, IdentityColumns identities, std::vector<float> row_weights) {
   return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds),
-                                       std::move(marks), std::move(identities));
+                                       std::move(marks), std::move(identities), std::move(row_weights));
 }
 
 bool reads_one_class_per_row(const data::Inputs& in) {
@@ -588,6 +697,18 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     if (config.rationale_weight < 0)
       throw std::invalid_argument("--rationale-weight: '" + in.text("rationale-weight") + "' is not a number >= 0");
   }
+  // Bias-aware training.
+  if (in.given("identities") && !in.flag("identity-weighting")) throw std::invalid_argument("--identities applies with --identity-weighting");
+  config.weight_column = in.get("weight-column").value_or("");
+  config.identity_weighting = in.flag("identity-weighting");
+  if (in.given("identities")) {
+    config.identities = in.list("identities");
+    if (config.identities.empty()) throw std::invalid_argument("--identities: no column named");
+  }
+  if (in.given("aux-labels")) config.aux_labels = in.list("aux-labels");
+  for (const char* flag : {"weight-column", "identity-weighting", "aux-labels"})
+    if (in.given(flag) && in.given("data"))
+      throw std::invalid_argument(std::string("--") + flag + " reads columns of the CSV: give the CSV (--csv), not --data");
   if (in.given("data")) {
     if (model.reads_sentences) throw std::invalid_argument("--data: " + model.name + " reads the texts' sentences; give the CSV (--csv)");
     if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
@@ -598,7 +719,17 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     dataset = text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")),
                            read_tokenizer(text_file_in(config.dir, "tokenizer.json")), config);
   } else {
-    const data::PrepareOptions o = data::prepare_options(in, threads);
+    data::PrepareOptions o = data::prepare_options(in, threads);
+    if (!config.aux_labels.empty() && !o.columns.class_column.empty())
+      throw std::invalid_argument("--aux-labels adds 0/1 label columns; this model reads one class per row (--label-column)");
+    if (config.identity_weighting && !o.columns.class_column.empty())
+      throw std::invalid_argument("--identity-weighting weighs the first 0/1 label's positives; this model reads one class per row (--label-column)");
+    for (const std::string& aux : config.aux_labels) {
+      if (std::count(o.columns.label_columns.begin(), o.columns.label_columns.end(), aux))
+        throw std::invalid_argument("--aux-labels: '" + aux + "' is " +
+                                    (std::count(config.aux_labels.begin(), config.aux_labels.end(), aux) > 1 ? "named twice" : "one of --labels"));
+      o.columns.label_columns.push_back(aux);
+    }
     config.dir = fs::absolute(fs::path(run_dir) / "data").string();
     config.truncating = o.pad.truncating;
     config.text_column = o.columns.text_column;
@@ -616,9 +747,12 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
       marks = mark_rationales(prepared, o.csv, o.columns, data::read_rationales(config.rationales, given.value_or(""), "--rationale-docs"),
                               config.rationales, config);
     }
+    std::vector<float> weights;
+    if (config.weighs_rows()) weights = read_row_weights(prepared, o.csv, o.columns.format, config);
     data::write_prepared_dir(prepared, config.dir);
     if (rationales) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(marks));
-    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, std::move(marks));
+    if (config.weighs_rows()) io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", weights}}.dump() + "\n");
+    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, std::move(marks), {}, std::move(weights));
   }
   if (dataset->data_config().at("labels").empty()) throw std::runtime_error(config.dir + ": the data has no label columns");
   return dataset;
@@ -629,14 +763,19 @@ std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, con
   io::PreparedData data = io::read_prepared(text_file_in(config.dir, "data.pt"));
   RationaleMarks marks;
   if (config.rationale_weight > 0) marks = read_marks(text_file_in(config.dir, "rationales.json"), data.x.rows);
-  return text_dataset(std::move(data), read_tokenizer(text_file_in(run_dir, "tokenizer.json")), config, {}, {}, std::move(marks));
+  std::vector<float> weights;
+  if (config.weighs_rows()) weights = read_row_weights_file(text_file_in(config.dir, "row_weights.json"), data.x.rows);
+  return text_dataset(std::move(data), read_tokenizer(text_file_in(run_dir, "tokenizer.json")), config, {}, {}, std::move(marks), {},
+                      std::move(weights));
 }
 
 std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads) {
   const auto& train = dynamic_cast<const TextDataset&>(training);
   TextDataConfig config = train.config();
-  config.rationales.clear();  // held-out rows: no rationale term
+  config.rationales.clear();  // held-out rows: no rationale term, unweighted
   config.rationale_weight = 0;
+  config.weight_column.clear();
+  config.identity_weighting = false;
   data::PrepareOptions o;
   o.csv = csv;
   o.columns.text_column = config.text_column;

@@ -87,16 +87,18 @@ struct IdentityColumns {
 /// `csv`'s identity columns `names` (empty: those of the 2019 competition's scored identities the
 /// file has; none: an empty result), one value per row: a number in [0, 1], or empty, "nan" or
 /// "null" (not annotated). Anything else is an error naming the file, line and column.
-IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names);
+IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names,
+                                text::TableFormat format = text::TableFormat::kAuto);
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 
 /// A text dataset over prepared data in memory (what `attn prepare` produced): `scored` (empty:
 /// every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not);
-/// `thresholds` are a full evaluation's decision thresholds.
+/// `thresholds` are a full evaluation's decision thresholds; `row_weights` (empty: none) each
+/// training row's weight in the loss.
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {},
                                       std::vector<bool> scored = {}, Thresholds thresholds = {}, RationaleMarks marks = {},
-                                      IdentityColumns identities = {});
+                                      IdentityColumns identities = {}, std::vector<float> row_weights = {});
 /// Whether a new run's inputs hold one class per row: --label-column, or --data prepared with one.
 bool reads_one_class_per_row(const data::Inputs& in);
 /// A new run's training data (Task::open): a CSV prepared into RUN_DIR/data, or --data's prepared directory.

@@ -55,6 +55,15 @@ std::optional<double> power_mean(const std::vector<double>& values, double p = k
 BiasFigures bias_figures(const std::vector<float>& scores, const std::vector<std::uint8_t>& positive,
                          const std::vector<std::string>& identities, const std::vector<std::vector<float>>& annotations);
 
+/// Bias-aware training (--identity-weighting): the weights many of the 2019 competition's
+/// solutions trained with, which up-weigh exactly the rows BPSN AUC scores (subgroup negatives,
+/// background positives) and every subgroup row:
+///   w = 1 + [in a subgroup] + [in no subgroup and positive] + [in a subgroup and negative]
+/// where a row is in a subgroup when any of its identity annotations is >= 0.5 (NaN: not a member).
+/// So a background negative weighs 1, a background positive 2, a subgroup positive 2 and a subgroup
+/// negative 3 (before the training rows' weights are scaled to mean 1).
+std::vector<float> identity_weights(const std::vector<std::uint8_t>& positive, const std::vector<std::vector<float>>& annotations);
+
 /// {"label", "overall_auc", "identities": [{identity, members, positives, subgroup_auc, bpsn_auc,
 /// bnsp_auc (null: undefined)}], "power_means": {...}, "final" (null: undefined), "undefined": why}.
 nlohmann::ordered_json to_json(const BiasFigures& figures, const std::string& label);

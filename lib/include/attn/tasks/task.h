@@ -24,6 +24,8 @@
 ///   mean_auc      number  mean of the defined per-label AUCs (null if none)
 /// one class per row adds  macro_f1, ovo_auc  numbers  (metrics.h's ClassMetrics); evaluate adds
 ///   precision, recall, f1 {class: number} and confusion {class: {decided class: rows}}
+/// text classifiers trained with --aux-labels add  aux_auc  object  {auxiliary label: ROC AUC}  and
+///   aux_mean_auc  number  (the other metrics leave the auxiliary outputs out; the loss covers them)
 /// feature classification adds  mean_attention  object  {feature: mean weight}
 /// seq2seq adds  exact_match, char_accuracy  numbers  of the greedy outputs against the targets
 #include <cstdint>
@@ -56,6 +58,9 @@ struct Batch {
   /// (people's marked tokens, normalised to sum 1; a row without a rationale: all 0). Undefined
   /// when the data has none.
   torch::Tensor attention_targets;
+  /// Each row's weight in the loss [B] (bias-aware training: --weight-column, --identity-weighting),
+  /// scaled so that the training rows' mean is 1; undefined when the rows are unweighted.
+  torch::Tensor row_weights;
 };
 
 /// The training flags that weigh the loss (Dataset::loss_weights), as given ("" none).

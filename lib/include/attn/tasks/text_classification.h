@@ -4,6 +4,7 @@
 /// split into sentences first, text/sentences.h), 0/1 label columns with multi-label binary
 /// cross-entropy, or one class per row (--label-column) with softmax cross-entropy; explained per word (seed 000's get_word_importances,
 /// completed) and per sentence.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,12 +48,24 @@ struct TextDataConfig {
   /// The label columns hold fractions binarised at this (--target-threshold; 0: they hold 0/1),
   /// in every file the model reads labels from.
   double target_threshold = 0;
+  /// Auxiliary outputs (--aux-labels): the last of `labels`, trained with the others (the loss
+  /// covers them), reported apart as "aux_auc" and "aux_mean_auc", left out of the other metrics.
+  std::vector<std::string> aux_labels;
+  /// Bias-aware training: each training row's loss weighed by its weight column (--weight-column)
+  /// and, with --identity-weighting, by Jigsaw 2019's identity weights over the `identities`
+  /// columns (tasks/bias.h's identity_weights); the weights themselves are in dir/row_weights.json.
+  std::string weight_column;
+  bool identity_weighting = false;
+  std::vector<std::string> identities;
 
   bool one_class_per_row() const { return !label_column.empty(); }
+  /// The labels scored (those before the auxiliary ones).
+  std::size_t scored_labels() const { return labels.size() - std::min(labels.size(), aux_labels.size()); }
+  bool weighs_rows() const { return !weight_column.empty() || identity_weighting; }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
                                                 id_column, examples, sentences, subword_buckets, rationales, rationale_weight,
-                                                target_threshold)
+                                                target_threshold, aux_labels, weight_column, identity_weighting, identities)
 
 const Task& text_classification();
 
