@@ -27,11 +27,11 @@ std::vector<double> scored(tasks::TrainedModel& model, const std::vector<std::st
 TEST_CASE("audit: templates and swaps are the model's predictions of those texts, counted by hand", "[tasks][audit]") {
   const auto dir = scratch("audit");
   // Rows naming the terms (one names two of them, one none) among the words the model knows.
-  const std::vector<std::string> rows = {"c1,thanks muslim good,1,0",         "c2,\"Muslims, see the page\",0,0",
-                                         "c3,christian idiot,1,1",           "c4,fine talk,0,0",
-                                         "c5,muslim and christian friends,0,0", "c6,stupid jewish page,1,0"};
+  const std::vector<std::string> rows = {"c1,thanks muslim good,1,0", "c2,\"Muslims, see the page\",0,0",    "c3,christian idiot,1,1",
+                                         "c4,fine talk,0,0",          "c5,muslim and christian friends,0,0", "c6,stupid jewish page,1,0"};
   const std::string csv = write_csv(dir / "rows.csv", "id,comment_text,bad,rude", rows);
-  saved_model("bilstm-attention", dir / "run", {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "10"}}, {{"embed_dim", 8}, {"lstm_units", 4}});
+  saved_model("bilstm-attention", dir / "run", {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "10"}},
+              {{"embed_dim", 8}, {"lstm_units", 4}});
   const std::string terms = (dir / "terms.txt").string();
   io::write_file_atomic(terms, "muslim\nchristian\njewish\n");
   tasks::AuditRequest r;
@@ -45,7 +45,7 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
   const std::string table = tasks::audit(r);
   CHECK_THAT(table, Catch::Contains("toxicity = p(bad)") && Catch::Contains("muslim") && Catch::Contains("jewish"));
   const auto report = nlohmann::json::parse(io::read_file(r.json));
-  CHECK_THAT(io::read_file(r.html), Catch::Contains("<svg") && Catch::Contains("christian"));
+  CHECK_THAT(io::read_file(r.html), Catch::Contains("background:rgb(") && Catch::Contains("christian"));
   const std::vector<std::string> names = {"muslim", "christian", "jewish"};
   REQUIRE(report.at("terms").size() == 3);
 
@@ -83,11 +83,13 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
   CHECK(report.at("terms")[0].at("swaps").at("rows_mentioning") == 3);
   CHECK(report.at("terms")[1].at("swaps").at("rows_mentioning") == 2);
   // "jewish" put in: into c1, c2, c5 (for muslim) and c3, c5 (for christian); the mean shift by hand.
-  const std::vector<std::string> originals = {"thanks muslim good", "Muslims, see the page", "christian idiot", "muslim and christian friends"};
+  const std::vector<std::string> originals = {"thanks muslim good", "Muslims, see the page", "christian idiot",
+                                              "muslim and christian friends"};
   const std::vector<std::string> swapped = {"thanks jewish good", "Jewishs, see the page", "jewish idiot", "jewish and christian friends",
                                             "muslim and jewish friends"};
   const std::vector<double> before = scored(*model, originals, "bad"), after = scored(*model, swapped, "bad");
-  const double shift = (after[0] - before[0] + after[1] - before[1] + after[2] - before[2] + after[3] - before[3] + after[4] - before[3]) / 5;
+  const double shift =
+      (after[0] - before[0] + after[1] - before[1] + after[2] - before[2] + after[3] - before[3] + after[4] - before[3]) / 5;
   const auto& jewish = report.at("terms")[2].at("swaps");
   CHECK(jewish.at("swapped_in") == 5);
   CHECK(jewish.at("mean_shift").get<double>() == Approx(shift).epsilon(1e-5));

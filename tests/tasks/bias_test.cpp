@@ -78,7 +78,9 @@ TEST_CASE("bias: the final metric on a hand-computed toy, an identity without me
   CHECK(j["identities"][2]["subgroup_auc"].is_null());
   CHECK(j["final"].get<double>() == Approx(f.final_metric.value()));
   CHECK(tasks::bias_table(f, "toxic").find("undef") != std::string::npos);
-  CHECK(tasks::bias_heatmap_html(f, "toxic").find("<svg") != std::string::npos);
+  const std::string page = tasks::bias_heatmap_html(f, "toxic");
+  CHECK(page.find("background:rgb(") != std::string::npos);  // the shaded cells
+  CHECK(page.find("BPSN AUC") != std::string::npos);
 }
 
 TEST_CASE("bias: power mean p = -5 weighs the worst, undefined everywhere leaves the final metric undefined, not NaN", "[tasks][bias]") {

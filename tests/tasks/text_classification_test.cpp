@@ -623,7 +623,8 @@ TEST_CASE("bias-aware training: bad flags and columns refused, naming them", "[t
   const auto& entry = models::find_model("bilstm-attention");
   const auto open = [&](std::vector<std::pair<std::string, std::string>> flags) {
     if (std::none_of(flags.begin(), flags.end(), [](const auto& f) { return f.first == "data"; })) flags.push_back({"csv", csv});
-    if (std::none_of(flags.begin(), flags.end(), [](const auto& f) { return f.first == "label-column"; })) flags.push_back({"labels", "toxic"});
+    if (std::none_of(flags.begin(), flags.end(), [](const auto& f) { return f.first == "label-column"; }))
+      flags.push_back({"labels", "toxic"});
     return task.open(train_inputs(task, flags), entry, (dir / "run").string(), 1);
   };
   CHECK_THROWS_WITH(open({{"weight-column", "w"}}), Catch::Contains("train.csv:3: column 4 (w): a weight must be a number >= 0, got '-2'"));

@@ -2,10 +2,10 @@
 // the term list a user gives, and the template sentences.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <unistd.h>
 
 #include "attn/text/identity_terms.h"
 
@@ -55,7 +55,8 @@ TEST_CASE("identity terms: the built-in list and a user's file", "[identity_term
                     Catch::Contains("line 2") && Catch::Contains("empty line"));
   CHECK_THROWS_WITH(text::read_identity_terms(terms_file("twice", "muslim\nchristian\nMuslim\n")),
                     Catch::Contains("line 3") && Catch::Contains("repeats line 1"));
-  CHECK_THROWS_WITH(text::read_identity_terms(terms_file("chars", "muslim\nl33t\n")), Catch::Contains("line 2") && Catch::Contains("ASCII letters"));
+  CHECK_THROWS_WITH(text::read_identity_terms(terms_file("chars", "muslim\nl33t\n")),
+                    Catch::Contains("line 2") && Catch::Contains("ASCII letters"));
   CHECK_THROWS_WITH(text::read_identity_terms(terms_file("spaces", "muslim\nnative  american\n")), Catch::Contains("one space"));
   CHECK_THROWS_WITH(text::read_identity_terms(terms_file("one", "muslim\n")), Catch::Contains("at least 2"));
   CHECK_THROWS_WITH(text::read_identity_terms("/nonexistent/terms.txt"), Catch::Contains("/nonexistent/terms.txt"));
@@ -74,7 +75,8 @@ TEST_CASE("identity terms: every template filled with the term, half with a toxi
       // The term's words are the sentence's words [first_word, first_word + words), any case.
       std::vector<std::string> words;
       std::size_t start = 0;
-      for (std::size_t sp; (sp = s.text.find(' ', start)) != std::string::npos; start = sp + 1) words.push_back(s.text.substr(start, sp - start));
+      for (std::size_t sp; (sp = s.text.find(' ', start)) != std::string::npos; start = sp + 1)
+        words.push_back(s.text.substr(start, sp - start));
       words.push_back(s.text.substr(start));
       std::string placed;
       for (std::size_t w = s.first_word; w < s.first_word + s.words; ++w) placed += (placed.empty() ? "" : " ") + words.at(w);

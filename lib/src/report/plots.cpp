@@ -119,6 +119,13 @@ std::string text_heatmap(const std::vector<std::string>& rows, const std::vector
   return s;
 }
 
+std::string heat_style(double x) {
+  x = std::min(1.0, std::max(0.0, x));
+  char b[64];
+  std::snprintf(b, sizeof b, " style=\"background:rgb(255,%d,%d)\"", static_cast<int>(255 - 140 * x), static_cast<int>(255 - 150 * x));
+  return b;
+}
+
 std::string html_page(const std::string& title, const std::string& body) {
   return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + xml_escape(title) +
          "</title><style>body{font-family:sans-serif;margin:2em}</style></head><body>\n<h1>" + xml_escape(title) + "</h1>\n" + body +

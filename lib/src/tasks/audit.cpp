@@ -42,7 +42,8 @@ Toxicity toxicity_of(const nlohmann::ordered_json& described, const AuditRequest
   Toxicity t;
   t.labels = described.at("labels").get<std::vector<std::string>>();
   t.one_class = described.value("one_class_per_row", false);
-  if (!r.label.empty() && !r.benign.empty()) throw std::invalid_argument("--label and --benign: give one (the toxicity is one or the other)");
+  if (!r.label.empty() && !r.benign.empty())
+    throw std::invalid_argument("--label and --benign: give one (the toxicity is one or the other)");
   const std::string& name = r.benign.empty() ? r.label : r.benign;
   const char* flag = r.benign.empty() ? "--label" : "--benign";
   if (!r.benign.empty() && !t.one_class)
@@ -204,8 +205,8 @@ SwapPart swaps(TrainedModel& model, const AuditRequest& r, const std::vector<std
       if (was == is) continue;
       ++(is ? t.flips_to_toxic : t.flips_to_kind);
       ++out.flips_total;
-      out.flips.push_back({static_cast<std::int64_t>(job.row) + 1, terms[job.from], terms[job.to], originals[job.row], texts[j], tox.of(p0),
-                           tox.of(p1)});
+      out.flips.push_back(
+          {static_cast<std::int64_t>(job.row) + 1, terms[job.from], terms[job.to], originals[job.row], texts[j], tox.of(p0), tox.of(p1)});
     }
     out.texts_scored += static_cast<std::int64_t>(jobs.size());
     // Keep the largest shifts only (what the report lists).
@@ -276,20 +277,17 @@ WhyPart why(TrainedModel& model, const std::vector<std::string>& terms, const st
 
 // --- the report --------------------------------------------------------------------------------
 
-/// A cell's background: white at `good`, red as the value moves to `bad`.
+/// A cell's shading: white at `good`, red as the value moves to `bad`.
 std::string shade(const std::optional<double>& v, double good, double bad) {
-  if (!v) return "";
-  const double x = std::clamp((*v - good) / (bad - good), 0.0, 1.0);
-  char b[64];
-  std::snprintf(b, sizeof b, " style=\"background:rgb(255,%d,%d)\"", static_cast<int>(255 - 140 * x), static_cast<int>(255 - 150 * x));
-  return b;
+  return v ? report::heat_style((*v - good) / (bad - good)) : "";
 }
 
 std::string html_report(const nlohmann::ordered_json& report, const TemplatePart& t, const std::vector<std::size_t>& order) {
   const auto& terms = report["terms"];
   const std::string tox = report["toxicity"].get<std::string>();
   std::string h = "<p>Toxicity is " + report::xml_escape(tox) + ". Terms in order of their kind sentences' mean toxicity.</p>";
-  h += "<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>term</th><th>kind sentences: mean toxicity</th><th>decided toxic</th>"
+  h += "<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>term</th><th>kind sentences: mean toxicity</th><th>decided "
+       "toxic</th>"
        "<th>subgroup AUC</th><th>BPSN AUC</th><th>BNSP AUC</th><th>swapped in: mean shift</th><th>largest rise</th><th>flips to toxic</th>"
        "<th>importance (IG)</th></tr>";
   for (std::size_t i : order) {
@@ -301,24 +299,27 @@ std::string html_report(const nlohmann::ordered_json& report, const TemplatePart
     h += "<tr><td>" + report::xml_escape(term["term"].get<std::string>()) + "</td>";
     h += "<td" + shade(get("templates", "kind_mean"), 0.1, 0.6) + ">" + number(get("templates", "kind_mean")) + "</td>";
     h += "<td" + shade(get("templates", "kind_decided_toxic"), 0, 0.5) + ">" + number(get("templates", "kind_decided_toxic")) + "</td>";
-    for (const char* k : {"subgroup_auc", "bpsn_auc", "bnsp_auc"}) h += "<td" + shade(get("templates", k), 1, 0.5) + ">" + number(get("templates", k)) + "</td>";
+    for (const char* k : {"subgroup_auc", "bpsn_auc", "bnsp_auc"})
+      h += "<td" + shade(get("templates", k), 1, 0.5) + ">" + number(get("templates", k)) + "</td>";
     if (term.contains("swaps")) {
       h += "<td" + shade(get("swaps", "mean_shift"), 0, 0.2) + ">" + number(get("swaps", "mean_shift"), "%+.3f") + "</td>";
-      h += "<td>" + number(get("swaps", "largest_rise"), "%+.3f") + "</td><td>" + std::to_string(term["swaps"]["flips_to_toxic"].get<std::int64_t>()) +
-           "</td>";
+      h += "<td>" + number(get("swaps", "largest_rise"), "%+.3f") + "</td><td>" +
+           std::to_string(term["swaps"]["flips_to_toxic"].get<std::int64_t>()) + "</td>";
     } else {
       h += "<td>-</td><td>-</td><td>-</td>";
     }
     h += "<td>" + (term.contains("why") ? number(get("why", "mean_importance"), "%+.3f") : std::string("-")) + "</td></tr>";
   }
-  h += "</table>";
-  h += bias_heatmap_svg(t.figures, "the template sentences (" + tox + ")");
+  h += "</table><p>Templates: overall AUC " +
+       number(std::isnan(t.figures.overall_auc) ? std::nullopt : std::optional<double>(t.figures.overall_auc)) +
+       ", power means (p = -5) subgroup " + number(t.figures.subgroup_mean) + ", BPSN " + number(t.figures.bpsn_mean) + ", BNSP " +
+       number(t.figures.bnsp_mean) + ", final " + number(t.figures.final_metric) + ".</p>";
   if (report.contains("swaps") && !report["swaps"]["flipped"].empty()) {
     h += "<h2>Decisions that flip when one term replaces another</h2><table border=\"1\" cellspacing=\"0\" cellpadding=\"3\">"
          "<tr><th>row</th><th>swap</th><th>toxicity before</th><th>after</th><th>text after the swap</th></tr>";
     for (const auto& f : report["swaps"]["flipped"])
-      h += "<tr><td>" + std::to_string(f["row"].get<std::int64_t>()) + "</td><td>" + report::xml_escape(f["from"].get<std::string>()) + " &rarr; " +
-           report::xml_escape(f["to"].get<std::string>()) + "</td><td>" + number(f["before"].get<double>()) + "</td><td>" +
+      h += "<tr><td>" + std::to_string(f["row"].get<std::int64_t>()) + "</td><td>" + report::xml_escape(f["from"].get<std::string>()) +
+           " &rarr; " + report::xml_escape(f["to"].get<std::string>()) + "</td><td>" + number(f["before"].get<double>()) + "</td><td>" +
            number(f["after"].get<double>()) + "</td><td>" + report::xml_escape(f["swapped_text"].get<std::string>()) + "</td></tr>";
     h += "</table>";
   }
@@ -326,9 +327,9 @@ std::string html_report(const nlohmann::ordered_json& report, const TemplatePart
 }
 
 std::string table(const nlohmann::ordered_json& report, const TemplatePart& t, const std::vector<std::size_t>& order) {
-  std::string out = "identity-bias audit of " + report["model"].get<std::string>() + ": toxicity = " + report["toxicity"].get<std::string>() +
-                    ", " + std::to_string(report["terms"].size()) + " terms, " + std::to_string(t.per_term) +
-                    " template sentences each (half kind)\n";
+  std::string out = "identity-bias audit of " + report["model"].get<std::string>() +
+                    ": toxicity = " + report["toxicity"].get<std::string>() + ", " + std::to_string(report["terms"].size()) + " terms, " +
+                    std::to_string(t.per_term) + " template sentences each (half kind)\n";
   char b[320];
   std::snprintf(b, sizeof b, "  %-16s %10s %8s %9s %6s %6s %11s %8s %6s %9s\n", "term", "kind mean", "flagged", "subgroup", "BPSN", "BNSP",
                 "swap shift", "rise", "flips", "IG");
@@ -350,7 +351,8 @@ std::string table(const nlohmann::ordered_json& report, const TemplatePart& t, c
     out += b;
   }
   const auto& tp = report["templates"];
-  out += "  templates: overall AUC " + number(tp["overall_auc"].is_number() ? std::optional<double>(tp["overall_auc"].get<double>()) : std::nullopt) +
+  out += "  templates: overall AUC " +
+         number(tp["overall_auc"].is_number() ? std::optional<double>(tp["overall_auc"].get<double>()) : std::nullopt) +
          ", power means (p = -5) subgroup " + number(t.figures.subgroup_mean) + ", BPSN " + number(t.figures.bpsn_mean) + ", BNSP " +
          number(t.figures.bnsp_mean) + ", final " + number(t.figures.final_metric) + "\n";
   if (report.contains("swaps")) {
@@ -361,13 +363,14 @@ std::string table(const nlohmann::ordered_json& report, const TemplatePart& t, c
     int shown = 0;
     for (const auto& f : s["flipped"]) {
       if (++shown > 5) break;
-      out += "    row " + std::to_string(f["row"].get<std::int64_t>()) + ", " + f["from"].get<std::string>() + " -> " + f["to"].get<std::string>() +
-             ": " + number(f["before"].get<double>()) + " -> " + number(f["after"].get<double>()) + "\n";
+      out += "    row " + std::to_string(f["row"].get<std::int64_t>()) + ", " + f["from"].get<std::string>() + " -> " +
+             f["to"].get<std::string>() + ": " + number(f["before"].get<double>()) + " -> " + number(f["after"].get<double>()) + "\n";
     }
   }
-  out += "  (kind mean / flagged: the toxicity of the term's kind template sentences and the share decided toxic; swap shift: the mean\n"
-         "   change of toxicity when the term replaces another in the file's rows; rise: the largest; IG: the term's integrated-gradients\n"
-         "   importance on its kind sentences)\n";
+  out +=
+      "  (kind mean / flagged: the toxicity of the term's kind template sentences and the share decided toxic; swap shift: the mean\n"
+      "   change of toxicity when the term replaces another in the file's rows; rise: the largest; IG: the term's integrated-gradients\n"
+      "   importance on its kind sentences)\n";
   return out;
 }
 
@@ -384,8 +387,7 @@ std::string audit(const AuditRequest& r) {
     throw std::invalid_argument("an audit reads texts; " + describe_model(model->saved()) + " reads no texts");
   const Toxicity tox = toxicity_of(described, r);
   const std::vector<models::Method> available = model->methods();
-  const bool can_explain =
-      r.why && std::find(available.begin(), available.end(), models::Method::kIntegratedGradients) != available.end();
+  const bool can_explain = r.why && std::find(available.begin(), available.end(), models::Method::kIntegratedGradients) != available.end();
 
   const TemplatePart t = templates(*model, terms, tox, r.batch_size);
   std::optional<SwapPart> s;
@@ -419,22 +421,31 @@ std::string audit(const AuditRequest& r) {
     if (w) term["why"] = {{"mean_importance", maybe(w->mean[i])}, {"sentences", w->sentences[i]}};
     report["terms"].push_back(term);
   }
-  report["templates"] = {{"sentences_per_term", t.per_term},
-                         {"overall_auc", std::isnan(t.figures.overall_auc) ? nlohmann::ordered_json() : nlohmann::ordered_json(t.figures.overall_auc)},
-                         {"power_means",
-                          {{"subgroup_auc", maybe(t.figures.subgroup_mean)},
-                           {"bpsn_auc", maybe(t.figures.bpsn_mean)},
-                           {"bnsp_auc", maybe(t.figures.bnsp_mean)}}},
-                         {"final", maybe(t.figures.final_metric)}};
+  report["templates"] = {
+      {"sentences_per_term", t.per_term},
+      {"overall_auc", std::isnan(t.figures.overall_auc) ? nlohmann::ordered_json() : nlohmann::ordered_json(t.figures.overall_auc)},
+      {"power_means",
+       {{"subgroup_auc", maybe(t.figures.subgroup_mean)},
+        {"bpsn_auc", maybe(t.figures.bpsn_mean)},
+        {"bnsp_auc", maybe(t.figures.bnsp_mean)}}},
+      {"final", maybe(t.figures.final_metric)}};
   if (s) {
     nlohmann::ordered_json flipped = nlohmann::ordered_json::array();
     for (const Flip& f : s->flips)
-      flipped.push_back({{"row", f.row}, {"from", f.from}, {"to", f.to}, {"before", f.before}, {"after", f.after}, {"text", f.text}, {"swapped_text", f.swapped}});
-    report["swaps"] = {{"csv", s->csv},     {"rows", s->rows}, {"rows_mentioning", s->rows_mentioning}, {"texts_scored", s->texts_scored},
-                       {"flips", s->flips_total}, {"flipped", flipped}};
+      flipped.push_back({{"row", f.row},
+                         {"from", f.from},
+                         {"to", f.to},
+                         {"before", f.before},
+                         {"after", f.after},
+                         {"text", f.text},
+                         {"swapped_text", f.swapped}});
+    report["swaps"] = {
+        {"csv", s->csv},           {"rows", s->rows},   {"rows_mentioning", s->rows_mentioning}, {"texts_scored", s->texts_scored},
+        {"flips", s->flips_total}, {"flipped", flipped}};
   }
-  report["why"] = can_explain ? nlohmann::ordered_json{{"method", "integrated-gradients"}, {"steps", r.steps}}
-                              : nlohmann::ordered_json{{"skipped", r.why ? "the model gives no integrated gradients" : "not asked (--no-why)"}};
+  report["why"] = can_explain
+                      ? nlohmann::ordered_json{{"method", "integrated-gradients"}, {"steps", r.steps}}
+                      : nlohmann::ordered_json{{"skipped", r.why ? "the model gives no integrated gradients" : "not asked (--no-why)"}};
 
   // The table and page list the terms by their kind sentences' mean toxicity, highest first.
   std::vector<std::size_t> order(terms.size());

@@ -146,22 +146,26 @@ std::string bias_table(const BiasFigures& f, const std::string& label) {
   return t;
 }
 
-std::string bias_heatmap_svg(const BiasFigures& f, const std::string& label) {
-  // Shaded by how far each AUC falls below 1 (0.5 and lower: darkest); an undefined AUC stays blank.
-  std::vector<std::string> rows;
-  std::vector<float> values;
-  for (const IdentityFigures& i : f.identities) {
-    rows.push_back(i.identity + " (" + std::to_string(i.members) + ")");
-    for (const auto& v : {i.subgroup_auc, i.bpsn_auc, i.bnsp_auc})
-      values.push_back(v ? static_cast<float>(std::min(1.0, std::max(0.0, (1.0 - *v) * 2.0))) : 0.0f);
-  }
-  return report::svg_heatmap("identity bias of " + label + ": 1 - AUC (darker: more bias)", rows, {"subgroup AUC", "BPSN AUC", "BNSP AUC"},
-                             values);
-}
-
 std::string bias_heatmap_html(const BiasFigures& f, const std::string& label) {
-  const std::string svg = bias_heatmap_svg(f, label);
-  return report::html_page("Identity bias of " + label, svg + "<pre>" + report::xml_escape(bias_table(f, label)) + "</pre>");
+  // Each AUC's cell shaded by how far it falls below 1 (0.5 and lower: darkest); undefined: blank.
+  const auto cell = [](const std::optional<double>& v) {
+    return "<td" + (v ? report::heat_style((1.0 - *v) * 2.0) : std::string()) + ">" + figure(v) + "</td>";
+  };
+  std::string h =
+      "<p>ROC AUC per identity (Jigsaw 2019; darker: further below 1, more bias; undef: one class only, left out).</p>"
+      "<table border=\"1\" cellspacing=\"0\" cellpadding=\"4\"><tr><th>identity</th><th>members</th><th>positives</th>"
+      "<th>subgroup AUC</th><th>BPSN AUC</th><th>BNSP AUC</th></tr>";
+  for (const IdentityFigures& i : f.identities)
+    h += "<tr><td>" + report::xml_escape(i.identity) + "</td><td>" + std::to_string(i.members) + "</td><td>" + std::to_string(i.positives) +
+         "</td>" + cell(i.subgroup_auc) + cell(i.bpsn_auc) + cell(i.bnsp_auc) + "</tr>";
+  h += "<tr><td>power mean (p = -5)</td><td></td><td></td>" + cell(f.subgroup_mean) + cell(f.bpsn_mean) + cell(f.bnsp_mean) +
+       "</tr></table>";
+  char b[128];
+  std::snprintf(b, sizeof b, "<p>overall AUC %.4f, final metric %s</p>", f.overall_auc,
+                f.final_metric ? figure(f.final_metric).c_str() + 1 : "undefined");
+  h += b;
+  if (!f.final_metric) h += "<p>" + report::xml_escape(undefined_reason(f)) + "</p>";
+  return report::html_page("Identity bias of " + label, h);
 }
 
 }  // namespace attn::tasks

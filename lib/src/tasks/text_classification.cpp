@@ -332,9 +332,10 @@ class TextClassification : public Task {
                          "Text models with 0/1 labels: weigh rows by identity as 2019's solutions did: 1 + subgroup + background "
                          "positive + subgroup negative (a subgroup: an identity column >= 0.5; positive: the first label's)",
                          "", data::InputSpec::Kind::kFlag, "Bias-aware training"});
-        specs.push_back({"identities",
-                         "With --identity-weighting: the identity columns (default: those of Jigsaw 2019's 9 scored identities the file has)",
-                         "", data::InputSpec::Kind::kValue, "Bias-aware training"});
+        specs.push_back(
+            {"identities",
+             "With --identity-weighting: the identity columns (default: those of Jigsaw 2019's 9 scored identities the file has)", "",
+             data::InputSpec::Kind::kValue, "Bias-aware training"});
         specs.push_back({"aux-labels",
                          "Text models with 0/1 labels: more label columns trained as auxiliary outputs (e.g. 2019's subtypes), "
                          "reported apart (aux_auc), not in the other metrics",

@@ -145,7 +145,8 @@ class TextDataset : public Dataset {
           for (std::size_t i = 0; i < rows.size(); ++i) some.insert(some.end(), all.begin() + i * L + from, all.begin() + i * L + to);
           return some;
         };
-        const std::vector<std::string> scored(config_.labels.begin(), config_.labels.begin() + S), aux(config_.labels.begin() + S, config_.labels.end());
+        const std::vector<std::string> scored(config_.labels.begin(), config_.labels.begin() + S),
+            aux(config_.labels.begin() + S, config_.labels.end());
         out.metrics = classifier_metrics(columns(probs, 0, S), columns(y, 0, S), keep, scored, kind_, options.detail, thresholds_);
         const nlohmann::ordered_json a = classifier_metrics(columns(probs, S, L), columns(y, S, L), keep, aux, LabelKind::kIndependent,
                                                             EvaluateOptions::Detail::kMetrics, Thresholds());
@@ -567,7 +568,8 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
 namespace {
 
 /// A number in a column of `csv`, or an error naming its file, line and column.
-double weight_value(const std::string& v, const std::string& csv, const text::CsvRecord& record, std::size_t column, const std::string& name) {
+double weight_value(const std::string& v, const std::string& csv, const text::CsvRecord& record, std::size_t column,
+                    const std::string& name) {
   char* end = nullptr;
   const double d = std::strtod(v.c_str(), &end);
   if (v.empty() || *end != '\0' || !(d >= 0) || !std::isfinite(d))
@@ -648,7 +650,8 @@ std::vector<float> read_row_weights_file(const std::string& path, std::int64_t r
 }  // namespace
 
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored,
-                                      Thresholds thresholds, RationaleMarks marks, IdentityColumns identities, std::vector<float> row_weights) {
+                                      Thresholds thresholds, RationaleMarks marks, IdentityColumns identities,
+                                      std::vector<float> row_weights) {
   return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds),
                                        std::move(marks), std::move(identities), std::move(row_weights));
 }
@@ -698,7 +701,8 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
       throw std::invalid_argument("--rationale-weight: '" + in.text("rationale-weight") + "' is not a number >= 0");
   }
   // Bias-aware training.
-  if (in.given("identities") && !in.flag("identity-weighting")) throw std::invalid_argument("--identities applies with --identity-weighting");
+  if (in.given("identities") && !in.flag("identity-weighting"))
+    throw std::invalid_argument("--identities applies with --identity-weighting");
   config.weight_column = in.get("weight-column").value_or("");
   config.identity_weighting = in.flag("identity-weighting");
   if (in.given("identities")) {
@@ -723,11 +727,13 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     if (!config.aux_labels.empty() && !o.columns.class_column.empty())
       throw std::invalid_argument("--aux-labels adds 0/1 label columns; this model reads one class per row (--label-column)");
     if (config.identity_weighting && !o.columns.class_column.empty())
-      throw std::invalid_argument("--identity-weighting weighs the first 0/1 label's positives; this model reads one class per row (--label-column)");
+      throw std::invalid_argument(
+          "--identity-weighting weighs the first 0/1 label's positives; this model reads one class per row (--label-column)");
     for (const std::string& aux : config.aux_labels) {
       if (std::count(o.columns.label_columns.begin(), o.columns.label_columns.end(), aux))
-        throw std::invalid_argument("--aux-labels: '" + aux + "' is " +
-                                    (std::count(config.aux_labels.begin(), config.aux_labels.end(), aux) > 1 ? "named twice" : "one of --labels"));
+        throw std::invalid_argument(
+            "--aux-labels: '" + aux + "' is " +
+            (std::count(config.aux_labels.begin(), config.aux_labels.end(), aux) > 1 ? "named twice" : "one of --labels"));
       o.columns.label_columns.push_back(aux);
     }
     config.dir = fs::absolute(fs::path(run_dir) / "data").string();
@@ -751,8 +757,10 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     if (config.weighs_rows()) weights = read_row_weights(prepared, o.csv, o.columns.format, config);
     data::write_prepared_dir(prepared, config.dir);
     if (rationales) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(marks));
-    if (config.weighs_rows()) io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", weights}}.dump() + "\n");
-    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, std::move(marks), {}, std::move(weights));
+    if (config.weighs_rows())
+      io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", weights}}.dump() + "\n");
+    dataset =
+        text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, std::move(marks), {}, std::move(weights));
   }
   if (dataset->data_config().at("labels").empty()) throw std::runtime_error(config.dir + ": the data has no label columns");
   return dataset;

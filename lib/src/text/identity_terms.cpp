@@ -35,10 +35,10 @@ std::string in_case_of(const std::string& mention, const std::string& to) {
 const std::vector<std::string>& builtin_identity_terms() {
   // Sexual orientation and gender identity, religion, race and origin, gender: the groups the 2019
   // competition scored, several words for each.
-  static const std::vector<std::string> terms = {
-      "lesbian", "gay",      "bisexual", "transgender", "queer",    "straight", "homosexual", "heterosexual",
-      "muslim",  "christian", "jewish",  "hindu",       "buddhist", "catholic", "atheist",    "black",
-      "white",   "asian",    "african",  "latino",      "mexican",  "chinese",  "female",     "male"};
+  static const std::vector<std::string> terms = {"lesbian",    "gay",          "bisexual", "transgender", "queer",  "straight",
+                                                 "homosexual", "heterosexual", "muslim",   "christian",   "jewish", "hindu",
+                                                 "buddhist",   "catholic",     "atheist",  "black",       "white",  "asian",
+                                                 "african",    "latino",       "mexican",  "chinese",     "female", "male"};
   return terms;
 }
 
@@ -126,7 +126,8 @@ std::vector<TemplateSentence> template_sentences(const std::string& term) {
     out.push_back(std::move(s));
   };
   for (const char* frame : kAdjectiveFrames)
-    for (std::size_t i = 0; i < std::size(kToxicAdjectives); ++i) fill(frame, kToxicAdjectives[i], true), fill(frame, kKindAdjectives[i], false);
+    for (std::size_t i = 0; i < std::size(kToxicAdjectives); ++i)
+      fill(frame, kToxicAdjectives[i], true), fill(frame, kKindAdjectives[i], false);
   for (const char* frame : kVerbFrames)
     for (std::size_t i = 0; i < std::size(kToxicVerbs); ++i) fill(frame, kToxicVerbs[i], true), fill(frame, kKindVerbs[i], false);
   return out;

@@ -21,6 +21,10 @@ std::string text_heatmap(const std::vector<std::string>& row_labels, const std::
 /// An HTML page holding `body` (SVG or HTML) under a heading.
 std::string html_page(const std::string& title, const std::string& body);
 
+/// A table cell's shading, ` style="background:..."`: white at 0, deepening to red at 1 (`x`
+/// clamped to [0, 1]); the heat of tables that are heatmaps (an identity x metric table).
+std::string heat_style(double x);
+
 /// &, <, >, " escaped.
 std::string xml_escape(const std::string& s);
 

@@ -27,11 +27,11 @@
 namespace attn::tasks {
 
 struct AuditRequest {
-  std::string model;               ///< run directory or model.pt (a text classifier)
-  std::string terms_file;  ///< the identity terms, one per line ("": text::builtin_identity_terms())
-  std::string label;               ///< the label whose probability is the toxicity ("" the first)
-  std::string benign;              ///< or: the class whose probability's complement is ("" none)
-  data::Inputs options;            ///< the task's explain inputs: --csv (the swaps' rows), --text-column, --rows
+  std::string model;                  ///< run directory or model.pt (a text classifier)
+  std::string terms_file;             ///< the identity terms, one per line ("": text::builtin_identity_terms())
+  std::string label;                  ///< the label whose probability is the toxicity ("" the first)
+  std::string benign;                 ///< or: the class whose probability's complement is ("" none)
+  data::Inputs options;               ///< the task's explain inputs: --csv (the swaps' rows), --text-column, --rows
   int steps = models::kDefaultSteps;  ///< integrated gradients' steps (the why part)
   bool why = true;                    ///< compute the why part
   std::int64_t batch_size = kScoringBatchSize;

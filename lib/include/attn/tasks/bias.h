@@ -69,9 +69,8 @@ std::vector<float> identity_weights(const std::vector<std::uint8_t>& positive, c
 nlohmann::ordered_json to_json(const BiasFigures& figures, const std::string& label);
 /// The table a terminal shows.
 std::string bias_table(const BiasFigures& figures, const std::string& label);
-/// The identity x metric heatmap (the competition's write-ups' picture) as SVG, and as an HTML page
-/// with the table.
-std::string bias_heatmap_svg(const BiasFigures& figures, const std::string& label);
+/// The identity x metric heatmap (the competition's write-ups' picture): an HTML page whose table's
+/// cells are shaded by 1 - AUC.
 std::string bias_heatmap_html(const BiasFigures& figures, const std::string& label);
 
 }  // namespace attn::tasks
