@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "../common/launcher.h"
 #include "../common/memory.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/aggregate.h"
@@ -20,7 +21,10 @@ int run(int argc, char** argv) {
       "with their count and a stability figure (Kendall's tau of the ranking between the file's two halves).\n"
       "Definitions: docs/importance.md.\n"
       "  attn aggregate --model runs/toxic --csv data/toxic_sample.csv --html words.html\n"
-      "  attn aggregate --model runs/hx --csv hatexplain/val.jsonl --methods attention,integrated-gradients --json words.json");
+      "  attn aggregate --model runs/hx --csv hatexplain/val.jsonl --methods attention,integrated-gradients --json words.json\n"
+      "  attn aggregate --model runs/toxic --csv comments.csv --nproc 2 --threads 1 --json words.json\n\n"
+      "With --nproc N (or under torchrun) the workers share the chunks of rows and rank 0 writes the files: the same\n"
+      "bytes one process writes.");
   options.add_options("Input")("model", "Run directory or model.pt (a text classifier)", cxxopts::value<std::string>());
   const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
   add_inputs(options, inputs);
@@ -35,11 +39,17 @@ int run(int argc, char** argv) {
       ("json", "Write every method and label's words as JSON here", cxxopts::value<std::string>())
       ("words-csv", "Write them as CSV here (method, label, rank, word, count, mean)", cxxopts::value<std::string>())
       ("html", "Write them as an HTML page here", cxxopts::value<std::string>());
+  options.add_options("Distributed")
+      ("nproc", "Explain as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)",
+       cxxopts::value<int>())
+      ("worker-timeout", "Seconds a worker waits for the others before failing", cxxopts::value<int>()->default_value("300"));
   // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
+  if (r.count("nproc"))
+    return run_as_local_workers(r["nproc"].as<int>(), "attn aggregate", argc, argv, run);  // each worker: without --nproc
   set_torch_threads(threads_option(r));
   keep_freed_memory(Heaps::kOne);
   tasks::AggregateRequest request;
@@ -54,7 +64,7 @@ int run(int argc, char** argv) {
   request.json = given<std::string>(r, "json").value_or("");
   request.csv = given<std::string>(r, "words-csv").value_or("");
   request.html = given<std::string>(r, "html").value_or("");
-  std::fputs(tasks::aggregate(request).c_str(), stdout);
+  std::fputs(tasks::aggregate(request, std::chrono::seconds(r["worker-timeout"].as<int>())).c_str(), stdout);
   return kExitOk;
 }
 
@@ -62,5 +72,5 @@ int run(int argc, char** argv) {
 }  // namespace attn::apps
 
 int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn aggregate", [&] { return attn::apps::run(argc, argv); }));
+  attn::apps::exit_now(attn::apps::guarded(attn::apps::worker_command_name("attn aggregate"), [&] { return attn::apps::run(argc, argv); }));
 }

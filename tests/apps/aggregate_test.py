@@ -3,6 +3,8 @@
 word importance over a whole file puts the planted words of each label (or class) on top, steadily
 across the file's halves; the JSON, CSV and HTML outputs; bad input refused.
 
+Two local workers (--nproc 2) write the bytes one process writes.
+
 usage: aggregate_test.py ATTN WORK_DIR
 """
 import csv
@@ -75,6 +77,11 @@ attn("aggregate", "--model", path("classes"), "--csv", path("corpus.jsonl"), "--
 classes = json.load(open(path("c.json")))["methods"]["attention"]
 check(set(w["word"] for w in classes["hatespeech"]["words"]) == set(HATE), f"hatespeech: {classes['hatespeech']['words']}")
 check(set(w["word"] for w in classes["offensive"]["words"]) == set(OFFENSIVE), f"offensive: {classes['offensive']['words']}")
+
+# Two local workers share the chunks: the bytes one process writes.
+attn("aggregate", "--model", path("classes"), "--csv", path("corpus.jsonl"), "--methods", "attention", "--top", "4", "--json", path("c2.json"),
+     "--nproc", "2", "--threads", "1")
+check(open(path("c2.json")).read() == open(path("c.json")).read(), "--nproc 2: the same JSON, byte for byte")
 
 # Bad input.
 bad = attn("aggregate", "--model", path("binary"), "--csv", path("missing.csv"), ok=False)

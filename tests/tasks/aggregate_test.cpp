@@ -3,7 +3,13 @@
 
 #include "attn/tasks/aggregate.h"
 
+#include <thread>
+
+#include "attn/io/atomic_file.h"
+#include "tasks_test_util.h"
+
 using namespace attn;
+using namespace tasks_test;
 
 TEST_CASE("aggregate: words ranked by mean score, counted, the rare left out, ties in byte order", "[tasks][aggregate]") {
   tasks::WordTotals t;
@@ -50,4 +56,59 @@ TEST_CASE("aggregate: stability is Kendall's tau-b of the halves' means over the
   tasks::WordTotals one;
   one.add("a", 1, 0);
   CHECK_FALSE(one.stability(1, 5).has_value());
+}
+
+TEST_CASE("aggregate: totals merge by adding, and cross JSON exactly", "[tasks][aggregate]") {
+  tasks::WordTotals a, b;
+  a.add("idiot", 0.1, 0), a.add("the", 1.0 / 3.0, 1);
+  b.add("idiot", 0.2, 1), b.add("rare", 5.0, 0);
+  a.merge(b);
+  const auto r = a.ranked(1, 0);
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].word == "rare");
+  CHECK(r[1].word == "the");
+  CHECK(r[2].count == 2);
+  CHECK(r[2].mean == (0.1 + 0.2) / 2);
+  const tasks::WordTotals back = tasks::WordTotals::from_json(nlohmann::json::parse(a.to_json().dump()));
+  CHECK(back.to_json() == a.to_json());
+  CHECK(back.ranked(1, 0, 1)[0].mean == 1.0 / 3.0);  // the double's every bit
+}
+
+TEST_CASE("aggregate: two workers sharing the chunks give the bytes one process gives", "[tasks][aggregate]") {
+  const auto dir = scratch("aggregate_shared");
+  const std::string csv = write_csv(dir / "posts.csv", "post_id,text,label", class_rows(60));
+  saved_model("bilstm-attention", dir / "run",
+              {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "10"}},
+              {{"embed_dim", 8}, {"lstm_units", 4}});
+  const auto request = [&](const std::string& name) {
+    tasks::AggregateRequest r;
+    r.model = (dir / "run").string();
+    r.options.set("csv", csv, data::Inputs::Origin::kGiven);
+    r.options.set("text-column", "text", data::Inputs::Origin::kGiven);
+    r.min_count = 1;
+    r.chunk = 7;  // 9 chunks, the last short
+    r.batch_size = 4;
+    r.json = (dir / (name + ".json")).string();
+    r.csv = (dir / (name + ".csv")).string();
+    return r;
+  };
+  const std::string alone = tasks::aggregate(request("alone"));
+  TwoThreads shared;
+  std::string table[2];
+  std::vector<std::thread> workers;
+  for (int rank = 0; rank < 2; ++rank)
+    workers.emplace_back([&, rank] {
+      const ThreadSharing sharing(shared, rank);
+      tasks::AggregateRequest r = request("shared" + std::to_string(rank));
+      r.sharing = &sharing;
+      table[rank] = tasks::aggregate(r);
+    });
+  for (auto& w : workers) w.join();
+  CHECK(table[0] == alone);
+  CHECK(table[1].empty());  // rank 0 reports and writes
+  CHECK(io::read_file((dir / "shared0.json").string()) == io::read_file((dir / "alone.json").string()));
+  CHECK(io::read_file((dir / "shared0.csv").string()) == io::read_file((dir / "alone.csv").string()));
+  CHECK_FALSE(fs::exists(dir / "shared1.json"));
+  CHECK(shared.jobs_taken[0] + shared.jobs_taken[1] == 9 + 2);  // each chunk once, and each worker's last ask finds none
+  fs::remove_all(dir);
 }

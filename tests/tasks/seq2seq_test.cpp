@@ -20,11 +20,9 @@ TEST_CASE("seq2seq: evaluate decodes a CSV, bad settings are usage errors", "[ta
   const auto data = model->open_csv(write_csv(dir / "val.csv", "n,m", std::vector<std::string>(rows.end() - 50, rows.end())), none, 1);
   const auto e = data->evaluate(model->module(), tasks::all_rows(data->rows()), {5, tasks::EvaluateOptions::Detail::kFull});
   CHECK(e.metrics.at("rows") == 50);
-  // Shared by workers, each decoding its share of the batches, the same bits, outputs included:
-  // tests/apps/evaluate_distributed_test.py checks it across real processes (attn evaluate --nproc
-  // 2 and torchrun, with beam search). The two-thread stand-in used for the classifiers
-  // (check_shared_as_alone) fails on seq2seq's data ("the workers' scores ... do not add up"): it
-  // never ran while this case's name held a ';', and is left to mend.
+  // Shared by workers, each decoding its share of the batches, the same bits, outputs included
+  // (tests/apps/evaluate_distributed_test.py checks it across real processes, with beam search).
+  check_shared_as_alone(*data, (dir / "run").string(), tasks::all_rows(data->rows()), 5, e);
   CHECK_THAT(e.predictions_csv, Catch::StartsWith("source,target,prediction\n\"150\",\"50\","));
   data::Inputs beam;
   beam.set("beam", "0", data::Inputs::Origin::kGiven);

@@ -29,6 +29,9 @@ struct TwoThreads {
   std::mutex m;
   std::condition_variable cv;
   std::vector<std::vector<float>> parts{2};
+  std::vector<std::string> byte_parts{2};
+  std::vector<float> gathered;  // the last round's result
+  std::vector<std::string> gathered_bytes;
   int arrived = 0, round = 0;
   std::map<std::int64_t, std::int64_t> jobs;  // per scoring, the jobs handed out
   std::vector<int> jobs_taken{0, 0};          // per worker, all the jobs it took
@@ -48,15 +51,28 @@ class ThreadSharing : public attn::parallel::RowSharing {
     std::unique_lock<std::mutex> lock(s_.m);
     const int round = s_.round;
     s_.parts[static_cast<std::size_t>(rank_)] = mine;
-    if (++s_.arrived == 2) {
+    if (++s_.arrived == 2) {  // the round's result, kept until both have taken it (the next round needs both)
+      s_.gathered = s_.parts[0];
+      s_.gathered.insert(s_.gathered.end(), s_.parts[1].begin(), s_.parts[1].end());
       s_.arrived = 0, ++s_.round;
       s_.cv.notify_all();
     } else {
       s_.cv.wait(lock, [&] { return s_.round != round; });
     }
-    std::vector<float> all = s_.parts[0];
-    all.insert(all.end(), s_.parts[1].begin(), s_.parts[1].end());
-    return all;
+    return s_.gathered;
+  }
+  std::vector<std::string> gather_bytes(const std::string& mine) const override {
+    std::unique_lock<std::mutex> lock(s_.m);
+    const int round = s_.round;
+    s_.byte_parts[static_cast<std::size_t>(rank_)] = mine;
+    if (++s_.arrived == 2) {
+      s_.gathered_bytes = s_.byte_parts;
+      s_.arrived = 0, ++s_.round;
+      s_.cv.notify_all();
+    } else {
+      s_.cv.wait(lock, [&] { return s_.round != round; });
+    }
+    return s_.gathered_bytes;
   }
 
  private:

@@ -26,6 +26,22 @@ std::vector<float> WorkerSharing::gather(const std::vector<float>& mine) const {
   return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
 }
 
+std::vector<std::string> WorkerSharing::gather_bytes(const std::string& mine) const {
+  torch::Tensor lengths = torch::zeros({size()}, torch::kInt64);
+  lengths[rank()] = static_cast<std::int64_t>(mine.size());
+  workers_.sum(lengths);
+  // Workers::gather sends tensors of one size: each worker's bytes, zero-padded to the longest.
+  const std::int64_t longest = lengths.max().item<std::int64_t>();
+  torch::Tensor bytes = torch::zeros({std::max<std::int64_t>(longest, 1)}, torch::kUInt8);
+  std::copy(mine.begin(), mine.end(), reinterpret_cast<char*>(bytes.data_ptr<std::uint8_t>()));
+  const std::vector<torch::Tensor> all = workers_.gather(bytes);
+  std::vector<std::string> out;
+  for (int k = 0; k < size(); ++k)
+    out.emplace_back(reinterpret_cast<const char*>(all[static_cast<std::size_t>(k)].data_ptr<std::uint8_t>()),
+                     static_cast<std::size_t>(lengths[k].item<std::int64_t>()));
+  return out;
+}
+
 SharedScoring::SharedScoring(const std::vector<std::int64_t>& rows, std::vector<std::vector<std::size_t>> batches,
                              const RowSharing* sharing)
     : rows_(rows), sharing_(sharing && sharing->size() > 1 ? sharing : nullptr), batches_(std::move(batches)) {}

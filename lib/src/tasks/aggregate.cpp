@@ -5,11 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "attn/io/atomic_file.h"
+#include "attn/parallel/sharing.h"
+#include "attn/parallel/workers.h"
 #include "attn/report/explanation.h"
 #include "attn/report/plots.h"
 #include "attn/tasks/faithfulness.h"
@@ -51,6 +54,29 @@ std::optional<double> WordTotals::stability(std::int64_t min_count, std::size_t 
   return kendall_tau_b(a, b);
 }
 
+void WordTotals::merge(const WordTotals& other) {
+  for (const auto& [word, o] : other.words_) {
+    Sums& s = words_[word];
+    for (int h = 0; h < 2; ++h) s.sum[h] += o.sum[h], s.count[h] += o.count[h];
+  }
+}
+
+nlohmann::json WordTotals::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [word, s] : words_) j[word] = {s.sum[0], s.sum[1], s.count[0], s.count[1]};
+  return j;
+}
+
+WordTotals WordTotals::from_json(const nlohmann::json& j) {
+  WordTotals t;
+  for (const auto& [word, v] : j.items()) {
+    Sums& s = t.words_[word];
+    s.sum[0] = v.at(0).get<double>(), s.sum[1] = v.at(1).get<double>();
+    s.count[0] = v.at(2).get<std::int64_t>(), s.count[1] = v.at(3).get<std::int64_t>();
+  }
+  return t;
+}
+
 namespace {
 
 /// One method and label: the rows decided for the label, and its words' totals.
@@ -58,12 +84,39 @@ struct Group {
   std::int64_t rows = 0;
   WordTotals words;
 };
+/// Every method and label's group [method][label].
+using Groups = std::vector<std::vector<Group>>;
+
+/// Each chunk's groups, by chunk number, as JSON: {"chunk": [[{"rows", "words"}, ...], ...], ...}.
+std::string chunks_json(const std::map<std::size_t, Groups>& chunks) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [chunk, groups] : chunks) {
+    nlohmann::json methods = nlohmann::json::array();
+    for (const auto& labels : groups) {
+      nlohmann::json per_label = nlohmann::json::array();
+      for (const Group& g : labels) per_label.push_back({{"rows", g.rows}, {"words", g.words.to_json()}});
+      methods.push_back(per_label);
+    }
+    j[std::to_string(chunk)] = methods;
+  }
+  return j.dump();
+}
+
+void read_chunks(const std::string& text, std::map<std::size_t, Groups>& chunks) {
+  const nlohmann::json parsed = nlohmann::json::parse(text);  // (kept alive: the loop reads into it)
+  for (const auto& [chunk, methods] : parsed.items()) {
+    Groups& groups = chunks[static_cast<std::size_t>(std::stoull(chunk))];
+    for (const auto& labels : methods) {
+      groups.emplace_back();
+      for (const auto& g : labels) groups.back().push_back({g.at("rows").get<std::int64_t>(), WordTotals::from_json(g.at("words"))});
+    }
+  }
+}
 
 /// Adds one explained text to the groups [method][label]: each kept token of each word scores its
 /// label's score at its place. A word whose tokens were not all kept (some beyond num_words) counts
 /// once, as its tokens joined by a space, with the sum of its kept tokens' scores.
-void add_text(const report::TextExplanation& e, const std::vector<std::size_t>& decided, int half,
-              std::vector<std::vector<Group>>& groups) {
+void add_text(const report::TextExplanation& e, const std::vector<std::size_t>& decided, int half, Groups& groups) {
   for (std::size_t m = 0; m < e.importance.size(); ++m) {
     const auto& scores = e.importance[m].scores;
     for (std::size_t label : decided) {
@@ -139,14 +192,20 @@ std::string aggregate(const AggregateRequest& r) {
   ExplainOptions options;
   options.methods = methods;
   options.steps = r.steps;
-  std::vector<std::vector<Group>> groups(methods.size(), std::vector<Group>(labels.size()));
-  const std::size_t n = inputs.size();
-  for (std::size_t first = 0; first < n; first += static_cast<std::size_t>(r.chunk)) {
-    const std::size_t last = std::min(n, first + static_cast<std::size_t>(r.chunk));
-    const std::vector<Input> chunk(inputs.begin() + static_cast<std::ptrdiff_t>(first), inputs.begin() + static_cast<std::ptrdiff_t>(last));
-    const std::unique_ptr<Explanations> explained = model->explain(chunk, r.batch_size, options);
+  // Each chunk's sums apart, added in chunk order below: the same bits however the chunks were shared.
+  const std::size_t n = inputs.size(), chunk = static_cast<std::size_t>(r.chunk), chunks_in_file = (n + chunk - 1) / chunk;
+  const bool shared = r.sharing && r.sharing->size() > 1;
+  std::map<std::size_t, Groups> chunks;
+  if (shared) r.sharing->new_jobs();
+  for (std::size_t c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : 0; c < chunks_in_file;
+       c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : c + 1) {
+    const std::size_t first = c * chunk, last = std::min(n, first + chunk);
+    const std::vector<Input> rows(inputs.begin() + static_cast<std::ptrdiff_t>(first), inputs.begin() + static_cast<std::ptrdiff_t>(last));
+    const std::unique_ptr<Explanations> explained = model->explain(rows, r.batch_size, options);
     const auto* texts = dynamic_cast<const ExplanationList<report::TextExplanation>*>(explained.get());
     if (!texts) throw std::logic_error("aggregate: a text model's explanations are texts");
+    Groups& groups = chunks[c];
+    groups.assign(methods.size(), std::vector<Group>(labels.size()));
     for (std::size_t i = 0; i < texts->items().size(); ++i) {
       const report::TextExplanation& e = texts->items()[i];
       std::vector<std::size_t> decided;  // the labels the model decides for the row
@@ -159,6 +218,22 @@ std::string aggregate(const AggregateRequest& r) {
       add_text(e, decided, first + i < n / 2 ? 0 : 1, groups);
     }
   }
+  if (shared) {  // every worker's chunks to every worker; rank 0 reports
+    const std::vector<std::string> all = r.sharing->gather_bytes(chunks_json(chunks));
+    if (r.sharing->rank() != 0) return "";
+    chunks.clear();
+    for (const std::string& part : all) read_chunks(part, chunks);
+    if (chunks.size() != chunks_in_file)
+      throw std::runtime_error("aggregate: the workers explained " + std::to_string(chunks.size()) + " chunks of " +
+                               std::to_string(chunks_in_file));
+  }
+  Groups groups(methods.size(), std::vector<Group>(labels.size()));
+  for (const auto& [c, part] : chunks)
+    for (std::size_t m = 0; m < methods.size(); ++m)
+      for (std::size_t l = 0; l < labels.size(); ++l) {
+        groups[m][l].rows += part.at(m).at(l).rows;
+        groups[m][l].words.merge(part.at(m).at(l).words);
+      }
   // Outputs: the table, JSON, CSV and HTML.
   const auto top = static_cast<std::size_t>(r.top);
   nlohmann::ordered_json json = {{"model", r.model},
@@ -203,6 +278,16 @@ std::string aggregate(const AggregateRequest& r) {
   if (!r.html.empty()) files.add(r.html, report::html_page("Word importance over " + r.options.text("csv"), html));
   files.commit();
   return table;
+}
+
+std::string aggregate(const AggregateRequest& request, std::chrono::seconds worker_timeout) {
+  const parallel::WorkerPlace place = parallel::worker_place_from_environment();  // torchrun's, or one worker
+  if (place.world_size == 1) return aggregate(request);
+  const auto workers = parallel::Workers::connect(place, worker_timeout);
+  const parallel::WorkerSharing sharing(*workers);
+  AggregateRequest shared = request;
+  shared.sharing = &sharing;
+  return aggregate(shared);
 }
 
 }  // namespace attn::tasks

@@ -21,6 +21,9 @@ class RowSharing {
   virtual int size() const = 0;
   /// Every worker's `mine`, concatenated in rank order (the workers' lengths may differ).
   virtual std::vector<float> gather(const std::vector<float>& mine) const = 0;
+  /// Every worker's bytes, in rank order (their lengths may differ): what workers hand each other
+  /// that is not floats (attn aggregate's word totals).
+  virtual std::vector<std::string> gather_bytes(const std::string& mine) const = 0;
   /// Starts handing out a new scoring's jobs: every worker calls it once per scoring, before that
   /// scoring's first next_job().
   virtual void new_jobs() const = 0;
@@ -37,6 +40,7 @@ class WorkerSharing : public RowSharing {
   int rank() const override;
   int size() const override;
   std::vector<float> gather(const std::vector<float>& mine) const override;
+  std::vector<std::string> gather_bytes(const std::string& mine) const override;
   void new_jobs() const override;
   std::int64_t next_job() const override;
 

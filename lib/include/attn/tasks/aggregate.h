@@ -8,14 +8,26 @@
 /// ranked. Stability: Kendall's tau-b between the words' means in the file's first and second
 /// halves, over the union of the two halves' top --top words (a word not ranked in a half takes the
 /// lowest place there); near 1, the ranking is the data's, not chance's.
+///
+/// The file is explained a chunk of rows at a time, each chunk's sums kept apart and added in chunk
+/// order: with --nproc N the workers explain whichever chunks they take and hand rank 0 their
+/// chunks' sums, so N workers give the same bits as one process.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
 #include "attn/data/inputs.h"
 #include "attn/models/methods.h"
+
+namespace attn::parallel {
+class RowSharing;  // parallel/sharing.h
+}
 
 namespace attn::tasks {
 
@@ -36,6 +48,12 @@ class WordTotals {
   /// Kendall's tau-b of the halves' means over the union of their top `top` words (see above);
   /// nullopt when the union has fewer than 2 words.
   std::optional<double> stability(std::int64_t min_count, std::size_t top) const;
+  /// Adds `other`'s sums and counts to these.
+  void merge(const WordTotals& other);
+  /// {word: [sum of half 0, sum of half 1, count of half 0, count of half 1]}, and back (the sums
+  /// exact: JSON's numbers round-trip doubles).
+  nlohmann::json to_json() const;
+  static WordTotals from_json(const nlohmann::json& j);
 
  private:
   struct Sums {
@@ -56,8 +74,14 @@ struct AggregateRequest {
   std::int64_t batch_size = 64;
   std::int64_t chunk = 2048;    ///< rows explained at once (what is held in memory)
   std::string json, csv, html;  ///< outputs ("" = none), written together once all is computed
+  /// Workers sharing the chunks, or none: each explains the chunks it takes; rank 0 writes the
+  /// files and returns the table, the others return "".
+  const parallel::RowSharing* sharing = nullptr;
 };
 /// Explains every row and aggregates; returns the table to print.
 std::string aggregate(const AggregateRequest& request);
+/// `attn aggregate` under torchrun or `attn aggregate --nproc N`: joins the workers the
+/// environment names (one process when it names none) and shares the chunks among them.
+std::string aggregate(const AggregateRequest& request, std::chrono::seconds worker_timeout);
 
 }  // namespace attn::tasks
