@@ -12,12 +12,12 @@
 
 #include "attn/io/atomic_file.h"
 #include "attn/parallel/sharing.h"
-#include "attn/parallel/workers.h"
 #include "attn/report/explanation.h"
 #include "attn/report/plots.h"
 #include "attn/tasks/faithfulness.h"
 #include "attn/tasks/task.h"
 #include "attn/text/csv.h"
+#include "task_support.h"
 
 namespace attn::tasks {
 
@@ -281,13 +281,13 @@ std::string aggregate(const AggregateRequest& r) {
 }
 
 std::string aggregate(const AggregateRequest& request, std::chrono::seconds worker_timeout) {
-  const parallel::WorkerPlace place = parallel::worker_place_from_environment();  // torchrun's, or one worker
-  if (place.world_size == 1) return aggregate(request);
-  const auto workers = parallel::Workers::connect(place, worker_timeout);
-  const parallel::WorkerSharing sharing(*workers);
-  AggregateRequest shared = request;
-  shared.sharing = &sharing;
-  return aggregate(shared);
+  return run_by_workers(
+      [&](const parallel::RowSharing* sharing) {
+        AggregateRequest shared = request;
+        shared.sharing = sharing;
+        return aggregate(shared);
+      },
+      worker_timeout);
 }
 
 }  // namespace attn::tasks

@@ -8,9 +8,9 @@
 #include "attn/io/atomic_file.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
-#include "attn/parallel/workers.h"
 #include "attn/tasks/faithfulness.h"
 #include "attn/tasks/task.h"
+#include "task_support.h"
 
 namespace attn::tasks {
 namespace {
@@ -145,13 +145,13 @@ std::string evaluate(const EvaluateRequest& r) {
 }
 
 std::string evaluate(const EvaluateRequest& request, std::chrono::seconds worker_timeout) {
-  const parallel::WorkerPlace place = parallel::worker_place_from_environment();  // torchrun's, or one worker
-  if (place.world_size == 1) return evaluate(request);
-  const auto workers = parallel::Workers::connect(place, worker_timeout);
-  const parallel::WorkerSharing sharing(*workers);
-  EvaluateRequest shared = request;
-  shared.sharing = &sharing;
-  return evaluate(shared);
+  return run_by_workers(
+      [&](const parallel::RowSharing* sharing) {
+        EvaluateRequest shared = request;
+        shared.sharing = sharing;
+        return evaluate(shared);
+      },
+      worker_timeout);
 }
 
 std::string describe_models(const std::function<std::string(const nlohmann::json& training)>& training_flags) {

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "attn/io/atomic_file.h"
+#include "attn/parallel/workers.h"
 #include "attn/tasks/faithfulness.h"
 #include "attn/tasks/feature_classification.h"
 #include "attn/tasks/seq2seq.h"
@@ -172,6 +173,14 @@ parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, co
     for_each_bucket(rows, lengths, batch_size,
                     [&](const std::vector<std::int64_t>&, const std::vector<std::size_t>& at) { batches.push_back(at); });
   return parallel::SharedScoring(rows, std::move(batches), sharing);
+}
+
+std::string run_by_workers(const std::function<std::string(const parallel::RowSharing*)>& run, std::chrono::seconds worker_timeout) {
+  const parallel::WorkerPlace place = parallel::worker_place_from_environment();  // torchrun's, or one worker
+  if (place.world_size == 1) return run(nullptr);
+  const auto workers = parallel::Workers::connect(place, worker_timeout);
+  const parallel::WorkerSharing sharing(*workers);
+  return run(&sharing);
 }
 
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,

@@ -2,6 +2,7 @@
 // What the task files (text_classification.cpp, feature_classification.cpp, seq2seq.cpp) share:
 // input declarations, reading texts and tokenizers, the runs' copies of CSVs. Internal to the tasks
 // layer: a C++ user of attn calls task.h and commands.h.
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ namespace attn::tasks {
 /// each is scored as one process scores it).
 parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
                                        std::int64_t batch_size, const parallel::RowSharing* sharing);
+
+/// A command run by the workers the environment names (torchrun's, `--nproc`'s): `run(sharing)`
+/// with them sharing its work, or `run(nullptr)` when it names one process.
+std::string run_by_workers(const std::function<std::string(const parallel::RowSharing*)>& run, std::chrono::seconds worker_timeout);
 
 /// shared_scoring(rows, lengths, batch_size, sharing).scores(score).
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
