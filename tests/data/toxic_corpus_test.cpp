@@ -97,9 +97,10 @@ TEST_CASE("civil corpus: Jigsaw 2019's layout, shares of raters, identities anno
   std::vector<std::string> header;
   const auto rows = records(a.str(), header);
   REQUIRE(rows.size() == 6000);
-  CHECK(header.size() == 8 + 9 + 2);
+  CHECK(header.size() == 8 + 9 + 1 + 2);  // id, target, text, 5 subtypes; 9 identities; sexual_explicit; 2 counts
   CHECK(std::vector<std::string>(header.begin(), header.begin() + 3) == std::vector<std::string>{"id", "target", "comment_text"});
   CHECK(header[13] == "muslim");
+  CHECK(header[17] == "sexual_explicit");
   CHECK(header.back() == "toxicity_annotator_count");
   std::int64_t annotated = 0, toxic = 0, muslims = 0, toxic_muslims = 0, christians = 0, toxic_christians = 0;
   for (const auto& r : rows) {
@@ -111,7 +112,10 @@ TEST_CASE("civil corpus: Jigsaw 2019's layout, shares of raters, identities anno
     CHECK(std::abs(target * raters - std::round(target * raters)) < 1e-4);  // k of n raters
     const bool has = !r.fields[8].empty();
     annotated += has;
-    CHECK((r.fields[17] != "0") == has);  // identity_annotator_count, iff the identities are filled
+    CHECK((r.fields[18] != "0") == has);  // identity_annotator_count, iff the identities are filled
+    const double sexual = std::stod(r.fields[17]);
+    CHECK(sexual >= 0);
+    CHECK(sexual <= 1);
     toxic += target >= 0.5;
     if (has && std::stod(r.fields[13]) >= 0.5) muslims += 1, toxic_muslims += target >= 0.5;
     if (has && std::stod(r.fields[11]) >= 0.5) christians += 1, toxic_christians += target >= 0.5;

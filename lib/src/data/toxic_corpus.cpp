@@ -245,6 +245,8 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
       throw std::invalid_argument("civil corpus: '" + b + "' is not one of the scored identities");
   if (!(o.bias >= 1)) throw std::invalid_argument("civil corpus: the bias must be >= 1");
   std::mt19937_64 rng(o.seed);
+  // sexual_explicit's raters draw from a generator of their own: the other columns stay as they were.
+  std::mt19937_64 explicit_rng(o.seed ^ 0x5e8a1e8a1ULL);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
   std::lognormal_distribution<double> length(std::log(25.0), 0.7);
   const std::size_t n_common = sizeof kCommon / sizeof *kCommon;
@@ -259,7 +261,7 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
   };
   out << "\"id\",\"target\",\"comment_text\",\"severe_toxicity\",\"obscene\",\"identity_attack\",\"insult\",\"threat\"";
   for (const Identity& i : kIdentities) out << ",\"" << i.column << '"';
-  out << ",\"identity_annotator_count\",\"toxicity_annotator_count\"\n";
+  out << ",\"sexual_explicit\",\"identity_annotator_count\",\"toxicity_annotator_count\"\n";
   const std::size_t n_identities = sizeof kIdentities / sizeof *kIdentities;
   for (std::int64_t row = 0; row < o.rows; ++row) {
     const int named = coin(rng) < 1.0 / 3 ? static_cast<int>(rng() % n_identities) : -1;
@@ -301,7 +303,9 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
       out << ',';
       if (annotated) out << share(raters_saying(id_raters, static_cast<int>(i) == named ? 0.9 : 0.01), id_raters);
     }
-    out << ',' << id_raters << ',' << raters << '\n';
+    int said_explicit = 0;
+    for (int i = 0; i < raters; ++i) said_explicit += coin(explicit_rng) < (obscene ? 0.3 : 0.005);
+    out << ',' << share(said_explicit, raters) << ',' << id_raters << ',' << raters << '\n';
   }
 }
 

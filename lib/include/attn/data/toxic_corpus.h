@@ -24,8 +24,9 @@ void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& options);
 
 /// Civil Comments in the layout of Jigsaw's 2019 competition (its real file needs a Kaggle
 /// account): "id","target","comment_text", the subtypes "severe_toxicity","obscene",
-/// "identity_attack","insult","threat", the nine scored identity columns, then
-/// "identity_annotator_count","toxicity_annotator_count". Every label is a share of raters (k / n,
+/// "identity_attack","insult","threat", the nine scored identity columns, the sixth subtype
+/// "sexual_explicit" (where the 2019 file has it), then "identity_annotator_count",
+/// "toxicity_annotator_count". Every label is a share of raters (k / n,
 /// n the row's toxicity_annotator_count); a quarter of the rows have their identities annotated
 /// (shares of identity_annotator_count raters), the others leave them empty. A third of the
 /// comments name an identity; those naming one of `biased` are toxic `bias` times as often as the
