@@ -311,6 +311,7 @@ text::PaddedSequences pad_texts(const std::shared_ptr<const text::Tokenizer>& to
 std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedSequences& x, text::Side padding,
                                  const std::vector<std::int64_t>& rows, std::int64_t batch_size) {
   nn::EvalModeGuard eval(module);
+  torch::NoGradGuard no_grad;  // outputs only: no graph kept for a backward pass
   models::TextClassifier model(module);
   std::vector<float> out;
   std::int64_t labels = 0;

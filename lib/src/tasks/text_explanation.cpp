@@ -239,16 +239,20 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
   std::vector<report::TextExplanation> out(rows.size());
   for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
     const torch::Tensor word_ids = batch_ids(x, batch, Width::kLongestRow, config.padding);
-    const torch::Tensor ids = model_ids(x, word_ids);  // what the model reads ([B, W] or with subwords [B, W, 1 + G])
-    const models::Scored scored = model.forward(ids);
-    const torch::Tensor probs = scored.scores.to(torch::kFloat32).contiguous(), att = scored.attention.to(torch::kFloat32).contiguous();
+    const torch::Tensor ids = model_ids(x, word_ids);      // what the model reads ([B, W] or with subwords [B, W, 1 + G])
+    torch::Tensor probs, att, word_level, sentence_level;  // hierarchical models: word_level and sentence_level [B, W] each
     std::vector<torch::Tensor> layers;
-    if (model.has_self_attention()) layers = model.self_attention(ids);  // each [B, heads, W, W]
-    torch::Tensor word_level, sentence_level;                            // hierarchical models: [B, W] each
-    if (model.has_sentences()) {
-      auto [w, s] = model.attention_levels(ids);
-      word_level = w.to(torch::kFloat32).contiguous();
-      sentence_level = s.to(torch::kFloat32).contiguous();
+    {
+      torch::NoGradGuard no_grad;  // the outputs and weights shown (a gradient method runs its own pass)
+      const models::Scored scored = model.forward(ids);
+      probs = scored.scores.to(torch::kFloat32).contiguous();
+      att = scored.attention.to(torch::kFloat32).contiguous();
+      if (model.has_self_attention()) layers = model.self_attention(ids);  // each [B, heads, W, W]
+      if (model.has_sentences()) {
+        auto [w, s] = model.attention_levels(ids);
+        word_level = w.to(torch::kFloat32).contiguous();
+        sentence_level = s.to(torch::kFloat32).contiguous();
+      }
     }
     const std::int64_t width = ids.size(1);
     std::vector<report::TextExplanation*> mine;
