@@ -160,10 +160,12 @@ void write_prepared_dir(const Prepared& p, const std::string& dir) {
   const auto t0 = std::chrono::steady_clock::now();
   io::ensure_directory(dir);
   io::StagedFiles files;
+  // Both staged before the other thread starts: write() reads the staged set, which stage() changes.
   const std::string tokenizer_path = files.stage(dir + "/tokenizer.json");
+  const std::string data_path = files.stage(dir + "/data.pt");
   auto tokenizer_written = std::async(
       std::launch::async, [&] { files.write(tokenizer_path, p.tokenizer_json.valid() ? p.tokenizer_json.get() : p.tokenizer.to_json()); });
-  io::write_prepared(files.stage(dir + "/data.pt"), p.data, p.threads, [&p](std::int64_t first, std::int64_t count, std::int32_t* out) {
+  io::write_prepared(data_path, p.data, p.threads, [&p](std::int64_t first, std::int64_t count, std::int32_t* out) {
     text::pad_rows_into(p.sequences, p.pad, p.data.x.cols, first, count, out);
   });
   tokenizer_written.get();

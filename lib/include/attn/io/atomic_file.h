@@ -42,7 +42,8 @@ class StagedFiles {
   void add(const std::string& path, std::string_view content);
   /// Registers `path` and returns the temporary name the caller writes it to.
   std::string stage(const std::string& path);
-  /// Writes `content` to a temporary that stage() returned (from any thread: the set is not changed).
+  /// Writes `content` to a temporary that stage() returned, from any thread, as long as no stage()
+  /// or add() runs meanwhile (they change the set this reads).
   void write(const std::string& temporary, std::string_view content) const;
   void commit();
 
