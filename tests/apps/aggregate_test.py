@@ -11,18 +11,14 @@ import csv
 import json
 import os
 import random
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, runner  # noqa: E402
+from checks import NICE_WORDS, check, finish, workspace  # noqa: E402
 
-ATTN, WORK = sys.argv[1:3]
-attn = runner(ATTN)
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+attn, path = workspace()
 
-NICE = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends", "please", "article", "help", "read"]
+NICE = NICE_WORDS
 HATE, OFFENSIVE = ["vermin", "subhuman", "parasites", "scum"], ["stupid", "idiot", "moron", "loser"]
 
 
@@ -34,10 +30,6 @@ def post(i):
     if planted:
         words.insert(rng.randrange(len(words) + 1), rng.choice(planted))
     return f"p{i}", " ".join(words), label
-
-
-def path(name):
-    return os.path.join(WORK, name)
 
 
 with open(path("train.csv"), "w", newline="") as f:

@@ -12,18 +12,14 @@ import csv
 import json
 import os
 import random
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, runner  # noqa: E402
+from checks import NICE_WORDS, check, finish, workspace  # noqa: E402
 
-ATTN, WORK = sys.argv[1:3]
-attn = runner(ATTN)
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+attn, path = workspace()
 
-NICE = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends", "please", "article", "help", "read"]
+NICE = NICE_WORDS
 BAD = ["stupid", "idiot", "moron", "loser", "scum", "jerk"]
 TERMS = ["muslim", "christian", "woman", "man"]
 
@@ -40,10 +36,6 @@ def comment(i, biased):
     if named:
         words.insert(0, named.capitalize() + ",") if i % 4 == 0 else words.insert(rng.randrange(len(words) + 1), named)
     return f"c{i}", " ".join(words), int(toxic)
-
-
-def path(name):
-    return os.path.join(WORK, name)
 
 
 def write(name, rows, biased):

@@ -14,18 +14,14 @@ import json
 import math
 import os
 import random
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, runner  # noqa: E402
+from checks import NICE_WORDS, check, finish, workspace  # noqa: E402
 
-ATTN, WORK = sys.argv[1:3]
-attn = runner(ATTN)
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+attn, path = workspace()
 
-NICE = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends", "please", "article", "help", "read"]
+NICE = NICE_WORDS
 BAD = ["stupid", "idiot", "moron", "loser", "scum", "jerk"]
 IDENTITIES = {"muslim": "muslim", "christian": "christian", "female": "woman", "male": "man"}
 
@@ -47,10 +43,6 @@ def comment(i, biased):
     annotations = {k: ("" if i % 11 == 0 else "1.0" if k == named else "0.0") for k in IDENTITIES}
     target = rng.choice([0.5, 0.6, 0.8, 1.0] if toxic else [0.0, 0.1, 0.2, 0.4])  # the share of raters, as in 2019's file
     return f"c{i}", " ".join(words), target, annotations
-
-
-def path(name):
-    return os.path.join(WORK, name)
 
 
 def write(name, rows, biased):

@@ -11,16 +11,12 @@ usage: classes_test.py ATTN WORK_DIR
 import csv
 import json
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, runner  # noqa: E402
+from checks import check, finish, workspace  # noqa: E402
 
-ATTN, WORK = sys.argv[1:3]
-attn = runner(ATTN)
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+attn, path = workspace()
 
 NICE = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends"]
 HATE, OFFENSIVE = ["vermin", "subhuman", "parasites"], ["stupid", "idiot", "moron"]
@@ -34,10 +30,6 @@ def post(i):
     elif label == "offensive":
         words.insert(i % len(words), OFFENSIVE[i % 3])
     return f"p{i}", " ".join(words), label
-
-
-def path(name):
-    return os.path.join(WORK, name)
 
 
 with open(path("train.jsonl"), "w") as f:

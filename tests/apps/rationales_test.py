@@ -12,18 +12,14 @@ import csv
 import json
 import os
 import random
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, runner  # noqa: E402
+from checks import NICE_WORDS, check, finish, workspace  # noqa: E402
 
-ATTN, WORK = sys.argv[1:3]
-attn = runner(ATTN)
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+attn, path = workspace()
 
-NICE = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends", "please", "article", "help", "read"]
+NICE = NICE_WORDS
 BAD = ["vermin", "subhuman", "parasites", "stupid", "idiot", "moron", "scum", "filth", "trash", "pig", "rat", "creep", "loser",
        "clown", "fool", "jerk", "dork", "dunce", "brute", "snake"]
 
@@ -38,10 +34,6 @@ def post(i):
         words.insert(at, rng.choice(BAD))
         return f"p{i}", " ".join(words + ["zz"]), 1, at
     return f"p{i}", " ".join(words + (["zz"] if rng.random() < 0.15 else [])), 0, None
-
-
-def path(name):
-    return os.path.join(WORK, name)
 
 
 def write_rationales(rows, stem):

@@ -1,6 +1,8 @@
 """What the Python tests share: check() records an assertion (printing a failure at once,
 so one run shows them all), finish() prints the tally and exits non-zero if any failed; runner()
-runs attn's commands."""
+runs attn's commands; workspace() sets a test's run up; NICE_WORDS, everyday words of generated comments."""
+import os
+import shutil
 import subprocess
 import sys
 
@@ -30,3 +32,16 @@ def runner(binary):
             sys.exit(f"attn {' '.join(args)} failed: {p.stderr}")
         return p
     return attn
+
+
+def workspace():
+    """(attn, path) of a test run as `TEST.py ATTN WORK_DIR`: the runner of ATTN, and path(name) in
+    WORK_DIR, emptied first."""
+    binary, work = sys.argv[1:3]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    return runner(binary), lambda name: os.path.join(work, name)
+
+
+# Everyday words of generated comments, none of them a label's cue.
+NICE_WORDS = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends", "please", "article", "help", "read"]
