@@ -21,8 +21,8 @@ import run_hatexplain  # noqa: E402
 def step_costs(work, name, train_flags, rounds, threads):
     words, subwords = [], []
     for r in range(rounds):
-        for flags, into in (([], words), (["--subwords"], subwords)):
-            run = os.path.join(work, f"{name}_{r}_{len(flags)}")
+        for flags, into in ((["--word-only"], words), (["--subwords"], subwords)):
+            run = os.path.join(work, f"{name}_{r}_{flags[0][2:]}")
             attn("train", *train_flags, "--epochs", "1", "--threads", threads, "--out", run, *flags)
             into.extend(e["seconds"] for e in epochs(run))
     return {"epoch_seconds_words": words, "epoch_seconds_subwords": subwords,

@@ -57,7 +57,7 @@ plan = json.loads(attn("train", "--data", path("prepared"), "--out", RUN, "--dum
 check(plan["training"]["batch_size"] == 64, "attn prepare --label-column, then train --data: the same recipe")
 attn("train", "--csv", path("train.jsonl"), "--text-column", "text", "--id-column", "post_id", "--label-column", "label",
      "--classes", "normal,offensive,hatespeech", "--val-csv", path("val.tsv"), "--maxlen", "16", "--epochs", "8", "--lr", "0.01",
-     "--set", "embed_dim=16", "--set", "lstm_units=8", "--monitor", "val_macro_f1", "--out", RUN, "--threads", "2")
+     "--set", "embed_dim=16", "--set", "lstm_units=8", "--monitor", "val_macro_f1", "--word-only", "--out", RUN, "--threads", "2")
 epochs = [json.loads(line) for line in open(os.path.join(RUN, "metrics.jsonl"))]
 check(max(e["val_macro_f1"] for e in epochs) >= 0.9, "validation from the TSV: macro-F1 of the planted words >= 0.9")
 
@@ -124,7 +124,7 @@ with open(path("bad_rationales.jsonl"), "w") as f:
 bad = attn("plausibility", "--model", RUN, "--rationales", path("bad_rationales.jsonl"), "--docs", path("docs.jsonl"), ok=False)
 check(bad.returncode == 1 and "bad_rationales.jsonl:1" in bad.stderr and "'nope'" in bad.stderr, f"plausibility: an unknown docid ({bad.stderr.strip()})")
 
-# attn robustness: the planted words misspelt on purpose (a word-only model loses them), deterministic.
+# attn robustness: the planted words misspelt on purpose (a word-only model, --word-only above, loses them), deterministic.
 with open(path("lexicon.txt"), "w") as f:
     f.write("\n".join(w.upper() for w in HATE + OFFENSIVE) + "\n")
 rob = attn("robustness", "--model", RUN, "--csv", path("test.csv"), "--words", path("lexicon.txt"), "--rate", "1",

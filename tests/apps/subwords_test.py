@@ -49,8 +49,11 @@ common = ["train", "--csv", path("train.jsonl"), "--text-column", "text", "--id-
           "--threads", "2"]
 plan = json.loads(attn(*common, "--subwords", "--out", path("sub"), "--dump-config").stdout)
 check("subword_buckets" in plan["model_config_set_from_data"], "--dump-config: the n-gram rows are set from the data")
-attn(*common, "--out", path("words"))
-attn(*common, "--subwords", "--out", path("sub"))
+attn(*common, "--word-only", "--out", path("words"))
+attn(*common, "--out", path("sub"))  # one class per row: subwords by default
+for run, buckets in (("words", 0), ("sub", 32768)):
+    got = json.load(open(os.path.join(path(run), "config.json")))["model_config"]["subword_buckets"]
+    check(got == buckets, f"one class per row, {run}: {buckets} n-gram rows by default, --word-only none (got {got})")
 
 # resume stays exact with subwords: 1 epoch, then --resume to 3, against 3 at once
 attn(*common[:common.index("--epochs")], "--epochs", "3", *common[common.index("--epochs") + 2:], "--subwords", "--out", path("once"))
@@ -118,7 +121,7 @@ check({"vermin", "idiotic", "thanks"} <= set(vec) and os.path.exists(path("v.vec
 start = ["train", "--csv", path("train.jsonl"), "--text-column", "text", "--label-column", "label", "--maxlen", "16", "--epochs", "1",
          "--lr", "1e-12", "--set", "embed_dim=16", "--set", "lstm_units=8", "--embeddings", path("v.vec"), "--threads", "2"]
 attn(*start, "--subwords", "--subword-buckets", "32768", "--out", path("pre"))
-attn(*start, "--out", path("pre_words"))
+attn(*start, "--word-only", "--out", path("pre_words"))
 refused_here = attn(*start, "--subwords", "--subword-buckets", "1024", "--out", path("pre_bad"), ok=False)
 check(refused_here.returncode == 1 and "v.vec.subwords" in refused_here.stderr and "1024" in refused_here.stderr,
       f"--embeddings: n-gram rows of another count refused ({refused_here.stderr.strip()[-200:]})")
@@ -170,7 +173,8 @@ refused("--subwords on a model without a subword table",
         ["train", "--csv", path("train.jsonl"), "--text-column", "text", "--label-column", "label", "--subwords", "--model",
          "hierarchical-attention", "--out", path("h")],
         "--subwords", "hierarchical-attention")
-refused("--subword-buckets alone", [*common, "--subword-buckets", "100", "--out", path("x")], "--subword-buckets", "--subwords")
+refused("--subwords with --word-only", [*common, "--subwords", "--word-only", "--out", path("x")], "--subwords", "--word-only")
+refused("--subword-buckets with --word-only", [*common, "--word-only", "--subword-buckets", "100", "--out", path("x")], "--subword-buckets", "--subwords")
 refused("--subword-buckets 0", [*common, "--subwords", "--subword-buckets", "0", "--out", path("x")], "--subword-buckets")
 refused("attn embed without its input", ["embed", "--out", path("x.vec")], "--csv", "--txt")
 finish()

@@ -312,8 +312,11 @@ class TextClassification : public Task {
                          data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
         specs.push_back({"subwords",
                          "Text models with a subword table (bilstm-attention, transformer-classifier): every word is also its "
-                         "character n-grams (fastText's, n = 3..6), so misspelt and unseen words are read too",
+                         "character n-grams (fastText's, n = 3..6), so misspelt and unseen words are read too; the default "
+                         "with --label-column (one class per row)",
                          "", data::InputSpec::Kind::kFlag, "Subwords"});
+        specs.push_back({"word-only", "Text models: whole words only, no subwords (with --label-column too)", "",
+                         data::InputSpec::Kind::kFlag, "Subwords"});
         specs.push_back({"subword-buckets", "With --subwords: the n-gram hash rows", std::to_string(text::kDefaultSubwordBuckets),
                          data::InputSpec::Kind::kValue, "Subwords"});
         specs.push_back({"rationales",

@@ -680,11 +680,14 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
                                   std::to_string(v));
     (std::string(flag) == "max-sentences" ? layout.max_sentences : layout.max_words) = v;
   }
-  const bool subwords = in.flag("subwords");
+  const bool has_table =
+      std::any_of(model.keys.begin(), model.keys.end(), [](const models::ConfigKey& k) { return k.name == "subword_buckets"; });
+  if (in.flag("subwords") && in.flag("word-only")) throw std::invalid_argument("give one of --subwords and --word-only");
+  // One class per row (the public corpora: HateXplain, Davidson, OLID) reads subwords by default when
+  // the model has their table and the texts are read here: docs/benchmarks.md#real-data-hatexplain.
+  const bool subwords = in.flag("subwords") || (!in.flag("word-only") && has_table && !in.given("data") && in.given("label-column"));
   if (in.given("subword-buckets") && !subwords) throw std::invalid_argument("--subword-buckets applies with --subwords");
   if (subwords) {
-    const bool has_table =
-        std::any_of(model.keys.begin(), model.keys.end(), [](const models::ConfigKey& k) { return k.name == "subword_buckets"; });
     if (!has_table) throw std::invalid_argument("--subwords: " + model.name + " has no subword embedding (it reads whole words)");
     if (in.given("data")) throw std::invalid_argument("--subwords re-reads the texts: give the CSV (--csv), not --data");
     config.subword_buckets = in.integer("subword-buckets");
