@@ -500,6 +500,36 @@ std::string marks_json(const RationaleMarks& marks) {
   return nlohmann::json{{"rows", rows}}.dump() + "\n";
 }
 
+/// A data directory's words met beyond the tokenizer (a model with subwords: new words of --val-csv,
+/// words misspelt by --misspell), in the order of their ids.
+constexpr const char* kSubwordWords = "subword_words.json";
+
+/// Writes `x`'s met words into `dir` when it has any, so that reopening it reads the same rows.
+void write_subword_words(const text::PaddedSequences& x, const std::string& dir) {
+  if (!x.subwords || x.subwords->new_words() == 0) return;
+  io::write_file_atomic(text_file_in(dir, kSubwordWords), nlohmann::json{{"words", x.subwords->met_words()}}.dump() + "\n");
+}
+
+/// The vocabulary a reopened data directory's rows were encoded with: the tokenizer's words, then
+/// the met words of dir/subword_words.json, each given its id again (null for a model without subwords).
+std::shared_ptr<text::SubwordVocabulary> reopen_subwords(const text::Tokenizer& tok, const TextDataConfig& config) {
+  std::shared_ptr<text::SubwordVocabulary> vocabulary = subwords_of(std::make_shared<const text::Tokenizer>(tok), config);
+  const std::string path = text_file_in(config.dir, kSubwordWords);
+  if (!vocabulary || !fs::exists(path)) return vocabulary;
+  std::vector<std::string> words;
+  try {
+    words = nlohmann::json::parse(io::read_file(path)).at("words").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not a list of words (\"words\"): " + e.what());
+  }
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const text::Sequence ids = vocabulary->encode(words[i]);
+    if (ids.size() != 1 || ids[0] != vocabulary->first_new_id() + static_cast<std::int32_t>(i))
+      throw std::runtime_error(path + ": word " + std::to_string(i) + " ('" + words[i] + "') is not a new word of the run's tokenizer");
+  }
+  return vocabulary;
+}
+
 RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
   RationaleMarks marks(static_cast<std::size_t>(rows));
   try {
@@ -760,6 +790,7 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     std::vector<float> weights;
     if (config.weighs_rows()) weights = read_row_weights(prepared, o.csv, o.columns.format, config);
     data::write_prepared_dir(prepared, config.dir);
+    write_subword_words(prepared.data.x, config.dir);
     if (rationales) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(marks));
     if (config.weighs_rows())
       io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", weights}}.dump() + "\n");
@@ -773,12 +804,13 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
 std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir) {
   const auto config = parse_data_config<TextDataConfig>(data_config, text_file_in(run_dir, "config.json"));
   io::PreparedData data = io::read_prepared(text_file_in(config.dir, "data.pt"));
+  text::Tokenizer tokenizer = read_tokenizer(text_file_in(run_dir, "tokenizer.json"));
+  data.x.subwords = reopen_subwords(tokenizer, config);
   RationaleMarks marks;
   if (config.rationale_weight > 0) marks = read_marks(text_file_in(config.dir, "rationales.json"), data.x.rows);
   std::vector<float> weights;
   if (config.weighs_rows()) weights = read_row_weights_file(text_file_in(config.dir, "row_weights.json"), data.x.rows);
-  return text_dataset(std::move(data), read_tokenizer(text_file_in(run_dir, "tokenizer.json")), config, {}, {}, std::move(marks), {},
-                      std::move(weights));
+  return text_dataset(std::move(data), std::move(tokenizer), config, {}, {}, std::move(marks), {}, std::move(weights));
 }
 
 std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads) {
@@ -804,6 +836,7 @@ std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Data
     read_subwords(prepared, csv, o.columns, subwords_of(std::make_shared<const text::Tokenizer>(train.tokenizer()), config));
   config.dir = fs::absolute(fs::path(run_dir) / "data" / "validation").string();
   data::write_prepared_dir(prepared, config.dir);
+  write_subword_words(prepared.data.x, config.dir);
   return text_dataset(std::move(prepared.data), train.tokenizer(), config);
 }
 

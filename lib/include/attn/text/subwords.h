@@ -57,6 +57,9 @@ class SubwordVocabulary {
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   /// Words met that the tokenizer does not hold.
   std::int64_t new_words() const { return static_cast<std::int64_t>(new_words_.size()); }
+  /// Those words, in the order of their ids (from first_new_id()): encoding them again, in this
+  /// order, into a new vocabulary of the same tokenizer gives them the same ids.
+  const std::vector<std::string>& met_words() const { return new_words_; }
 
  private:
   std::shared_ptr<const Tokenizer> tokenizer_;
