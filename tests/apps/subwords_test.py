@@ -85,8 +85,14 @@ p = attn("train", "--csv", path("train.txt"), "--format", "tsv", "--text-column"
          "--set", "embed_dim=8", "--set", "lstm_units=4", "--subwords", "--out", path("tsv_run"), ok=False)
 check(p.returncode == 0, f"--format tsv with --subwords ({p.stderr.strip()[-200:]})")
 
+# --misspell: the training texts' words misspelt on purpose (half of them), so that the model learns to read them
+attn(*common, "--misspell", "0.5", "--out", path("misspelt"))
+report = json.load(open(os.path.join(path("misspelt"), "data", "prepare.json")))["misspelt"]
+check(report["rate"] == 0.5 and len(report["edits"]) == 6 and 0.4 <= report["words_changed"] / report["words_of_4_letters"] <= 0.6,
+      f"--misspell 0.5: about half the training words of 4+ letters misspelt, every edit drawn ({report})")
+
 drops = {}
-for run in ("words", "sub"):
+for run in ("words", "sub", "misspelt"):
     attn("robustness", "--model", path(run), "--csv", path("test.jsonl"), "--words", path("lexicon.txt"), "--rate", "1",
          "--perturbations", "repeat,leet,homoglyph,mask", "--json", path(run + ".json"))
     r = json.load(open(path(run + ".json")))
@@ -96,6 +102,8 @@ for name in ("repeat", "leet", "homoglyph"):
     check(drops["words"][name] >= 0.3, f"{name}: the word-only model loses the misspelt words (macro-F1 drop {drops['words'][name]:.3f})")
     check(drops["sub"][name] <= drops["words"][name] - 0.2,
           f"{name}: the subword model keeps them (drop {drops['sub'][name]:.3f} against {drops['words'][name]:.3f})")
+check(sum(drops["misspelt"].values()) < sum(drops["sub"].values()),
+      f"--misspell: trained on misspelt words, the model loses less of them ({drops['misspelt']} against {drops['sub']})")
 print("macro-F1 drops at rate 1:", json.dumps(drops), file=sys.stderr)
 
 # explain: an unseen misspelling is read by its n-grams, and weighs
@@ -182,6 +190,10 @@ refused("--subwords on a model without a subword table",
          "hierarchical-attention", "--out", path("h")],
         "--subwords", "hierarchical-attention")
 refused("--subwords with --word-only", [*common, "--subwords", "--word-only", "--out", path("x")], "--subwords", "--word-only")
+refused("--misspell out of range", [*common, "--misspell", "1.5", "--out", path("x")], "--misspell", "0..1")
+refused("--misspell without subwords", [*common, "--word-only", "--misspell", "0.2", "--out", path("x")], "--misspell", "subwords")
+refused("--misspell-edits alone", [*common, "--misspell-edits", "leet", "--out", path("x")], "--misspell-edits", "--misspell")
+refused("--misspell-edits unknown", [*common, "--misspell", "0.2", "--misspell-edits", "leet,typo", "--out", path("x")], "'typo'", "homoglyph")
 refused("--subword-buckets with --word-only", [*common, "--word-only", "--subword-buckets", "100", "--out", path("x")], "--subword-buckets", "--subwords")
 refused("--subword-buckets 0", [*common, "--subwords", "--subword-buckets", "0", "--out", path("x")], "--subword-buckets")
 refused("attn embed without its input", ["embed", "--out", path("x.vec")], "--csv", "--txt")

@@ -1,4 +1,6 @@
 // Words misspelt on purpose: each perturbation's edit, determinism, the rate, the target words.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "attn/text/perturb.h"
@@ -93,4 +95,37 @@ TEST_CASE("perturbations by name", "[perturb]") {
   CHECK_THROWS_WITH(text::parse_perturbation("typo", "--perturbations"),
                     Catch::Contains("--perturbations: unknown perturbation 'typo'") && Catch::Contains("homoglyph"));
   CHECK(text::perturbations().size() == 6);
+}
+
+TEST_CASE("misspell: each changed word gets one of the kinds given, drawn per word, deterministically", "[perturb]") {
+  const std::string t = "thanks for the edit, see the talk page about idiots and their garbage edits today";
+  // One kind given: every changed word is that kind's edit (a space inside it).
+  const auto spaced = text::misspell(t, {Perturbation::kSpace}, every_word(), 4);
+  CHECK(spaced.changed == spaced.targets);
+  CHECK(spaced.targets == 10);
+  CHECK(std::count(spaced.text.begin(), spaced.text.end(), ' ') == std::count(t.begin(), t.end(), ' ') + 10);
+  // All kinds: over many rows, each kind's mark shows up, and the same row gives the same text.
+  const std::vector<Perturbation> all = {Perturbation::kRepeat, Perturbation::kLeet, Perturbation::kPunctuation,
+                                         Perturbation::kSpace,  Perturbation::kMask, Perturbation::kHomoglyph};
+  bool digit = false, star = false, cyrillic = false, dot = false;
+  for (std::uint64_t row = 0; row < 50; ++row) {
+    const std::string m = text::misspell(t, all, every_word(), row).text;
+    CHECK(m == text::misspell(t, all, every_word(), row).text);
+    digit = digit || m.find_first_of("0123456789") != std::string::npos;
+    star = star || m.find('*') != std::string::npos;
+    cyrillic = cyrillic || m.find('\xD1') != std::string::npos || m.find('\xD0') != std::string::npos;
+    dot = dot || m.find_first_of("-_") != std::string::npos;
+  }
+  CHECK((digit && star && cyrillic && dot));
+  // Within one text, words get different kinds (not one kind per text).
+  const std::string one = text::misspell(t, all, every_word(), 11).text;
+  const bool several = (one.find('*') != std::string::npos) + (one.find_first_of("0123456789") != std::string::npos) +
+                           (one.find_first_of(".-_") != std::string::npos) +
+                           (one.find('\xD1') != std::string::npos || one.find('\xD0') != std::string::npos) >=
+                       2;
+  CHECK(several);
+  text::PerturbOptions none;
+  none.rate = 0;
+  CHECK(text::misspell(t, all, none, 1).text == t);
+  CHECK_THROWS_WITH(text::misspell(t, {}, every_word(), 1), Catch::Contains("no kind"));
 }

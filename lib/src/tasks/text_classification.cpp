@@ -315,6 +315,12 @@ class TextClassification : public Task {
                          "character n-grams (fastText's, n = 3..6), so misspelt and unseen words are read too; the default "
                          "with --label-column (one class per row)",
                          "", data::InputSpec::Kind::kFlag, "Subwords"});
+        specs.push_back({"misspell",
+                         "Text models with subwords: train on words misspelt on purpose, this share of each training text's words "
+                         "of 4+ letters edited as attn robustness does (one edit per word, drawn; the held-out rows too)",
+                         "0", data::InputSpec::Kind::kValue, "Subwords"});
+        specs.push_back({"misspell-edits", "With --misspell: the edits drawn from (default: all of attn robustness's)", "",
+                         data::InputSpec::Kind::kValue, "Subwords"});
         specs.push_back({"word-only", "Text models: whole words only, no subwords (with --label-column too)", "",
                          data::InputSpec::Kind::kFlag, "Subwords"});
         specs.push_back({"subword-buckets", "With --subwords: the n-gram hash rows", std::to_string(text::kDefaultSubwordBuckets),

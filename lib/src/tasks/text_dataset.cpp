@@ -19,6 +19,7 @@
 #include "attn/tasks/bias.h"
 #include "attn/text/csv.h"
 #include "attn/text/dataset.h"
+#include "attn/text/perturb.h"
 #include "task_support.h"
 #include "text_explanation.h"
 
@@ -724,6 +725,20 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     if (config.subword_buckets < 1 || config.subword_buckets > (std::int64_t{1} << 30))
       throw std::invalid_argument("--subword-buckets must be in 1..1073741824, got " + std::to_string(config.subword_buckets));
   }
+  // --misspell: the training texts' words misspelt on purpose, read again by their subwords.
+  const double misspell = in.number("misspell");
+  if (!(misspell >= 0 && misspell <= 1)) throw std::invalid_argument("--misspell must be in 0..1, got '" + in.text("misspell") + "'");
+  if (in.given("misspell-edits") && misspell == 0) throw std::invalid_argument("--misspell-edits applies with --misspell");
+  if (misspell > 0 && !subwords)
+    throw std::invalid_argument(
+        "--misspell applies to a model reading subwords (--subwords; the default with --label-column): "
+        "a word-only model drops misspelt words");
+  if (misspell > 0 && in.given("rationales")) throw std::invalid_argument("give one of --misspell and --rationales");
+  std::vector<text::Perturbation> edits;
+  for (const std::string& name : in.given("misspell-edits") ? in.list("misspell-edits") : std::vector<std::string>())
+    edits.push_back(text::parse_perturbation(name, "--misspell-edits"));
+  if (edits.empty())
+    for (const text::PerturbationInfo& p : text::perturbations()) edits.push_back(p.perturbation);
   const bool rationales = in.given("rationales");
   for (const char* flag : {"rationale-docs", "rationale-weight"})
     if (in.given(flag) && !rationales) throw std::invalid_argument(std::string("--") + flag + " applies with --rationales");
@@ -779,8 +794,28 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     data::Prepared prepared = data::prepare_csv(o);
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
     if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, layout, config, threads);
-    if (subwords)
-      read_subwords(prepared, o.csv, o.columns, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config));
+    if (subwords) {
+      std::int64_t texts_changed = 0, words_changed = 0, words = 0;
+      const text::PerturbOptions po{misspell, 1, {}};
+      const auto misspelt = [&](const std::string& t, std::int64_t row) {
+        text::PerturbedText out = text::misspell(t, edits, po, static_cast<std::uint64_t>(row));
+        texts_changed += out.changed > 0;
+        words_changed += out.changed;
+        words += out.targets;
+        return std::move(out.text);
+      };
+      read_subwords(prepared, o.csv, o.columns, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config),
+                    misspell > 0 ? TrainedModel::TextRewrite(misspelt) : nullptr);
+      if (misspell > 0) {
+        nlohmann::json names = nlohmann::json::array();
+        for (const text::Perturbation p : edits) names.push_back(text::perturbation_name(p));
+        prepared.report["misspelt"] = {{"rate", misspell},
+                                       {"edits", names},
+                                       {"words_of_4_letters", words},
+                                       {"words_changed", words_changed},
+                                       {"texts_changed", texts_changed}};
+      }
+    }
     RationaleMarks marks;
     if (rationales) {
       const auto given = in.get("rationale-docs");

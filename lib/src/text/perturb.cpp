@@ -171,8 +171,12 @@ Perturbation parse_perturbation(const std::string& name, const std::string& flag
   throw std::invalid_argument(flag + ": unknown perturbation '" + name + "' (perturbations: " + known + ")");
 }
 
-PerturbedText perturb(const std::string& text, Perturbation p, const PerturbOptions& o, std::uint64_t row) {
-  Draws d(o.seed * 0x100000001B3ull ^ (row << 8) ^ static_cast<std::uint64_t>(p));
+namespace {
+
+/// `text` with each target word (perturb.h's rule) changed with probability o.rate by the edit
+/// `kind(d)` names: the one walk behind perturb and misspell.
+template <typename Kind>
+PerturbedText edit_words(const std::string& text, const PerturbOptions& o, Draws& d, const Kind& kind) {
   PerturbedText out;
   out.text.reserve(text.size() + 16);
   for (std::size_t i = 0; i < text.size();) {
@@ -195,7 +199,7 @@ PerturbedText perturb(const std::string& text, Perturbation p, const PerturbOpti
     if (target) {
       ++out.targets;
       if (d.uniform() < o.rate) {
-        std::string edited = edit(word, p, d);
+        std::string edited = edit(word, kind(d), d);
         out.changed += edited != word;
         word = std::move(edited);
       }
@@ -204,6 +208,23 @@ PerturbedText perturb(const std::string& text, Perturbation p, const PerturbOpti
     i = j;
   }
   return out;
+}
+
+std::uint64_t seed_of(const PerturbOptions& o, std::uint64_t row, std::uint64_t salt) {
+  return o.seed * 0x100000001B3ull ^ (row << 8) ^ salt;
+}
+
+}  // namespace
+
+PerturbedText perturb(const std::string& text, Perturbation p, const PerturbOptions& o, std::uint64_t row) {
+  Draws d(seed_of(o, row, static_cast<std::uint64_t>(p)));
+  return edit_words(text, o, d, [p](Draws&) { return p; });
+}
+
+PerturbedText misspell(const std::string& text, const std::vector<Perturbation>& kinds, const PerturbOptions& o, std::uint64_t row) {
+  if (kinds.empty()) throw std::invalid_argument("misspell: no kind of edit given");
+  Draws d(seed_of(o, row, 0xFFull));  // a salt no single perturbation has
+  return edit_words(text, o, d, [&kinds](Draws& draws) { return kinds[draws.below(kinds.size())]; });
 }
 
 }  // namespace attn::text

@@ -50,4 +50,8 @@ struct PerturbedText {
 /// result is valid UTF-8 when `text` is.
 PerturbedText perturb(const std::string& text, Perturbation p, const PerturbOptions& o, std::uint64_t row);
 
+/// Words misspelt for training (attn train --misspell): as perturb, but each changed word gets one of
+/// `kinds` (not empty), drawn per word; the draws depend on (o.seed, row) only.
+PerturbedText misspell(const std::string& text, const std::vector<Perturbation>& kinds, const PerturbOptions& o, std::uint64_t row);
+
 }  // namespace attn::text
