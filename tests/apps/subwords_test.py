@@ -55,7 +55,7 @@ for run, buckets in (("words", 0), ("sub", 32768)):
     got = json.load(open(os.path.join(path(run), "config.json")))["model_config"]["subword_buckets"]
     check(got == buckets, f"one class per row, {run}: {buckets} n-gram rows by default, --word-only none (got {got})")
 
-# resume stays exact with subwords: 1 epoch, then --resume to 3, against 3 at once; validated on a
+# resume stays exact with subwords (and --misspell): 1 epoch, then --resume to 3, against 3 at once; validated on a
 # file whose planted words are misspelt (words the tokenizer does not hold, read by their n-grams)
 with open(path("val_misspelt.jsonl"), "w") as f:
     for i in range(1050, 1110):
@@ -63,7 +63,7 @@ with open(path("val_misspelt.jsonl"), "w") as f:
         f.write(json.dumps({"post_id": pid, "text": re.sub(r"(vermin|subhuman|parasites|stupid|idiotic|moronic)",
                                                            lambda m: m.group(1)[:2] + m.group(1)[2] * 2 + m.group(1)[3:], text),
                             "label": label}) + "\n")
-again = ["--subwords", "--val-csv", path("val_misspelt.jsonl")]
+again = ["--subwords", "--misspell", "0.2", "--val-csv", path("val_misspelt.jsonl")]  # training rows misspelt too
 attn(*common[:common.index("--epochs")], "--epochs", "3", *common[common.index("--epochs") + 2:], *again, "--out", path("once"))
 attn(*common[:common.index("--epochs")], "--epochs", "1", *common[common.index("--epochs") + 2:], *again, "--out", path("twice"))
 attn("train", "--resume", path("twice"), "--epochs", "3")
