@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The Python peer of `attn aggregate`: word importance over a file with torch.jit.load of the same
-model.pt and autograd, batched as a Captum user batches (InputXGradient on batches of padded rows: one
-forward pass and one backward pass per label and batch), the attention from the same forward pass;
-per label, the rows the model decides for it (p >= 0.5), each token's count and mean score there.
+model.pt and autograd, batched as a Captum user batches: every row's probabilities and attention in
+batches of padded rows without gradients, then InputXGradient of the rows decided for some label, in
+batches of them (one forward pass, and one backward pass per label decided in the batch): the work
+attn aggregate does. Per label, the rows the model decides for it (p >= 0.5), each token's count and
+mean score there.
 Writes {"seconds", "rows", "methods": {method: {label: [[word, count, mean], ...top]}}}.
 
 usage: python_aggregate.py MODEL.pt CSV ROWS THREADS OUT.json [TOP] [MIN_COUNT] [TEXT_COLUMN]
@@ -40,26 +42,44 @@ for record in csv.DictReader(open(CSV, newline="", encoding="utf-8")):
         break
 
 vocabulary = max(tokenizer.index_word) + 1
-# Per method and label, each token id's score sum and count (vectorised: bincount over the batch's ids).
 sums = {m: torch.zeros(len(labels), vocabulary, dtype=torch.float64) for m in ("attention", "grad-input")}
 counts = torch.zeros(len(labels), vocabulary, dtype=torch.float64)
-for start in range(0, len(rows), BATCH):
-    batch = rows[start:start + BATCH]
+
+
+def padded(batch):
     width = max(1, max(len(r) for r in batch))
-    ids = torch.tensor([[0] * (width - len(r)) + r for r in batch], dtype=torch.int64)  # pre-padding, as attn
+    return torch.tensor([[0] * (width - len(r)) + r for r in batch], dtype=torch.int64)  # pre-padding, as attn
+
+
+# First every row's probabilities and attention, without gradients; then the gradients only of the
+# rows decided for some label (no other row counts), and only for the labels decided in the batch.
+decided_rows = []
+with torch.no_grad():
+    for start in range(0, len(rows), BATCH):
+        batch = rows[start:start + BATCH]
+        ids = padded(batch)
+        logits, attention = model.logits_embedded(model.embeddings(ids), ids)
+        decided = torch.sigmoid(logits) >= 0.5
+        real = ids != 0
+        for k in range(len(labels)):
+            mask = decided[:, k].unsqueeze(1) & real
+            if mask.any():
+                words = ids[mask]
+                counts[k] += torch.bincount(words, minlength=vocabulary).double()
+                sums["attention"][k] += torch.bincount(words, weights=attention[mask].double(), minlength=vocabulary)
+        decided_rows += [r for r, d in zip(batch, decided) if d.any()]
+for start in range(0, len(decided_rows), BATCH):
+    batch = decided_rows[start:start + BATCH]
+    ids = padded(batch)
     x = model.embeddings(ids).detach().requires_grad_()
-    logits, attention = model.logits_embedded(x, ids)
-    probs = torch.sigmoid(logits).detach()
+    logits, _ = model.logits_embedded(x, ids)
+    decided = torch.sigmoid(logits).detach() >= 0.5
     real = ids != 0
-    for k in range(len(labels)):
-        grad, = torch.autograd.grad(logits[:, k].sum(), x, retain_graph=k + 1 < len(labels))
-        decided = (probs[:, k] >= 0.5).unsqueeze(1) & real
-        if not decided.any():
-            continue
-        words = ids[decided]
-        counts[k] += torch.bincount(words, minlength=vocabulary).double()
-        sums["attention"][k] += torch.bincount(words, weights=attention.detach()[decided].double(), minlength=vocabulary)
-        sums["grad-input"][k] += torch.bincount(words, weights=(grad * x).sum(-1).detach()[decided].double(), minlength=vocabulary)
+    wanted = [k for k in range(len(labels)) if decided[:, k].any()]
+    for n, k in enumerate(wanted):
+        grad, = torch.autograd.grad(logits[:, k].sum(), x, retain_graph=n + 1 < len(wanted))
+        mask = decided[:, k].unsqueeze(1) & real
+        sums["grad-input"][k] += torch.bincount(ids[mask], weights=(grad * x).sum(-1).detach()[mask].double(), minlength=vocabulary)
 
 out = {"rows": len(rows), "methods": {}}
 for method, per_label in sums.items():

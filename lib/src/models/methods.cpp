@@ -8,12 +8,12 @@ namespace attn::models {
 
 const std::vector<MethodInfo>& all_methods() {
   static const std::vector<MethodInfo> methods = {
-      {Method::kAttention, "attention", "the model's attention weights"},
+      {Method::kAttention, "attention", "the model's attention weights", true},
       {Method::kGradient, "gradient", "L2 norm of the target's gradient over the unit's embedding"},
       {Method::kGradInput, "grad-input", "gradient x (input - baseline), summed over the embedding"},
       {Method::kIntegratedGradients, "integrated-gradients", "integrated gradients from the baseline (--steps, Gauss-Legendre)"},
       {Method::kLeaveOneOut, "leave-one-out", "p(x) - p(x without the unit)"},
-      {Method::kAttentionRollout, "attention-rollout", "self-attention rolled out through the layers (Abnar & Zuidema 2020)"},
+      {Method::kAttentionRollout, "attention-rollout", "self-attention rolled out through the layers (Abnar & Zuidema 2020)", true},
       {Method::kRandom, "random", "seeded random scores (faithfulness's floor)"},
   };
   return methods;
@@ -23,6 +23,12 @@ const char* method_name(Method method) {
   for (const MethodInfo& m : all_methods())
     if (m.method == method) return m.name;
   throw std::logic_error("method_name: unknown method");
+}
+
+bool with_prediction(Method method) {
+  for (const MethodInfo& m : all_methods())
+    if (m.method == method) return m.with_prediction;
+  throw std::logic_error("with_prediction: unknown method");
 }
 
 std::string method_names(const std::vector<Method>& methods) {

@@ -113,15 +113,17 @@ void read_chunks(const std::string& text, std::map<std::size_t, Groups>& chunks)
   }
 }
 
-/// Adds one explained text to the groups [method][label]: each kept token of each word scores its
-/// label's score at its place. A word whose tokens were not all kept (some beyond num_words) counts
-/// once, as its tokens joined by a space, with the sum of its kept tokens' scores.
-void add_text(const report::TextExplanation& e, const std::vector<std::size_t>& decided, int half, Groups& groups) {
-  for (std::size_t m = 0; m < e.importance.size(); ++m) {
-    const auto& scores = e.importance[m].scores;
+/// Adds one explained text to the groups [method][label]: its i-th method's scores go to the group
+/// of method slots[i]; each kept token of each word scores its label's score at its place. A word
+/// whose tokens were not all kept (some beyond num_words) counts once, as its tokens joined by a
+/// space, with the sum of its kept tokens' scores.
+void add_text(const report::TextExplanation& e, const std::vector<std::size_t>& slots, const std::vector<std::size_t>& decided, int half,
+              Groups& groups) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const auto& scores = e.importance.at(i).scores;
     for (std::size_t label : decided) {
       const std::vector<float>& s = scores.at(scores.size() == 1 ? 0 : label);
-      Group& g = groups[m][label];
+      Group& g = groups[slots[i]][label];
       ++g.rows;
       for (const report::WordWeight& w : e.words) {
         if (w.count == 0) continue;
@@ -190,9 +192,25 @@ std::string aggregate(const AggregateRequest& r) {
   const bool one_class = described.value("one_class_per_row", false);
   const std::vector<Input> inputs = model->read_inputs({}, r.options, nullptr);
   if (inputs.empty()) throw std::invalid_argument(r.options.text("csv") + ": no rows");
-  ExplainOptions options;
-  options.methods = methods;
-  options.steps = r.steps;
+  // Two passes: the methods that come with the prediction (the attention) for every row, which also
+  // gives the decisions; the per-label methods only for the rows decided for some label, as no
+  // other row counts (most rows of a corpus, when the labels are rare).
+  ExplainOptions every_row, decided_rows;
+  every_row.steps = decided_rows.steps = r.steps;
+  std::vector<std::size_t> every_row_slots, decided_row_slots;  // their methods' places in `methods`
+  for (std::size_t m = 0; m < methods.size(); ++m) {
+    (models::with_prediction(methods[m]) ? every_row : decided_rows).methods.push_back(methods[m]);
+    (models::with_prediction(methods[m]) ? every_row_slots : decided_row_slots).push_back(m);
+  }
+  const auto explain_texts = [&](const std::vector<Input>& rows, const ExplainOptions& options) {
+    std::unique_ptr<Explanations> explained = model->explain(rows, r.batch_size, options);
+    if (!dynamic_cast<const ExplanationList<report::TextExplanation>*>(explained.get()))
+      throw std::logic_error("aggregate: a text model's explanations are texts");
+    return explained;
+  };
+  const auto items = [](const std::unique_ptr<Explanations>& e) -> const std::vector<report::TextExplanation>& {
+    return static_cast<const ExplanationList<report::TextExplanation>&>(*e).items();
+  };
   // Each chunk's sums apart, added in chunk order below: the same bits however the chunks were shared.
   const std::size_t n = inputs.size(), chunk = static_cast<std::size_t>(r.chunk), chunks_in_file = (n + chunk - 1) / chunk;
   const bool shared = r.sharing && r.sharing->size() > 1;
@@ -202,22 +220,31 @@ std::string aggregate(const AggregateRequest& r) {
        c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : c + 1) {
     const std::size_t first = c * chunk, last = std::min(n, first + chunk);
     const std::vector<Input> rows(inputs.begin() + static_cast<std::ptrdiff_t>(first), inputs.begin() + static_cast<std::ptrdiff_t>(last));
-    const std::unique_ptr<Explanations> explained = model->explain(rows, r.batch_size, options);
-    const auto* texts = dynamic_cast<const ExplanationList<report::TextExplanation>*>(explained.get());
-    if (!texts) throw std::logic_error("aggregate: a text model's explanations are texts");
+    const std::unique_ptr<Explanations> seen = explain_texts(rows, every_row);
     Groups& groups = chunks[c];
     groups.assign(methods.size(), std::vector<Group>(labels.size()));
-    for (std::size_t i = 0; i < texts->items().size(); ++i) {
-      const report::TextExplanation& e = texts->items()[i];
-      std::vector<std::size_t> decided;  // the labels the model decides for the row
+    const auto half = [&](std::size_t i) { return first + i < n / 2 ? 0 : 1; };
+    std::vector<std::vector<std::size_t>> decided(rows.size());  // per row, the labels the model decides for it
+    std::vector<Input> again;                                    // the rows with one
+    std::vector<std::size_t> again_at;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const report::TextExplanation& e = items(seen).at(i);
       if (one_class)
-        decided.push_back(
+        decided[i].push_back(
             static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin()));
       else
         for (std::size_t l = 0; l < e.probabilities.size(); ++l)
-          if (e.probabilities[l] >= 0.5f) decided.push_back(l);
-      add_text(e, decided, first + i < n / 2 ? 0 : 1, groups);
+          if (e.probabilities[l] >= 0.5f) decided[i].push_back(l);
+      add_text(e, every_row_slots, decided[i], half(i), groups);
+      if (!decided[i].empty()) {
+        again.push_back(rows[i]);
+        again_at.push_back(i);
+      }
     }
+    if (decided_rows.methods.empty() || again.empty()) continue;
+    const std::unique_ptr<Explanations> scored = explain_texts(again, decided_rows);
+    for (std::size_t j = 0; j < again.size(); ++j)
+      add_text(items(scored).at(j), decided_row_slots, decided[again_at[j]], half(again_at[j]), groups);
   }
   if (shared) {  // every worker's chunks to every worker; rank 0 reports
     const std::vector<std::string> all = r.sharing->gather_bytes(chunks_json(chunks));

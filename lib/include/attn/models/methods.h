@@ -14,11 +14,16 @@ struct MethodInfo {
   Method method;
   const char* name;     ///< as flags, JSON and tables spell it
   const char* summary;  ///< one line, for --help
+  /// Its scores come with the prediction's own forward pass, the same for every label (the
+  /// attention, attention rollout); the others take passes of their own, per label.
+  bool with_prediction = false;
 };
 
 /// Every method, in the order outputs list them.
 const std::vector<MethodInfo>& all_methods();
 const char* method_name(Method method);
+/// MethodInfo::with_prediction of `method`.
+bool with_prediction(Method method);
 /// The names of `methods`, comma-separated.
 std::string method_names(const std::vector<Method>& methods);
 /// One name as a method; an unknown one throws std::invalid_argument naming `flag`.
