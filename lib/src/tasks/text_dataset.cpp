@@ -726,7 +726,7 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
       throw std::invalid_argument("--subword-buckets must be in 1..1073741824, got " + std::to_string(config.subword_buckets));
   }
   // --misspell: the training texts' words misspelt on purpose, read again by their subwords.
-  const double misspell = in.number("misspell");
+  const double misspell = in.given("misspell") ? in.number("misspell") : 0;
   if (!(misspell >= 0 && misspell <= 1)) throw std::invalid_argument("--misspell must be in 0..1, got '" + in.text("misspell") + "'");
   if (in.given("misspell-edits") && misspell == 0) throw std::invalid_argument("--misspell-edits applies with --misspell");
   if (misspell > 0 && !subwords)
