@@ -119,6 +119,9 @@ for rationales in ("rationales.jsonl", "spans.csv"):
     check(figures["rows"] == 100 and a["token_f1"] >= 0.9 and a["auprc"] >= 0.9 and a["iou_f1"] >= 0.9,
           f"plausibility ({rationales}): the attention's top word is the rationale ({a})")
     check("token-F1" in p.stdout and "gradient" in p.stdout, "plausibility prints its table")
+    reach = figures["marks_as_scores"]  # one marked word per row, top 1: the marks score 1 on every figure
+    check(all(abs(reach[k] - 1) < 1e-9 for k in ("iou_f1", "token_f1", "auprc")) and "(the marks as scores)" in p.stdout,
+          f"plausibility reports the marks' own figures ({reach})")
 with open(path("bad_rationales.jsonl"), "w") as f:
     f.write(json.dumps({"annotation_id": "q", "classification": "x", "evidences": [[{"docid": "nope", "start_token": 0, "end_token": 1}]]}) + "\n")
 bad = attn("plausibility", "--model", RUN, "--rationales", path("bad_rationales.jsonl"), "--docs", path("docs.jsonl"), ok=False)

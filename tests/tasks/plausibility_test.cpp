@@ -42,6 +42,16 @@ TEST_CASE("IOU-F1: partial matches at IoU >= 0.5, recall past 1 as ERASER counts
   // token F1: row 1 1; row 2: predicted {0, 4}, marked {0, 1, 2}: precision 1/2, recall 1/3 -> 0.4
   CHECK(f.token_f1 == Approx((1.0 + 0.4) / 2));
   CHECK_THROWS_WITH(tasks::plausibility_of({}, 5), Catch::Contains("no row"));
+
+  // The marks themselves as scores: row 1's top 2 are its two marked words (as above); row 2's three
+  // marked words tie and the later two are taken, {1, 2}: IoU 1/3 each, no match; token F1 of
+  // precision 1 and recall 2/3 = 0.8. AUPRC 1 on both rows.
+  const tasks::PlausibilityFigures m = tasks::marks_as_scores({a, b}, 2);
+  CHECK(m.iou_precision == Approx(0.5));
+  CHECK(m.iou_recall == Approx(1.0));
+  CHECK(m.iou_f1 == Approx(2 * 0.5 * 1.0 / 1.5));
+  CHECK(m.token_f1 == Approx((1.0 + 0.8) / 2));
+  CHECK(m.auprc == Approx(1.0));
 }
 
 TEST_CASE("plausibility of one explanation: its words' scores per label and method, the attention from the weights",

@@ -119,6 +119,11 @@ PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, st
   return figures_of(figures);
 }
 
+PlausibilityFigures marks_as_scores(std::vector<RationaleScores> rows, std::int64_t k) {
+  for (RationaleScores& r : rows) r.scores.assign(r.marked.begin(), r.marked.end());
+  return plausibility_of(rows, k);
+}
+
 namespace {
 
 /// The explanation's scores of `method` for `label`, one per entry of its "words"; a word the model
@@ -238,6 +243,7 @@ std::string plausibility(const PlausibilityRequest& r) {
   const std::unique_ptr<Explanations> explained = model->explain(inputs, r.batch_size, options);
   nlohmann::ordered_json per_row = nlohmann::ordered_json::array();
   std::vector<std::vector<RowFigures>> scored(methods.size());  // each method's figures per row
+  std::vector<RationaleScores> marks;                           // the rows' marks, for their own figures
   std::int64_t words = 0, without_token = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const nlohmann::ordered_json e = explained->json(i);
@@ -251,6 +257,7 @@ std::string plausibility(const PlausibilityRequest& r) {
     }
     nlohmann::ordered_json row = {{"id", rows[i].id}, {"label", label}, {"words", rows[i].words.size()}};
     words += static_cast<std::int64_t>(rows[i].words.size());
+    marks.push_back({{}, rows[i].marked, rows[i].spans});
     for (std::size_t m = 0; m < methods.size(); ++m) {
       std::int64_t missing = 0;
       const RationaleScores s{word_scores(e, rows[i], models::method_name(methods[m]), label, missing), rows[i].marked, rows[i].spans};
@@ -280,7 +287,15 @@ std::string plausibility(const PlausibilityRequest& r) {
     table += "  " + padded + "  " + figure(f.iou_f1) + "     " + figure(f.token_f1) + "   " + figure(f.auprc) + "\n";
   }
   report["methods"] = figures;
+  const PlausibilityFigures reach = marks_as_scores(std::move(marks), r.top_k);
+  report["marks_as_scores"] = {{"iou_f1", reach.iou_f1},
+                               {"iou_precision", reach.iou_precision},
+                               {"iou_recall", reach.iou_recall},
+                               {"token_f1", reach.token_f1},
+                               {"auprc", reach.auprc}};
   report["per_row"] = per_row;
+  table += "  (the marks as scores)   " + figure(reach.iou_f1) + "     " + figure(reach.token_f1) + "   " + figure(reach.auprc) +
+           "   <- what agreeing with people exactly scores\n";
   table +=
       "  words without a token of the model's (scored lowest): " + std::to_string(without_token) + " of " + std::to_string(words) + "\n";
   if (!r.json.empty()) io::write_file_atomic(r.json, report.dump(2) + "\n");

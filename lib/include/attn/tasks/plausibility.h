@@ -41,6 +41,11 @@ struct PlausibilityFigures {
 };
 /// ERASER's three figures over rows (each with at least one marked span).
 PlausibilityFigures plausibility_of(const std::vector<RationaleScores>& rows, std::int64_t k);
+/// The same figures for the marks themselves taken as a method's scores (1 on a marked word, 0
+/// elsewhere): what a method that agrees with people exactly would score. AUPRC is 1; IOU-F1 and
+/// token-F1 stay below 1 where rows mark more than k words or spans longer than two words, so this
+/// is the reach of the hard-rationale figures on a file, against which a method's are read.
+PlausibilityFigures marks_as_scores(std::vector<RationaleScores> rows, std::int64_t k);
 
 /// One explanation (attn explain's JSON of a text, with "word_importance") against the words people
 /// marked, given as positions among its "words": per label and method, ERASER's three figures with
