@@ -42,7 +42,7 @@ def main():
         with open(figures) as f:
             result = json.load(f)
         out[name] = {"rows": result["rows"], "seconds": round(seconds, 1), "words_without_token": result["words_without_token"],
-                     "methods": result["methods"],
+                     "methods": result["methods"], "marks_as_scores": result["marks_as_scores"],
                      "command": f"attn plausibility --model RUN --rationales {os.path.basename(rationales)}"}
     write_result(a.out, out)
 

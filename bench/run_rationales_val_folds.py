@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Attention trained on HateXplain's own rationales (bench/results/rationales_val_folds.json).
+
+Our copy of HateXplain has rationales for its val split only, so they supervise by 2-fold
+cross-fitting over val: val's posts are split in two (even and odd positions in the official order);
+for each half, bilstm-attention (the recipe for one class per row) is trained on the train split
+plus the *other* half's posts, with `--rationales` = the other half's toxic posts' rationales
+(ERASER's format, the union of the annotators' spans) at each --lambdas value (0: the same rows, no
+supervision), and judged on this half's posts, which it never saw. Every val post is judged once,
+by a model that did not train on it; the figures are over all of val: classification (accuracy,
+macro-F1, one-vs-one AUROC, from the two halves' predictions together), every method's plausibility
+against the 1,141 toxic posts' rationales (from the rows' own figures, as ERASER averages them), the
+marks' own figures (the rationale taken as scores: what agreeing with people exactly scores), the
+faithfulness of the first half's model on --faithfulness-rows of its judged posts, and the training
+seconds. The corpus is not part of attn: skips (exit 77) without it.
+
+usage: python3 bench/run_rationales_val_folds.py [--realdata DIR] [--lambdas 0,1,3] [--seeds 3] [--threads 2]
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import RESULTS, ROOT, attn, timed, workdir, write_result  # noqa: E402
+import run_hatexplain  # noqa: E402
+from run_rationales import faithfulness_summary, mean  # noqa: E402
+
+CLASSES = ("hatespeech", "normal", "offensive")
+
+
+def write_folds(hatexplain, work):
+    """Per half k: train_k.jsonl (the other half's posts, then the train split's, so that the held-out
+    last fifth is train posts as in every other run), rationales_k.json (the other half's toxic posts
+    with a marked span), judge_k.json (this half's annotations) and judge_k.jsonl (this half's posts)."""
+    run_hatexplain.write_splits(hatexplain, work)
+    with open(os.path.join(work, "val.jsonl"), encoding="utf-8") as f:
+        val = [json.loads(line) for line in f]
+    with open(os.path.join(hatexplain, "eraser", "val_split3.json"), encoding="utf-8") as f:
+        annotations = {a["annotation_id"]: a for a in json.load(f)}
+    with open(os.path.join(work, "train.jsonl"), encoding="utf-8") as f:
+        train = f.read()
+    halves = [val[0::2], val[1::2]]
+    supervised = []
+    for k, half in enumerate(halves):
+        other = halves[1 - k]
+        with open(os.path.join(work, f"train_{k}.jsonl"), "w", encoding="utf-8") as f:
+            f.write("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in other) + train)
+        marked = [annotations[p["post_id"]] for p in other if p["post_id"] in annotations
+                  and annotations[p["post_id"]]["classification"] == "toxic" and any(annotations[p["post_id"]]["evidences"])]
+        supervised.append(len(marked))
+        with open(os.path.join(work, f"rationales_{k}.json"), "w", encoding="utf-8") as f:
+            json.dump(marked, f)
+        with open(os.path.join(work, f"judge_{k}.json"), "w", encoding="utf-8") as f:
+            json.dump([annotations[p["post_id"]] for p in half if p["post_id"] in annotations], f)
+        with open(os.path.join(work, f"judge_{k}.jsonl"), "w", encoding="utf-8") as f:
+            f.write("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in half))
+    return halves, supervised
+
+
+def over_rows(per_row, method):
+    """ERASER's figures of one method from the rows' own (both halves' rows together)."""
+    rows = [r[method] for r in per_row]
+    p = mean([r["iou_precision"] for r in rows])
+    r_ = mean([r["iou_recall"] for r in rows])
+    return {"iou_f1": 2 * p * r_ / (p + r_) if p + r_ else 0.0, "token_f1": mean([r["token_f1"] for r in rows]),
+            "auprc": mean([r["auprc"] for r in rows])}
+
+
+def marks_over_halves(reach):
+    """The marks' own figures over both halves from each half's (rows, figures): every figure but IOU-F1
+    is a mean over rows, so the halves' weighted by their rows; IOU-F1 the F1 of those means."""
+    n = sum(rows for rows, _ in reach)
+    f = {x: sum(rows * h[x] for rows, h in reach) / n for x in ("iou_precision", "iou_recall", "token_f1", "auprc")}
+    f["iou_f1"] = 2 * f["iou_precision"] * f["iou_recall"] / (f["iou_precision"] + f["iou_recall"])
+    return f
+
+
+def one_model(work, docs, halves, lam, seed, a):
+    """Both halves' models at one lambda and seed; the figures over all of val."""
+    probs, truth, per_row, reach, seconds = {}, {}, [], [], 0.0
+    faithfulness = None
+    for k, half in enumerate(halves):
+        run = os.path.join(work, f"run_l{lam}_s{seed}_half{k}")
+        flags = ["--text-column", "text", "--id-column", "post_id", "--label-column", "label", "--seed", str(seed)]
+        if float(lam) > 0:
+            flags += ["--rationales", os.path.join(work, f"rationales_{k}.json"), "--rationale-docs", docs, "--rationale-weight", lam]
+        s, _ = timed(attn, "train", "--csv", os.path.join(work, f"train_{k}.jsonl"), *flags, "--threads", a.threads, "--out", run)
+        seconds += s
+        judged = os.path.join(work, f"judge_{k}.jsonl")
+        predictions = os.path.join(run, "judged.csv")
+        attn("evaluate", "--model", run, "--csv", judged, "--predictions", predictions, "--threads", a.threads)
+        with open(predictions, newline="") as f:
+            probs.update({r["id"]: [float(r[c]) for c in CLASSES] for r in csv.DictReader(f)})
+        truth.update({p["post_id"]: p["label"] for p in half})
+        figures = os.path.join(run, "plausibility.json")
+        attn("plausibility", "--model", run, "--rationales", os.path.join(work, f"judge_{k}.json"), "--docs", docs, "--json", figures,
+             "--threads", a.threads)
+        with open(figures) as f:
+            result = json.load(f)
+        per_row += result["per_row"]
+        reach.append((result["rows"], result["marks_as_scores"]))
+        if k == 0:
+            faith = os.path.join(run, "faithfulness.json")
+            attn("faithfulness", "--model", run, "--csv", judged, "--rows", str(a.faithfulness_rows), "--json", faith, "--threads", a.threads)
+            with open(faith) as f:
+                faithfulness = faithfulness_summary(json.load(f))
+    m = run_hatexplain.ensemble_metrics(probs, truth)
+    methods = [k for k in per_row[0] if k not in ("id", "label", "words")]
+    return {"train_seconds": round(seconds / 2, 1), "accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "auroc_ovo": m["auroc_ovo"],
+            "plausibility_rows": len(per_row), "plausibility": {meth: over_rows(per_row, meth) for meth in methods},
+            "marks_as_scores": marks_over_halves(reach),
+            "faithfulness_first_half": faithfulness}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--realdata", default=os.path.join(ROOT, "..", "shared", "realdata"))
+    ap.add_argument("--lambdas", default="0,1,3")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--threads", default="2")
+    ap.add_argument("--faithfulness-rows", type=int, default=300)
+    ap.add_argument("--out", default=os.path.join(RESULTS, "rationales_val_folds.json"))
+    a = ap.parse_args()
+    hatexplain = os.path.join(a.realdata, "hatexplain")
+    docs = os.path.join(hatexplain, "eraser", "docs.jsonl")
+    if not os.path.exists(docs):
+        print(f"SKIP: no HateXplain corpus at {hatexplain}")
+        sys.exit(77)
+    work = workdir("rationales-val-folds")
+    halves, supervised = write_folds(hatexplain, work)
+    out = {"data": "HateXplain: 2-fold cross-fitting over val (even / odd positions); each half judged by a model trained on the "
+                   "train split plus the other half's posts, whose toxic posts' rationales supervise the attention",
+           "supervised_rows_per_half": supervised,
+           "model": "bilstm-attention, the recipe for one class per row (subwords)",
+           "published_hatexplain_test": {"BiRNN-HateXplain": {"accuracy": 0.629, "macro_f1": 0.629, "auroc": 0.805, "auprc": 0.841},
+                                         "BiRNN-HateXplain re-run": {"iou_f1": 0.228, "token_f1": 0.495, "auprc": 0.823}},
+           "runs": {}}
+    for lam in a.lambdas.split(","):
+        per_seed = [one_model(work, docs, halves, lam, seed, a) for seed in range(1, a.seeds + 1)]
+        summary = {k: round(mean([r[k] for r in per_seed]), 4) for k in ("train_seconds", "accuracy", "macro_f1", "auroc_ovo")}
+        summary["plausibility"] = {meth: {x: round(mean([r["plausibility"][meth][x] for r in per_seed]), 4) for x in ("iou_f1", "token_f1", "auprc")}
+                                   for meth in per_seed[0]["plausibility"]}
+        out["runs"][f"lambda={lam}"] = {"mean": summary, "seeds": per_seed}
+        print(json.dumps({f"lambda={lam}": summary}, indent=1), flush=True)
+    # The marks' own figures over all of val (the same for every model)
+    out["marks_as_scores"] = out["runs"][f"lambda={a.lambdas.split(',')[0]}"]["seeds"][0]["marks_as_scores"]
+    write_result(a.out, out)
+
+
+if __name__ == "__main__":
+    main()
