@@ -175,7 +175,7 @@ void write_date_corpus(std::ostream& out, const DateCorpusOptions& o) {
     }
     std::string human;
     text.toUTF8String(human);
-    char iso[16];
+    char iso[40];  // room for any three ints, so that the compiler can see nothing is cut
     std::snprintf(iso, sizeof iso, "%04d-%02d-%02d", y, m, d);
     out << text::csv_quote(human) << ',' << iso << '\n';
   }

@@ -42,9 +42,8 @@ nlohmann::ordered_json to_json(const EpochRecord& r) {
   return j;
 }
 
-namespace {
-
-/// checkpoint.pt's "state": where training stands.
+/// checkpoint.pt's "state": where training stands. (Outside the anonymous namespace, as Trainer::Impl
+/// holds one; the name is this file's alone.)
 struct CheckpointState {
   std::string format = "attn.checkpoint/1";
   std::vector<std::string> parameters;  ///< names, in the order of the param_N tensors
@@ -60,8 +59,6 @@ struct CheckpointState {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CheckpointState, format, parameters, epoch, next_batch, rows_done, tokens_done, loss_sum,
                                                 acc_sum, seconds, best, best_epoch, since_best, since_reduced, plateau_lr, exchanged_bytes)
-
-}  // namespace
 
 struct Trainer::Impl {
   // TorchScript's executor swaps in an optimised graph after a module's first runs, which can
