@@ -58,8 +58,8 @@ TEST_CASE("to_json_line writes exactly to_json's document, without building it",
 }
 
 TEST_CASE("feature explanations: bars per feature, one chart, of the mean for several rows", "[report]") {
-  const report::FeatureExplanation a{{"x0", "x1"}, "label", {1.0f, -2.0f}, 0.75f, {0.2f, 0.8f}};
-  const report::FeatureExplanation b{{"x0", "x1"}, "label", {0.0f, 0.0f}, 0.5f, {0.6f, 0.4f}};
+  const report::FeatureExplanation a{{"x0", "x1"}, "label", {1.0f, -2.0f}, 0.75f, {0.2f, 0.8f}, {}, {}, {}, {}};
+  const report::FeatureExplanation b{{"x0", "x1"}, "label", {0.0f, 0.0f}, 0.5f, {0.6f, 0.4f}, {}, {}, {}, {}};
   CHECK_THAT(report::to_text(a), Catch::StartsWith("P(label = 1) = 0.7500\n  x0                   1.0000  weight 0.2000 ########\n"));
   CHECK(
       report::to_json(a).dump() ==
@@ -71,7 +71,7 @@ TEST_CASE("feature explanations: bars per feature, one chart, of the mean for se
 }
 
 TEST_CASE("alignments: a heatmap per input, characters shown visibly", "[report]") {
-  const report::AlignmentExplanation e{"9 may", "05", {"9", " ", "m"}, {"0", "5"}, {0.0f, 0.1f, 0.9f, 1.0f, 0.0f, 0.0f}};
+  const report::AlignmentExplanation e{"9 may", "05", {"9", " ", "m"}, {"0", "5"}, {0.0f, 0.1f, 0.9f, 1.0f, 0.0f, 0.0f}, {}, {}};
   const std::string text = report::to_text(e);
   CHECK_THAT(text, Catch::StartsWith("9 may -> 05\n    9\xe2\x90\xa3m\n  0  .%\n  5 @  \n"));
   const auto svg = report::to_svg({e, e});

@@ -72,6 +72,7 @@ void check_pickle(std::string_view bytes, const std::string& what) {
     switch (l.arg) {
       case Arg::kBadOpcode:
         fail(start, "unknown opcode " + std::to_string(op));
+        break;  // (not reached: fail throws)
       case Arg::kNone:
         if (op == '.') return;  // STOP
         break;

@@ -302,7 +302,7 @@ std::shared_ptr<text::SubwordVocabulary> subwords_of(const std::shared_ptr<const
 text::PaddedSequences pad_texts(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config,
                                 const std::vector<std::string>& texts, std::vector<text::Sequence>* sequences) {
   const std::shared_ptr<text::SubwordVocabulary> subwords = subwords_of(tok, config);
-  std::vector<text::Sequence> rows = sequences_of(*tok, config, texts, 1, subwords.get());
+  std::vector<text::Sequence> rows = sequences_of(*tok, config, texts, at::get_num_threads(), subwords.get());
   text::PaddedSequences x = text::pad_sequences(rows, pad_of(config));
   x.subwords = subwords;
   if (sequences) *sequences = std::move(rows);

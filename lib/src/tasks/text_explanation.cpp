@@ -299,13 +299,16 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
   if (!options.label.empty() && !texts.empty()) (void)shown_label(report::TextExplanation{}, config, options.label);  // before the work
   torch::jit::Module module = model.module();
   std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
-  for (std::size_t t = 0; t < texts.size(); ++t) {
-    if (config.sentences.enabled())
-      align_sentences(out[t], tok, config, texts[t]);
-    else
-      align_words(out[t], tok, config, texts[t], seqs[t].size());
-    if (!out[t].importance.empty()) out[t].shown_label = shown_label(out[t], config, options.label);
-  }
+  // Each text's words (tokenised again, word by word) on the threads LibTorch was given: texts apart.
+  at::parallel_for(0, static_cast<std::int64_t>(texts.size()), 64, [&](std::int64_t begin, std::int64_t end) {
+    for (auto t = static_cast<std::size_t>(begin); t < static_cast<std::size_t>(end); ++t) {
+      if (config.sentences.enabled())
+        align_sentences(out[t], tok, config, texts[t]);
+      else
+        align_words(out[t], tok, config, texts[t], seqs[t].size());
+      if (!out[t].importance.empty()) out[t].shown_label = shown_label(out[t], config, options.label);
+    }
+  });
   return out;
 }
 
