@@ -178,6 +178,15 @@ void check_bytes(
   io::check_zip_records(read, zip.size(), what, wanted);
 }
 
+/// check_zip_sizes over bytes in memory.
+void check_sizes(const std::string& zip, const std::string& what) {
+  const io::ReadAt read = [&zip](std::uint64_t offset, char* out, std::size_t n) -> std::size_t {
+    if (offset >= zip.size()) return 0;
+    return zip.copy(out, n, static_cast<std::size_t>(offset));
+  };
+  io::check_zip_sizes(read, zip.size(), what, [](const std::string&) { return true; });
+}
+
 }  // namespace
 
 TEST_CASE("check_zip_records: what attn and LibTorch write passes, every record offered to `wanted`", "[io][zip]") {
@@ -274,6 +283,33 @@ TEST_CASE("check_zip_records: a directory pointing outside the file is refused, 
   bad = zip;
   set_le(bad, x.central + 24, x.stored + 1, 4);  // a stored record whose two sizes differ
   CHECK_THROWS_WITH(check_bytes(bad, path), path + ": record 'archive/data/0': corrupt sizes");
+}
+
+TEST_CASE("check_zip_sizes: stated sizes the file cannot hold are refused without reading the records", "[io][zip]") {
+  const std::string path = archive_path("dict.pt");
+  const std::string zip = torch_dict_archive(path);
+  const Entry x = entry(zip, "archive/data/0");
+  CHECK_NOTHROW(check_sizes(zip, path));
+  CHECK_NOTHROW(check_sizes(module_archive(), "model.pt"));
+  std::string bad = zip;
+  bad[x.data] ^= 0x01;  // a changed byte: the CRC-32's business, not the sizes'
+  CHECK_NOTHROW(check_sizes(bad, path));
+  bad = zip;
+  set_le(bad, x.central + 20, zip.size(), 4);  // stored and plain sizes: past the end
+  set_le(bad, x.central + 24, zip.size(), 4);
+  CHECK_THROWS_WITH(check_sizes(bad, path), path + ": record 'archive/data/0' lies outside the file: the file is truncated or corrupt");
+  bad = zip;
+  set_le(bad, x.central + 24, x.stored + 1, 4);  // a stored record whose two sizes differ
+  CHECK_THROWS_WITH(check_sizes(bad, path), path + ": record 'archive/data/0': corrupt sizes");
+  // A deflated record (the code) stated to inflate to 4 GB: more than DEFLATE's 1032 to 1 allows.
+  const std::string module = module_archive();
+  const std::vector<Entry> records = entries_of(module);
+  const auto code = std::find_if(records.begin(), records.end(), [](const Entry& e) { return e.method == 8; });
+  REQUIRE(code != records.end());
+  bad = module;
+  set_le(bad, code->central + 24, 0xFBFFFFFF, 4);
+  CHECK_THROWS_WITH(check_sizes(bad, "model.pt"), "model.pt: record '" + code->name + "': corrupt sizes");
+  CHECK_THROWS_AS(check_sizes("not a zip", path), io::NotZipArchive);
 }
 
 TEST_CASE("check_zip_records: broken signatures are refused, naming the file", "[io][zip]") {

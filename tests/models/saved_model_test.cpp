@@ -157,6 +157,14 @@ TEST_CASE("fuzz finding: a model.pt whose pickle names a huge memo index is refu
   CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable), Catch::Contains(path) && Catch::Contains("a memo index of"));
 }
 
+TEST_CASE("fuzz finding: a model.pt whose ZIP directory states a 4 GB record is refused before LibTorch allocates it", "[models][saved]") {
+  // libFuzzer found it: LibTorch's reader allocated a record's stated size (4,227,858,431 bytes for a
+  // debug pickle of a 6 KB file) before reading it; the stated sizes are now checked first.
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-record-size-4gb.pt";
+  CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable),
+                    Catch::StartsWith(path + ": record '") && Catch::Contains("debug_pkl': corrupt sizes"));
+}
+
 TEST_CASE("fuzz finding: a model.pt whose code has an untyped class attribute is refused before LibTorch compiles it", "[models][saved]") {
   // libFuzzer found it (its mutation kept the code's CRC-32 right): LibTorch 1.13's type parser
   // dereferenced the missing type of '__perameters__' (SEGV under ASan; by luck an error without).

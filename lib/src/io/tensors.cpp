@@ -85,6 +85,17 @@ bool parsed_record(const std::string& name) {
   return rest.rfind("data/", 0) != 0 && rest.rfind("extra/", 0) != 0;
 }
 
+/// The stated sizes of the records LibTorch parses (its reader allocates a record's stated size
+/// before reading it), before LibTorch opens the file; a file with no ZIP directory is
+/// "WHAT: not EXPECTED (...)", as LibTorch's reader would say.
+void check_parsed_sizes(const ReadAt& read, std::uint64_t size, const std::string& what, const std::string& expected) {
+  try {
+    check_zip_sizes(read, size, what, parsed_record);
+  } catch (const NotZipArchive& e) {
+    throw std::runtime_error(what + ": not " + expected + " (" + std::string(e.what()).substr(what.size() + 2) + ")");
+  }
+}
+
 }  // namespace
 
 void check_archive(const std::string& path, const std::string& expected) {
@@ -98,6 +109,7 @@ void check_archive(const std::string& path, const std::string& expected) {
     in.read(out, static_cast<std::streamsize>(n));
     return static_cast<std::size_t>(in.gcount());
   };
+  check_parsed_sizes(read, size, path, expected);
   check_archive_from<const std::string&>(path, path, expected, check_pickles);
   check_zip_records(read, size, path, parsed_record);
   check_archive_from<const std::string&>(path, path, expected, check_code);  // the code, once its CRC-32 is right
@@ -108,6 +120,7 @@ void check_archive_bytes(const std::string& bytes, const std::string& what, cons
     if (offset >= bytes.size()) return 0;
     return bytes.copy(out, n, static_cast<std::size_t>(offset));
   };
+  check_parsed_sizes(read, bytes.size(), what, expected);
   std::istringstream in(bytes);  // LibTorch's stream reader checks every read against the size
   check_archive_from<std::istream*>(&in, what, expected, check_pickles);
   check_zip_records(read, bytes.size(), what, parsed_record);

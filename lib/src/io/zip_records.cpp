@@ -32,6 +32,7 @@ struct Reader {
   const std::string& what;
 
   [[noreturn]] void fail(const std::string& why) const { throw std::runtime_error(what + ": " + why); }
+  [[noreturn]] void not_zip(const std::string& why) const { throw NotZipArchive(what + ": not a ZIP archive (" + why + ")"); }
 
   std::string bytes(std::uint64_t offset, std::uint64_t n, const std::string& context) const {
     if (offset > size || n > size - offset) fail(context + " lies outside the file: the file is truncated or corrupt");
@@ -57,16 +58,16 @@ Directory find_directory(const Reader& r) {
       eocd = i;
       break;
     }
-  if (eocd == std::string::npos) r.fail("not a ZIP archive (no end-of-central-directory record)");
+  if (eocd == std::string::npos) r.not_zip("no end-of-central-directory record");
   const char* e = tail.data() + eocd;
   Directory d{le(e + 10, 2), le(e + 12, 4), le(e + 16, 4)};
   if (d.entries == 0xFFFF || d.size == kNone32 || d.offset == kNone32) {
     const std::uint64_t at = r.size - tail_size + eocd;
-    if (at < 20) r.fail("not a ZIP archive (no ZIP64 locator)");
+    if (at < 20) r.not_zip("no ZIP64 locator");
     const std::string locator = r.bytes(at - 20, 20, "the ZIP64 locator");
-    if (le(locator.data(), 4) != kZip64Locator) r.fail("not a ZIP archive (no ZIP64 locator)");
+    if (le(locator.data(), 4) != kZip64Locator) r.not_zip("no ZIP64 locator");
     const std::string z = r.bytes(le(locator.data() + 8, 8), 56, "the ZIP64 end of central directory");
-    if (le(z.data(), 4) != kZip64Eocd) r.fail("not a ZIP archive (bad ZIP64 end of central directory)");
+    if (le(z.data(), 4) != kZip64Eocd) r.not_zip("bad ZIP64 end of central directory");
     d.entries = le(z.data() + 32, 8);
     d.size = le(z.data() + 40, 8);
     d.offset = le(z.data() + 48, 8);
@@ -176,24 +177,41 @@ std::uint32_t deflated_crc(const Reader& r, const Entry& entry, std::uint64_t at
   return sum;
 }
 
-}  // namespace
-
-void check_zip_records(const ReadAt& read, std::uint64_t size, const std::string& what,
-                       const std::function<bool(const std::string& name)>& wanted) {
-  const Reader r{read, size, what};
+/// Calls fn(entry, offset of its bytes) for each record `wanted` names (stored or deflated), once
+/// its stated sizes are checked: its bytes lie within the file, a stored record's two sizes agree.
+template <class Fn>
+void each_record(const Reader& r, const std::function<bool(const std::string& name)>& wanted, Fn&& fn) {
   const Directory directory = find_directory(r);
   const std::string dir = r.bytes(directory.offset, directory.size, "the central directory");
-  std::vector<char> buffer(1 << 20);
   std::uint64_t pos = 0;
   for (std::uint64_t i = 0; i < directory.entries; ++i) {
     const Entry entry = read_entry(r, dir, i, pos);
     if ((entry.method != 0 && entry.method != 8) || !wanted(entry.name)) continue;
     if (entry.method == 0 && entry.stored_size != entry.plain_size) r.fail("record '" + entry.name + "': corrupt sizes");
-    const std::uint64_t at = record_start(r, entry);
+    fn(entry, record_start(r, entry));
+  }
+}
+
+}  // namespace
+
+void check_zip_sizes(const ReadAt& read, std::uint64_t size, const std::string& what,
+                     const std::function<bool(const std::string& name)>& wanted) {
+  const Reader r{read, size, what};
+  each_record(r, wanted, [&](const Entry& entry, std::uint64_t) {
+    // DEFLATE expands at most 1032 to 1 (a run of one byte): a record stated larger is not its bytes.
+    if (entry.method == 8 && entry.plain_size / 1032 > entry.stored_size + 1) r.fail("record '" + entry.name + "': corrupt sizes");
+  });
+}
+
+void check_zip_records(const ReadAt& read, std::uint64_t size, const std::string& what,
+                       const std::function<bool(const std::string& name)>& wanted) {
+  const Reader r{read, size, what};
+  std::vector<char> buffer(1 << 20);
+  each_record(r, wanted, [&](const Entry& entry, std::uint64_t at) {
     const std::string corrupt = "record '" + entry.name + "' does not match its CRC-32: the file is corrupt";
     const std::uint32_t sum = entry.method == 0 ? stored_crc(r, entry, at, buffer) : deflated_crc(r, entry, at, buffer, corrupt);
     if (sum != entry.crc) r.fail(corrupt);
-  }
+  });
 }
 
 }  // namespace attn::io
