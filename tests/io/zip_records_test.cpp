@@ -351,3 +351,30 @@ TEST_CASE("check_zip_records: ZIP64 directories (archives over 4 GiB) are read a
   bad[zip64_eocd] = 'X';
   CHECK_THROWS_WITH(check_bytes(bad, path), path + ": not a ZIP archive (bad ZIP64 end of central directory)");
 }
+
+TEST_CASE("check_zip_records: with a ZIP64 record its directory is checked, as LibTorch's reader follows it", "[io][zip]") {
+  // LibTorch writes both records with the real values; its reader (miniz) follows the ZIP64 one
+  // whatever the EOCD says, so a changed EOCD must not hide records from the check.
+  const std::string path = archive_path("dict.pt");
+  const std::string zip = torch_dict_archive(path);
+  const std::size_t plain_eocd = eocd_of(zip);
+  const std::uint64_t entries = le(zip, plain_eocd + 10, 2);
+  const Entry x = entry(zip, "archive/data/0");
+  std::string both = as_zip64(zip);
+  const std::size_t eocd = eocd_of(both), zip64_eocd = le(both, eocd - 20 + 8, 8);
+  for (const int at : {8, 10, 12, 16}) set_le(both, eocd + at, le(zip, plain_eocd + at, at < 12 ? 2 : 4), at < 12 ? 2 : 4);
+  CHECK_NOTHROW(check_bytes(both, path));
+  std::string bad = both;
+  set_le(bad, eocd + 8, 0, 2);  // the EOCD counts no entries (what libFuzzer made of a model.pt)
+  set_le(bad, eocd + 10, 0, 2);
+  bad[x.data + 7] ^= 0x01;
+  CHECK_THROWS_WITH(check_bytes(bad, path), path + ": record 'archive/data/0' does not match its CRC-32: the file is corrupt");
+  bad = both;
+  set_le(bad, zip64_eocd + 24, entries + 1, 8);  // the ZIP64 record's two counts
+  CHECK_THROWS_WITH(check_bytes(bad, path), path + ": the end-of-central-directory record is corrupt (" + std::to_string(entries + 1) +
+                                                " and " + std::to_string(entries) + " entries)");
+  bad = zip;  // no ZIP64 record: the EOCD's two counts
+  set_le(bad, plain_eocd + 8, entries + 1, 2);
+  CHECK_THROWS_WITH(check_bytes(bad, path), path + ": the end-of-central-directory record is corrupt (" + std::to_string(entries + 1) +
+                                                " and " + std::to_string(entries) + " entries)");
+}

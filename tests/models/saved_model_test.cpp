@@ -165,12 +165,23 @@ TEST_CASE("fuzz finding: a model.pt whose ZIP directory states a 4 GB record is 
                     Catch::StartsWith(path + ": record '") && Catch::Contains("debug_pkl': corrupt sizes"));
 }
 
+TEST_CASE("fuzz finding: a model.pt whose EOCD counts no entries is checked by its ZIP64 record, as LibTorch reads it", "[models][saved]") {
+  // libFuzzer found it: its EOCD counts 0 entries, so attn's check read none, while LibTorch's reader
+  // takes the ZIP64 record's 13 and allocated a debug pickle's stated 4 GB.
+  const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-eocd-disagrees.pt";
+  CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable),
+                    Catch::StartsWith(path + ": record '") && Catch::Contains("debug_pkl': corrupt sizes"));
+}
+
 TEST_CASE("fuzz finding: a model.pt whose code has an untyped class attribute is refused before LibTorch compiles it", "[models][saved]") {
-  // libFuzzer found it (its mutation kept the code's CRC-32 right): LibTorch 1.13's type parser
-  // dereferenced the missing type of '__perameters__' (SEGV under ASan; by luck an error without).
+  // libFuzzer found it: LibTorch 1.13's type parser dereferenced the missing type of '__perameters__'
+  // (SEGV under ASan). It reached the parser past the CRC-32 check because its EOCD counts no entries
+  // (so the check read none) while LibTorch follows the ZIP64 record; now that the check follows it
+  // too, the changed bytes are a CRC-32 mismatch. The code check itself, for a file whose CRC-32s
+  // were made right: tests/io/code_check_test.cpp.
   const std::string path = std::string(ATTN_FIXTURES) + "/fuzz/model_file-untyped-class-constant.pt";
   CHECK_THROWS_WITH(models::load_model(path, nn::Runtime::kPortable),
-                    Catch::Contains(path) && Catch::Contains("class attribute '__perameters__' has no type"));
+                    Catch::Contains(path) && Catch::Contains("does not match its CRC-32"));
 }
 
 TEST_CASE("fuzz finding: a model.pt with flipped bits in its code and pickles is refused before LibTorch parses them", "[models][saved]") {

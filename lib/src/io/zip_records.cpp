@@ -47,7 +47,7 @@ struct Directory {
   std::uint64_t entries, size, offset;
 };
 
-/// Finds the central directory from the end-of-central-directory record (and the ZIP64 one it points to when needed).
+/// Finds the central directory from the end-of-central-directory record and the ZIP64 one it points to, if any.
 Directory find_directory(const Reader& r) {
   // The EOCD: 22 bytes plus a comment of up to 65535, so within the file's last 65557 bytes.
   const std::uint64_t tail_size = std::min<std::uint64_t>(r.size, 22 + 65535);
@@ -60,18 +60,26 @@ Directory find_directory(const Reader& r) {
     }
   if (eocd == std::string::npos) r.not_zip("no end-of-central-directory record");
   const char* e = tail.data() + eocd;
-  Directory d{le(e + 10, 2), le(e + 12, 4), le(e + 16, 4)};
-  if (d.entries == 0xFFFF || d.size == kNone32 || d.offset == kNone32) {
-    const std::uint64_t at = r.size - tail_size + eocd;
-    if (at < 20) r.not_zip("no ZIP64 locator");
-    const std::string locator = r.bytes(at - 20, 20, "the ZIP64 locator");
-    if (le(locator.data(), 4) != kZip64Locator) r.not_zip("no ZIP64 locator");
-    const std::string z = r.bytes(le(locator.data() + 8, 8), 56, "the ZIP64 end of central directory");
-    if (le(z.data(), 4) != kZip64Eocd) r.not_zip("bad ZIP64 end of central directory");
-    d.entries = le(z.data() + 32, 8);
-    d.size = le(z.data() + 40, 8);
-    d.offset = le(z.data() + 48, 8);
+  const Directory plain{le(e + 10, 2), le(e + 12, 4), le(e + 16, 4)};
+  const bool marks = plain.entries == 0xFFFF || plain.size == kNone32 || plain.offset == kNone32;  // "see the ZIP64 record"
+  // The directory's entries are counted twice (this disk's and the total); miniz refuses them apart.
+  const auto agree = [&](std::uint64_t on_disk, std::uint64_t total) {
+    if (on_disk != total)
+      r.fail("the end-of-central-directory record is corrupt (" + std::to_string(on_disk) + " and " + std::to_string(total) + " entries)");
+  };
+  // A ZIP64 locator just before the EOCD: LibTorch writes one in every file, and its reader (miniz)
+  // then takes the ZIP64 record's values whatever the EOCD says, so they are the ones checked.
+  const std::uint64_t at = r.size - tail_size + eocd;
+  const std::string locator = at >= 20 ? r.bytes(at - 20, 20, "the ZIP64 locator") : std::string();
+  if (locator.empty() || le(locator.data(), 4) != kZip64Locator) {
+    if (marks) r.not_zip("no ZIP64 locator");
+    agree(le(e + 8, 2), plain.entries);
+    return plain;
   }
+  const std::string z = r.bytes(le(locator.data() + 8, 8), 56, "the ZIP64 end of central directory");
+  if (le(z.data(), 4) != kZip64Eocd) r.not_zip("bad ZIP64 end of central directory");
+  const Directory d{le(z.data() + 32, 8), le(z.data() + 40, 8), le(z.data() + 48, 8)};
+  agree(le(z.data() + 24, 8), d.entries);
   return d;
 }
 
