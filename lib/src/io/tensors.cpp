@@ -92,7 +92,7 @@ void check_parsed_sizes(const ReadAt& read, std::uint64_t size, const std::strin
   try {
     check_zip_sizes(read, size, what, parsed_record);
   } catch (const NotZipArchive& e) {
-    throw std::runtime_error(what + ": not " + expected + " (" + std::string(e.what()).substr(what.size() + 2) + ")");
+    throw std::runtime_error(what + ": not " + expected + " (" + e.reason + ")");
   }
 }
 

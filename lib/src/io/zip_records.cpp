@@ -32,7 +32,7 @@ struct Reader {
   const std::string& what;
 
   [[noreturn]] void fail(const std::string& why) const { throw std::runtime_error(what + ": " + why); }
-  [[noreturn]] void not_zip(const std::string& why) const { throw NotZipArchive(what + ": not a ZIP archive (" + why + ")"); }
+  [[noreturn]] void not_zip(const std::string& why) const { throw NotZipArchive(what, why); }
 
   std::string bytes(std::uint64_t offset, std::uint64_t n, const std::string& context) const {
     if (offset > size || n > size - offset) fail(context + " lies outside the file: the file is truncated or corrupt");

@@ -17,7 +17,9 @@ using ReadAt = std::function<std::size_t(std::uint64_t offset, char* out, std::s
 /// The archive has no ZIP directory at all: "WHAT: not a ZIP archive (...)". Callers that expect a
 /// kind of file (a model, a checkpoint) name it.
 struct NotZipArchive : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  NotZipArchive(const std::string& what, const std::string& why)
+      : std::runtime_error(what + ": not a ZIP archive (" + why + ")"), reason("not a ZIP archive: " + why) {}
+  std::string reason;  ///< without the file's name: "not a ZIP archive: WHY"
 };
 
 /// Checks only the stated sizes of the records `wanted` names, reading none of their bytes: each
