@@ -46,7 +46,8 @@ with open(path("corpus.jsonl"), "w") as f:  # another file of the same kind: wha
 small = ["--text-column", "text", "--maxlen", "20", "--epochs", "4", "--batch-size", "32", "--set", "embed_dim=16", "--set",
          "lstm_units=8", "--threads", "2"]
 attn("train", "--csv", path("train.csv"), "--labels", "toxic", *small, "--out", path("binary"))
-attn("train", "--csv", path("train.csv"), "--label-column", "label", *small, "--out", path("classes"))
+# (4 epochs: from random vectors; vectors pretrained on these few generated words take 2 more to learn the classes)
+attn("train", "--csv", path("train.csv"), "--label-column", "label", *small, "--pretrain-epochs", "0", "--out", path("classes"))
 
 out = attn("aggregate", "--model", path("binary"), "--csv", path("corpus.jsonl"), "--top", "8", "--json", path("b.json"),
            "--words-csv", path("b.csv"), "--html", path("b.html")).stdout

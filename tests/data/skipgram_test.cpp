@@ -128,11 +128,27 @@ TEST_CASE("skip-gram files: the .vec words' vectors and .subwords' own and n-gra
     }
   }
   for (std::size_t k = 0; k < 32 * 4; ++k) CHECK(sub.ngrams[k] == Approx(v.input[15 * 4 + k]).epsilon(1e-5).margin(1e-6));
+  // In memory (what `attn train --pretrain-epochs` starts a model from): what the files read back.
+  const data::WordVectors vec_memory = data::word_vectors_of(v, wanted);
+  const data::SubwordRows sub_memory = data::subword_rows_of(v, wanted);
+  CHECK(vec_memory.dim == 4);
+  CHECK(vec_memory.lines == 15);
+  REQUIRE(vec_memory.vectors.size() == 2);  // "absent" is no word of the texts
+  REQUIRE(sub_memory.words.size() == 2);
+  CHECK(sub_memory.buckets == 32);
+  for (const auto& [word, x] : vec_memory.vectors)
+    for (std::size_t k = 0; k < 4; ++k) {
+      CHECK(x[k] == Approx(vec.vectors.at(word)[k]).epsilon(1e-5).margin(1e-6));
+      CHECK(sub_memory.words.at(word)[k] == Approx(sub.words.at(word)[k]).epsilon(1e-5).margin(1e-6));
+    }
+  REQUIRE(sub_memory.ngrams.size() == sub.ngrams.size());
+  for (std::size_t k = 0; k < sub.ngrams.size(); ++k) CHECK(sub_memory.ngrams[k] == Approx(sub.ngrams[k]).epsilon(1e-5).margin(1e-6));
   // words only: no .subwords file
   o.buckets = 0;
   const std::string words_only = scratch("w.vec");
   data::write_skipgram_vectors(data::train_skipgram(topics(), o), words_only);
   CHECK_FALSE(std::filesystem::exists(words_only + ".subwords"));
+  CHECK(data::subword_rows_of(data::train_skipgram(topics(), o), wanted).ngrams.empty());
 }
 
 TEST_CASE("skip-gram: bad options and files are refused, naming the option, file and line", "[data][skipgram]") {

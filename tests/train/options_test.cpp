@@ -35,6 +35,7 @@ const std::map<std::string, std::string> kSamples = {
     {"class-weight", "balanced"},
     {"embeddings", "glove.txt"},
     {"freeze-embeddings", ""},
+    {"pretrain-epochs", "12"},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <zlib.h>
 
+#include "attn/data/skipgram.h"
 #include "attn/io/atomic_file.h"
 #include "attn/models/kinds.h"
 #include "attn/models/saved_model.h"
@@ -205,6 +206,68 @@ TEST_CASE("pretrained word vectors: mapped through the tokenizer (another case t
   CHECK_THROWS_WITH(tasks_test::train_run("bilstm-attention", (dir / "wide").string(), inputs, {{"embed_dim", 16}, {"lstm_units", 4}},
                                           {{"epochs", 1}, {"embeddings", (dir / "vectors.vec.gz").string()}}),
                     Catch::Contains("the vectors have 8 dimensions, the model's embedding 16"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("word vectors pretrained on the training file's own texts: one class per row's recipe, the skip-gram's vectors, every run alike",
+          "[train][run][embeddings]") {
+  const auto dir = run_dir("pretrain");
+  const auto rows = tasks_test::class_rows(240);
+  const std::string csv = tasks_test::write_csv(dir / "t.csv", "post_id,text,label", rows);
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"csv", csv},     {"text-column", "text"},  {"id-column", "post_id"}, {"label-column", "label"},
+      {"maxlen", "12"}, {"subword-buckets", "64"}};
+  train::TrainRequest planned;
+  planned.model = "bilstm-attention";
+  for (const auto& [k, v] : inputs) planned.data.set(k, v, data::Inputs::Origin::kGiven);
+  CHECK(train::planned_config(planned).at("training").at("pretrain_epochs") == 20);  // the recipe
+  planned.training = {{"embeddings", "glove.txt"}};
+  CHECK(train::planned_config(planned).at("training").at("pretrain_epochs") == 0);  // the user's vectors instead
+  planned.training["pretrain_epochs"] = 5;
+  CHECK_THROWS_WITH(train::planned_config(planned), Catch::Contains("give one of --embeddings and --pretrain-epochs"));
+  // A large file gets fewer passes: 8 million words at most, one pass at least.
+  train::TrainOptions t;
+  t.pretrain_epochs = 20;
+  CHECK(train::pretrain_passes(t, 10'000) == 20);
+  CHECK(train::pretrain_passes(t, 1'000'000) == 8);
+  CHECK(train::pretrain_passes(t, 50'000'000) == 1);
+  t.pretrain_epochs = 0;
+  CHECK(train::pretrain_passes(t, 10) == 0);
+
+  // A step of 1e-9 leaves the weights where pretraining put them.
+  const nlohmann::json sizes = {{"embed_dim", 8}, {"lstm_units", 4}};
+  const nlohmann::json training = {{"epochs", 1}, {"lr", 1e-9}, {"seed", 3}};
+  tasks_test::train_run("bilstm-attention", (dir / "a").string(), inputs, sizes, training);
+  const models::SavedModel a = models::load_model((dir / "a").string(), nn::Runtime::kPortable);
+  const auto& pretrained = a.config.at("embeddings").at("pretrained");
+  CHECK(pretrained.at("texts") == 240);
+  CHECK(pretrained.at("epochs") == 20);
+  CHECK(a.config.at("embeddings").at("words_found") == a.config.at("embeddings").at("words"));  // every word is seen twice
+  // What skip-gram learns from the texts with the model's sizes and n-gram hash, on one thread.
+  std::vector<std::string> texts;
+  for (const std::string& r : rows) texts.push_back(r.substr(r.find(',') + 1, r.rfind(',') - r.find(',') - 1));
+  data::SkipgramOptions o;
+  o.dim = 8;
+  o.buckets = 64;
+  o.epochs = 20;
+  o.min_count = 2;
+  o.seed = 4;
+  const data::SkipgramVectors learnt = data::train_skipgram(texts, o);
+  const data::SubwordRows own = data::subword_rows_of(learnt, {"vermin", "thanks"});
+  const auto tokenizer = text::Tokenizer::from_json(a.file("tokenizer.json"));
+  const torch::Tensor table = a.module.attr("embedding").toTensor(), ngrams = a.module.attr("subword_embedding").toTensor();
+  for (const char* w : {"vermin", "thanks"})
+    CHECK(torch::allclose(table[*tokenizer.word_index(w)], torch::tensor(own.words.at(w)), 1e-4, 1e-6));
+  CHECK(torch::allclose(ngrams.slice(0, 1), torch::from_blob(const_cast<float*>(own.ngrams.data()), {64, 8}), 1e-4, 1e-6));
+  // The same run again: the same weights, bit for bit.
+  tasks_test::train_run("bilstm-attention", (dir / "b").string(), inputs, sizes, training);
+  const models::SavedModel b = models::load_model((dir / "b").string(), nn::Runtime::kPortable);
+  CHECK(torch::equal(table, b.module.attr("embedding").toTensor()));
+  CHECK(torch::equal(ngrams, b.module.attr("subword_embedding").toTensor()));
+  // Prepared data has no texts left to learn from.
+  CHECK_THROWS_WITH(tasks_test::train_run("bilstm-attention", (dir / "c").string(), {{"data", (dir / "a" / "data").string()}}, sizes,
+                                          {{"epochs", 1}, {"pretrain_epochs", 2}}),
+                    Catch::Contains("--pretrain-epochs learns from the texts of a --csv"));
   fs::remove_all(dir);
 }
 

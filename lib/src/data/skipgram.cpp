@@ -272,6 +272,30 @@ void write_skipgram_vectors(const SkipgramVectors& v, const std::string& path) {
   files.commit();
 }
 
+WordVectors word_vectors_of(const SkipgramVectors& v, const std::unordered_set<std::string>& wanted) {
+  WordVectors out;
+  out.dim = v.dim;
+  out.lines = static_cast<std::int64_t>(v.words.size());
+  for (std::size_t w = 0; w < v.words.size(); ++w)
+    if (wanted.count(v.words[w])) out.vectors.emplace(v.words[w], v.vector(w));
+  return out;
+}
+
+SubwordRows subword_rows_of(const SkipgramVectors& v, const std::unordered_set<std::string>& wanted) {
+  SubwordRows out;
+  if (v.buckets == 0) return out;
+  out.dim = v.dim;
+  out.buckets = v.buckets;
+  for (std::size_t w = 0; w < v.words.size(); ++w) {
+    if (!wanted.count(v.words[w])) continue;
+    const float* own = v.input.data() + static_cast<std::int64_t>(w) * v.dim;
+    out.words.emplace(v.words[w], std::vector<float>(own, own + v.dim));
+  }
+  const float* first = v.input.data() + static_cast<std::int64_t>(v.words.size()) * v.dim;
+  out.ngrams.assign(first, first + v.buckets * v.dim);
+  return out;
+}
+
 SkipgramVectors embed_file(const EmbedRequest& r) {
   if (r.out.empty()) throw std::invalid_argument("embed: --out is required");
   // the output's directory first: a path that cannot be written fails before the work

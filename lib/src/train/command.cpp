@@ -16,6 +16,7 @@ TrainOptions effective_training(const TrainRequest& r) {
   const models::ModelEntry& entry = models::find_model(r.model);
   nlohmann::json recipe = entry.training;
   recipe.update(tasks::task_for(entry.kind).training_recipe(r.data));
+  if (r.training.contains("embeddings")) recipe.erase("pretrain_epochs");  // the user's vectors instead
   return effective_options(recipe, r.training);
 }
 

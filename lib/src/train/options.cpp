@@ -1,6 +1,7 @@
 // The training settings' table (see options.h): each row binds a flag, its help, a JSON key and a field.
 #include "attn/train/options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -189,6 +190,11 @@ const std::vector<TrainOption>& train_options() {
               "Text models: start the word embedding from these vectors (word2vec / GloVe / fastText "
               "text format, .gz too)"),
         flag("freeze-embeddings", "freeze_embeddings", &T::freeze_embeddings, true, "Keep the --embeddings vectors fixed"),
+        value("pretrain-epochs", &T::pretrain_epochs,
+              "Text models read from a CSV: first learn the word vectors (with subwords, their n-gram rows) from the training file's "
+              "own texts by skip-gram, this many passes at most (fewer when passes x the file's words would exceed 8 million; "
+              "0: random vectors; one class per row read from a CSV: 20)",
+              false, at_least(0, false)),
     };
     TrainOption threads = value("threads", &T::threads, "LibTorch's threads", false, at_least(1));
     threads.flag.clear();  // every app's --threads (apps/common), not a training flag of its own
@@ -216,6 +222,13 @@ void validate(const TrainOptions& o) {
   }
   if (!(o.min_lr >= 0 && o.min_lr <= o.lr)) throw std::invalid_argument("--min-lr must be in [0, --lr]");
   if (o.freeze_embeddings && o.embeddings.empty()) throw std::invalid_argument("--freeze-embeddings needs --embeddings");
+  if (o.pretrain_epochs > 0 && !o.embeddings.empty()) throw std::invalid_argument("give one of --embeddings and --pretrain-epochs");
+}
+
+int pretrain_passes(const TrainOptions& o, std::int64_t words) {
+  if (o.pretrain_epochs <= 0) return 0;
+  const std::int64_t affordable = kPretrainWords / std::max<std::int64_t>(1, words);
+  return static_cast<int>(std::clamp<std::int64_t>(affordable, 1, o.pretrain_epochs));
 }
 
 std::vector<data::InputSpec> training_inputs() {

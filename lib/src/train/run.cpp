@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "attn/data/embeddings.h"
+#include "attn/data/skipgram.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/json_like.h"
 #include "attn/models/registry.h"
@@ -24,32 +26,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Starts the word embedding from the vectors in `file` (words without one keep their initial
-/// values); returns what they covered, for config.json.
-nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelEntry& entry, const tasks::Dataset& data,
-                                 const std::string& file) {
-  if (entry.word_embedding.empty()) throw std::invalid_argument("--embeddings: " + entry.name + " has no word embedding");
-  const std::vector<tasks::VocabularyWord> words = data.vocabulary();
-  if (words.empty()) throw std::invalid_argument("--embeddings is for text models (their data has a vocabulary)");
-  std::unordered_set<std::string> wanted;
-  for (const auto& w : words) wanted.insert(w.word);
-  const data::WordVectors vectors = data::read_word_vectors(file, wanted);
-  torch::Tensor table = model.attr(entry.word_embedding).toTensor();
+/// Copies `vectors` (and with subwords the n-gram rows and the words' own rows of `subwords`) into
+/// the word embedding of `model` (words without one keep their initial values); returns what they
+/// covered, for config.json (`source` names where they came from in errors).
+nlohmann::json fill_word_vectors(torch::jit::Module& model, const std::vector<tasks::VocabularyWord>& words, const std::string& table_name,
+                                 const data::WordVectors& vectors, const data::SubwordRows* subwords, const std::string& source) {
+  torch::Tensor table = model.attr(table_name).toTensor();
   if (vectors.dim != table.size(1))
-    throw std::runtime_error(file + ": the vectors have " + std::to_string(vectors.dim) + " dimensions, the model's embedding " +
+    throw std::runtime_error(source + ": the vectors have " + std::to_string(vectors.dim) + " dimensions, the model's embedding " +
                              std::to_string(table.size(1)) + " (--set embed_dim=" + std::to_string(vectors.dim) + " or d_model)");
   torch::NoGradGuard no_grad;
-  // A model with subwords starts from `attn embed`'s own rows and n-gram rows when the file has them
-  // beside it (FILE.subwords): its lookup then gives the vectors of FILE.
-  std::optional<data::SubwordRows> subwords;
-  if (model.hasattr(models::kSubwordEmbedding) && fs::exists(file + ".subwords")) {
-    subwords = data::read_subword_rows(file + ".subwords", wanted);
+  if (subwords) {
     torch::Tensor ngrams = model.attr(models::kSubwordEmbedding).toTensor();
     if (subwords->buckets != ngrams.size(0) - 1 || subwords->dim != table.size(1))
-      throw std::runtime_error(file + ".subwords: " + std::to_string(subwords->buckets) + " n-gram rows of " +
+      throw std::runtime_error(source + ".subwords: " + std::to_string(subwords->buckets) + " n-gram rows of " +
                                std::to_string(subwords->dim) + " dimensions, the model's " + std::to_string(ngrams.size(0) - 1) + " of " +
                                std::to_string(table.size(1)) + " (attn embed --buckets, --subword-buckets)");
-    ngrams.slice(0, 1).copy_(torch::from_blob(subwords->ngrams.data(), {subwords->buckets, subwords->dim}, torch::kFloat32));
+    ngrams.slice(0, 1).copy_(
+        torch::from_blob(const_cast<float*>(subwords->ngrams.data()), {subwords->buckets, subwords->dim}, torch::kFloat32));
   }
   std::int64_t found = 0, tokens = 0, tokens_found = 0;
   for (const auto& w : words) {
@@ -63,13 +57,64 @@ nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelE
     ++found;
     tokens_found += w.count;
   }
-  return {{"file", fs::absolute(file).string()},
-          {"words", words.size()},
-          {"words_found", found},
-          {"found_as_other_case", vectors.lowercase_matches},
-          {"tokens", tokens},
-          {"tokens_found", tokens_found},
-          {"subword_rows", subwords.has_value()}};
+  return {{"words", words.size()}, {"words_found", found},         {"found_as_other_case", vectors.lowercase_matches},
+          {"tokens", tokens},      {"tokens_found", tokens_found}, {"subword_rows", subwords != nullptr}};
+}
+
+std::unordered_set<std::string> words_of(const std::vector<tasks::VocabularyWord>& words) {
+  std::unordered_set<std::string> wanted;
+  for (const auto& w : words) wanted.insert(w.word);
+  return wanted;
+}
+
+std::vector<tasks::VocabularyWord> vocabulary_of(const models::ModelEntry& entry, const tasks::Dataset& data, const char* flag) {
+  if (entry.word_embedding.empty()) throw std::invalid_argument(std::string(flag) + ": " + entry.name + " has no word embedding");
+  std::vector<tasks::VocabularyWord> words = data.vocabulary();
+  if (words.empty()) throw std::invalid_argument(std::string(flag) + " is for text models (their data has a vocabulary)");
+  return words;
+}
+
+/// Starts the word embedding from the vectors in `file` (--embeddings).
+nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelEntry& entry, const tasks::Dataset& data,
+                                 const std::string& file) {
+  const std::vector<tasks::VocabularyWord> words = vocabulary_of(entry, data, "--embeddings");
+  const std::unordered_set<std::string> wanted = words_of(words);
+  const data::WordVectors vectors = data::read_word_vectors(file, wanted);
+  // A model with subwords starts from `attn embed`'s own rows and n-gram rows when the file has them
+  // beside it (FILE.subwords): its lookup then gives the vectors of FILE.
+  std::optional<data::SubwordRows> subwords;
+  if (model.hasattr(models::kSubwordEmbedding) && fs::exists(file + ".subwords"))
+    subwords = data::read_subword_rows(file + ".subwords", wanted);
+  nlohmann::json covered = fill_word_vectors(model, words, entry.word_embedding, vectors, subwords ? &*subwords : nullptr, file);
+  covered["file"] = fs::absolute(file).string();
+  return covered;
+}
+
+/// Starts the word embedding (and a model's n-gram rows) from skip-gram on `texts` (--pretrain-epochs):
+/// the model's sizes, its n-gram hash, one thread, the run's seed.
+nlohmann::json pretrain_word_vectors(torch::jit::Module& model, const models::ModelEntry& entry, const tasks::Dataset& data,
+                                     const std::vector<std::string>& texts, const TrainOptions& t) {
+  const std::vector<tasks::VocabularyWord> words = vocabulary_of(entry, data, "--pretrain-epochs");
+  if (texts.empty()) throw std::invalid_argument("--pretrain-epochs learns from the texts of a --csv; this data has none (--data?)");
+  std::int64_t tokens = 0;
+  for (const auto& w : words) tokens += w.count;
+  data::SkipgramOptions o;
+  o.dim = model.attr(entry.word_embedding).toTensor().size(1);
+  o.buckets = model.hasattr(models::kSubwordEmbedding) ? model.attr(models::kSubwordEmbedding).toTensor().size(0) - 1 : 0;
+  o.epochs = pretrain_passes(t, tokens);
+  o.min_count = 2;  // a corpus of one file: a word seen twice already has contexts to learn from
+  o.seed = t.seed + 1;
+  o.threads = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  const data::SkipgramVectors learnt = data::train_skipgram(texts, o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::unordered_set<std::string> wanted = words_of(words);
+  const data::SubwordRows subwords = data::subword_rows_of(learnt, wanted);
+  nlohmann::json covered = fill_word_vectors(model, words, entry.word_embedding, data::word_vectors_of(learnt, wanted),
+                                             o.buckets > 0 ? &subwords : nullptr, "--pretrain-epochs");
+  covered["pretrained"] = {{"texts", texts.size()},    {"words", learnt.tokens}, {"epochs", o.epochs},
+                           {"min_count", o.min_count}, {"loss", learnt.loss},    {"seconds", std::round(seconds * 10) / 10}};
+  return covered;
 }
 
 std::string describe_model(const models::ModelEntry& entry) { return entry.name + " (a " + tasks::task_for(entry.kind).name() + " model)"; }
@@ -106,6 +151,7 @@ struct TrainingRun::Impl {
   nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
 
   std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
+  std::vector<std::string> pretraining_texts;  // a new run's (--pretrain-epochs), until the model starts from them
 
   /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
   enum class Start { kNewRun, kResumed };
@@ -118,6 +164,10 @@ struct TrainingRun::Impl {
     portable = entry.build(model_config, nn::Runtime::kPortable);
     const TrainOptions& t = config.training;
     if (start == Start::kNewRun && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
+    if (start == Start::kNewRun && t.pretrain_epochs > 0 && writes) {  // the other workers start from rank 0's weights
+      config.embeddings = pretrain_word_vectors(model, entry, *data, pretraining_texts, t);
+      pretraining_texts = {};
+    }
     if (t.freeze_embeddings) model.attr(entry.word_embedding).toTensor().set_requires_grad(false);
     trainer = std::make_unique<Trainer>(model, *data, validation.get(), t, workers, entry.word_embedding);
   }
@@ -153,6 +203,7 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   s->config.model_config = models::fit_config(entry, r.model_overrides, s->data->sizes());
   s->config.data = s->data->data_config();
   if (s->validation) s->config.validation = s->validation->data_config();
+  if (s->config.training.pretrain_epochs > 0 && s->writes) s->pretraining_texts = task.unlabelled_texts(r.data);
   s->open_trainer(Impl::Start::kNewRun);
   if (s->writes) {
     io::write_file_atomic(s->path("config.json"), nlohmann::json(s->config).dump(2) + "\n");
@@ -229,10 +280,21 @@ std::string TrainingRun::describe() const {
            s.config.validation.value("csv", s.config.validation.value("dir", std::string())) + "\n";
   if (!s.config.embeddings.is_null()) {
     const auto& e = s.config.embeddings;
+    std::string source;
+    if (e.contains("pretrained")) {
+      const auto& p = e.at("pretrained");
+      char took[160];
+      std::snprintf(took, sizeof took, "skip-gram on the training file's %lld texts (%lld words, %d passes, %.1f s)",
+                    p.at("texts").get<long long>(), p.at("words").get<long long>(), p.at("epochs").get<int>(),
+                    p.at("seconds").get<double>());
+      source = took;
+    } else {
+      source = e.at("file").get<std::string>();
+    }
     std::snprintf(line, sizeof line, "embeddings: %lld of %lld words (%.1f%% of the training tokens) from %s%s\n",
                   e.at("words_found").get<long long>(), e.at("words").get<long long>(),
-                  100.0 * e.at("tokens_found").get<double>() / std::max(1.0, e.at("tokens").get<double>()),
-                  e.at("file").get<std::string>().c_str(), t.freeze_embeddings ? ", frozen" : "");
+                  100.0 * e.at("tokens_found").get<double>() / std::max(1.0, e.at("tokens").get<double>()), source.c_str(),
+                  t.freeze_embeddings ? ", frozen" : "");
     out += line;
   }
   return out;

@@ -8,7 +8,10 @@
 /// model's embedding (`attn train --embeddings`).
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
+
+#include "attn/data/embeddings.h"
 
 namespace attn::data {
 
@@ -49,6 +52,12 @@ SkipgramVectors train_skipgram(const std::vector<std::string>& texts, const Skip
 /// `path` + ".subwords" (read_subword_rows: what a model with --subwords starts from). Both files
 /// appear whole or not at all.
 void write_skipgram_vectors(const SkipgramVectors& vectors, const std::string& path);
+
+/// `vectors` in memory as the files write_skipgram_vectors writes read back: the `wanted` words'
+/// vectors (read_word_vectors), and with subwords their own rows and every n-gram row
+/// (read_subword_rows; empty without subwords), at full precision.
+WordVectors word_vectors_of(const SkipgramVectors& vectors, const std::unordered_set<std::string>& wanted);
+SubwordRows subword_rows_of(const SkipgramVectors& vectors, const std::unordered_set<std::string>& wanted);
 
 /// What `attn embed` does: the texts of a file (a CSV, TSV or JSON Lines column, or a plain text
 /// file's lines), learnt (train_skipgram) and written (write_skipgram_vectors).

@@ -276,6 +276,13 @@ class Task {
     (void)inputs;
     return nlohmann::json::object();
   }
+  /// The texts of the training file read with `inputs`, for word vectors learnt from them before
+  /// training (--pretrain-epochs): every row's text, the held-out rows' too (no label is read).
+  /// Empty when the task reads no texts, or they were prepared already (--data).
+  virtual std::vector<std::string> unlabelled_texts(const data::Inputs& inputs) const {
+    (void)inputs;
+    return {};
+  }
   /// An existing run's training data, from config.json's "data" block and the run's files.
   virtual std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int threads) const = 0;
   /// Validation rows from a CSV of their own (--val-csv), read as `training` was (its tokenizers,

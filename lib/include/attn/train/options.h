@@ -68,7 +68,18 @@ struct TrainOptions {
   /// starts from; `freeze_embeddings` keeps it fixed.
   std::string embeddings;
   bool freeze_embeddings = false;
+  /// Text models: before training, the word embedding (and the n-gram rows of a model with subwords)
+  /// learns from the training file's own texts by skip-gram (data/skipgram.h, `attn embed`'s, on one
+  /// thread: the same vectors on every run), this many passes at most (0: not at all): a file of
+  /// more than kPretrainWords / pretrain_epochs words gets fewer passes, at least one.
+  int pretrain_epochs = 0;
 };
+
+/// The words (with repeats) pretraining reads at most over its passes: about a minute on one core.
+inline constexpr std::int64_t kPretrainWords = 8'000'000;
+/// The passes pretraining makes over a file of `words` words: pretrain_epochs, fewer when they would
+/// read more than kPretrainWords, at least 1 (0 when pretrain_epochs is).
+int pretrain_passes(const TrainOptions& options, std::int64_t words);
 
 /// One training setting: a row of the table.
 struct TrainOption {
