@@ -92,6 +92,31 @@ TEST_CASE("class_metrics: accuracy, per-class and macro F1, confusion, cross-ent
   CHECK(m.loss == Approx(ce));
 }
 
+TEST_CASE("macro_f1_offsets: the log-probability offsets of best macro-F1, the first class fixed, the smaller on ties",
+          "[tasks][metrics]") {
+  // Class 1 is under-decided: rows 2 and 3 are class 1 with p1 0.4 and 0.45. log(0.6 / 0.4) = 0.405,
+  // log(0.55 / 0.45) = 0.201, log(0.9 / 0.1) = 2.197: every b1 in (0.405, 2.197) decides all four
+  // rows right, and 0.5 is the first such point of the grid by |b|.
+  const std::vector<float> p = {0.9f, 0.1f, 0.6f, 0.4f, 0.55f, 0.45f, 0.2f, 0.8f};
+  const std::vector<float> y = {1, 0, 0, 1, 0, 1, 0, 1};
+  const tasks::LogitAdjustment a = tasks::macro_f1_offsets(p, y, 2);
+  REQUIRE(a.offsets.size() == 2);
+  CHECK(a.offsets[0] == 0.0);
+  CHECK(a.offsets[1] == Approx(0.5));
+  CHECK(a.macro_f1_before == Approx(0.5));  // decided 0, 0, 0, 1: F1 2/4 for each class
+  CHECK(a.macro_f1_after == Approx(1.0));
+  CHECK(a.macro_f1_before == Approx(tasks::class_metrics(p, y, 2).macro_f1));
+  // Already decided right: nothing moves.
+  const tasks::LogitAdjustment none = tasks::macro_f1_offsets(kClassP, kClassY, 3);
+  const double best = tasks::class_metrics(kClassP, kClassY, 3).macro_f1;
+  CHECK(none.macro_f1_before == Approx(best));
+  CHECK(none.macro_f1_after >= none.macro_f1_before);
+  const tasks::LogitAdjustment right =
+      tasks::macro_f1_offsets({0.7f, 0.2f, 0.1f, 0.1f, 0.8f, 0.1f, 0.3f, 0.3f, 0.4f}, {1, 0, 0, 0, 1, 0, 0, 0, 1}, 3);
+  CHECK(right.offsets == std::vector<double>{0.0, 0.0, 0.0});
+  CHECK(right.macro_f1_after == Approx(1.0));
+}
+
 TEST_CASE("class_metrics: one-vs-rest AUC per class and Hand & Till's one-vs-one AUC, ties counting half", "[tasks][metrics]") {
   const auto m = tasks::class_metrics(kClassP, kClassY, 3);
   // A: positives 0.6, 0.4 against 0.2, 0.5, 0.1, 0.3: 7 of 8 pairs. B: 0.5, 0.3 against 0.3, 0.4,

@@ -36,6 +36,7 @@ const std::map<std::string, std::string> kSamples = {
     {"embeddings", "glove.txt"},
     {"freeze-embeddings", ""},
     {"pretrain-epochs", "12"},
+    {"logit-adjustment", "macro-f1"},
 };
 
 }  // namespace

@@ -397,6 +397,43 @@ TEST_CASE("one class per row: softmax model, classes kept in model.pt, macro-F1 
   fs::remove_all(dir);
 }
 
+TEST_CASE("logit adjustment: one class per row's recipe adds the held-out rows' best macro-F1 offsets to model.pt's output bias",
+          "[train][run][classes]") {
+  const auto dir = run_dir("adjust");
+  const auto rows = tasks_test::class_rows(240);
+  const std::string csv = tasks_test::write_csv(dir / "t.csv", "post_id,text,label", rows);
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}};
+  // Barely trained (24 steps): its decisions leave room for the offsets.
+  const nlohmann::json sizes = {{"embed_dim", 8}, {"lstm_units", 4}};
+  tasks_test::train_run("bilstm-attention", (dir / "run").string(), inputs, sizes,
+                        {{"epochs", 3}, {"batch_size", 24}, {"lr", 0.01}, {"pretrain_epochs", 0}});
+  const auto model = tasks::open_model((dir / "run").string());
+  const auto& a = model->saved().config.at("logit_adjustment");
+  REQUIRE(a.is_object());
+  CHECK(a.at("offsets").size() == 3);
+  CHECK(a.at("offsets").at("hatespeech") == 0.0);  // the first class (sorted) stays: only differences matter
+  REQUIRE(a.at("macro_f1_after").get<double>() > a.at("macro_f1_before").get<double>());
+  // model.pt decides as the offsets did: its macro-F1 on the held-out rows (the last fifth) is the one recorded.
+  const std::string held =
+      tasks_test::write_csv(dir / "held.csv", "post_id,text,label", std::vector<std::string>(rows.end() - 48, rows.end()));
+  data::Inputs none;
+  const auto scored = model->open_csv(held, none, 1);
+  const auto e = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kMetrics});
+  CHECK(e.metrics.at("macro_f1").get<double>() == Approx(a.at("macro_f1_after").get<double>()).margin(1e-9));
+  // none: model.pt as trained, nothing recorded; 0/1 labels have no classes to adjust.
+  tasks_test::train_run("bilstm-attention", (dir / "plain").string(), inputs, sizes,
+                        {{"epochs", 1}, {"batch_size", 24}, {"lr", 0.003}, {"pretrain_epochs", 0}, {"logit_adjustment", "none"}});
+  CHECK(tasks::open_model((dir / "plain").string())->saved().config.at("logit_adjustment").is_null());
+  const std::string binary = tasks_test::write_csv(dir / "b.csv", "id,comment_text,bad,rude", tasks_test::text_rows(60));
+  CHECK_THROWS_WITH(tasks_test::train_run("bilstm-attention", (dir / "b").string(), {{"csv", binary}, {"labels", "bad,rude"}}, sizes,
+                                          {{"epochs", 1}, {"logit_adjustment", "macro-f1"}}),
+                    Catch::Contains("--logit-adjustment applies to one class per row"));
+  CHECK_THROWS_WITH(train::effective_options(nlohmann::json::object(), {{"logit_adjustment", "max"}}),
+                    Catch::Contains("--logit-adjustment must be none or macro-f1, got 'max'"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("every metric a validation names can be monitored, with a one-row validation too", "[train][run][monitor]") {
   const auto dir = run_dir("monitor");
   const std::string multi_label = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(60));

@@ -133,7 +133,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
 }  // namespace bilstm
 
 ModelEntry bilstm_attention_entry() {
-  return ModelEntry{
+  ModelEntry e{
       "bilstm-attention",
       ModelKind::kTextClassifier,
       "Seed 000: Embedding -> SpatialDropout1D -> BiLSTM -> word attention (Yang et al.) -> Dense sigmoid (or softmax), "
@@ -158,6 +158,8 @@ ModelEntry bilstm_attention_entry() {
       bilstm::layers,
       "embedding",
   };
+  e.output_bias = "dense.bias";  // dense: the logits
+  return e;
 }
 
 }  // namespace attn::models

@@ -228,6 +228,7 @@ ModelEntry hierarchical_attention_entry() {
       "embedding",
   };
   e.reads_sentences = true;
+  e.output_bias = "dense.bias";  // dense: the logits
   return e;
 }
 

@@ -120,7 +120,7 @@ void fit(nlohmann::json& c, const nlohmann::json& given, const DataSizes& data) 
 }  // namespace transformer
 
 ModelEntry transformer_classifier_entry() {
-  return ModelEntry{
+  ModelEntry e{
       "transformer-classifier",
       ModelKind::kTextClassifier,
       "Seed 003: token + positional embedding -> Transformer encoder layers (multi-head self-attention) -> "
@@ -145,6 +145,8 @@ ModelEntry transformer_classifier_entry() {
       transformer::layers,
       "embedding",
   };
+  e.output_bias = "dense.bias";  // dense: the logits
+  return e;
 }
 
 }  // namespace attn::models

@@ -88,6 +88,67 @@ nlohmann::ordered_json to_json(const BinaryMetrics& m, const std::vector<std::st
   return j;
 }
 
+namespace {
+
+/// Per class F1 = 2 tp / (actual + decided) of confusion[the row's class][the decision] (0 where tp
+/// is 0), and their mean over the classes among the rows' classes or decisions.
+double macro_f1_of(const std::vector<std::vector<std::int64_t>>& confusion, std::vector<double>* precision = nullptr,
+                   std::vector<double>* recall = nullptr, std::vector<double>* f1 = nullptr) {
+  const std::size_t K = confusion.size();
+  double f1_sum = 0, present = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    double tp = static_cast<double>(confusion[k][k]), actual = 0, decided = 0;
+    for (std::size_t j = 0; j < K; ++j) actual += static_cast<double>(confusion[k][j]), decided += static_cast<double>(confusion[j][k]);
+    const double f = tp > 0 ? 2 * tp / (actual + decided) : 0.0;
+    if (precision) precision->push_back(decided > 0 ? tp / decided : 0.0);
+    if (recall) recall->push_back(actual > 0 ? tp / actual : 0.0);
+    if (f1) f1->push_back(f);
+    if (actual > 0 || decided > 0) f1_sum += f, present += 1;
+  }
+  return present ? f1_sum / present : 0;
+}
+
+}  // namespace
+
+LogitAdjustment macro_f1_offsets(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_classes) {
+  const std::size_t K = n_classes, rows = K ? probs.size() / K : 0;
+  std::vector<double> log_p(probs.size());
+  std::vector<std::size_t> truth(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* y = labels.data() + r * K;
+    truth[r] = static_cast<std::size_t>(std::max_element(y, y + K) - y);
+    for (std::size_t k = 0; k < K; ++k) log_p[r * K + k] = std::log(std::max(static_cast<double>(probs[r * K + k]), 1e-12));
+  }
+  const auto score = [&](const std::vector<double>& b) {
+    std::vector<std::vector<std::int64_t>> confusion(K, std::vector<std::int64_t>(K, 0));
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::size_t best = 0;
+      for (std::size_t k = 1; k < K; ++k)
+        if (log_p[r * K + k] + b[k] > log_p[r * K + best] + b[best]) best = k;
+      ++confusion[truth[r]][best];
+    }
+    return macro_f1_of(confusion);
+  };
+  std::vector<double> grid = {0.0};  // by |b|, so that a tie keeps the smaller offset
+  for (int i = 1; i <= 20; ++i) grid.push_back(0.1 * i), grid.push_back(-0.1 * i);
+  LogitAdjustment out;
+  out.offsets.assign(K, 0.0);
+  out.macro_f1_before = out.macro_f1_after = score(out.offsets);
+  for (int round = 0; round < 20; ++round) {
+    bool changed = false;
+    for (std::size_t k = 1; k < K; ++k) {
+      std::vector<double> b = out.offsets;
+      for (double v : grid) {
+        b[k] = v;
+        const double f = score(b);
+        if (f > out.macro_f1_after + 1e-12) out.macro_f1_after = f, out.offsets[k] = v, changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return out;
+}
+
 ClassMetrics class_metrics(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_classes,
                            const std::vector<bool>& keep) {
   ClassMetrics m;
@@ -113,18 +174,10 @@ ClassMetrics class_metrics(const std::vector<float>& probs, const std::vector<fl
   m.rows = static_cast<std::int64_t>(truth.size());
   const double n = static_cast<double>(m.rows);
   m.loss = n ? loss / n : 0;
-  double right = 0, f1_sum = 0, present = 0;
-  for (std::size_t k = 0; k < K; ++k) {
-    double tp = static_cast<double>(m.confusion[k][k]), actual = 0, decided = 0;
-    for (std::size_t j = 0; j < K; ++j) actual += static_cast<double>(m.confusion[k][j]), decided += static_cast<double>(m.confusion[j][k]);
-    right += tp;
-    m.precision.push_back(decided > 0 ? tp / decided : 0.0);
-    m.recall.push_back(actual > 0 ? tp / actual : 0.0);
-    m.f1.push_back(tp > 0 ? 2 * tp / (actual + decided) : 0.0);
-    if (actual > 0 || decided > 0) f1_sum += m.f1.back(), present += 1;
-  }
+  double right = 0;
+  for (std::size_t k = 0; k < K; ++k) right += static_cast<double>(m.confusion[k][k]);
   m.accuracy = n ? right / n : 0;
-  m.macro_f1 = present ? f1_sum / present : 0;
+  m.macro_f1 = macro_f1_of(m.confusion, &m.precision, &m.recall, &m.f1);
   // One-vs-rest per class, then one-vs-one per pair, each an ordinary binary AUC (roc_auc).
   const auto auc_of = [&](std::size_t score_class, std::size_t positive_class, const std::function<bool(std::size_t)>& row_in) {
     std::vector<float> scores, positive;

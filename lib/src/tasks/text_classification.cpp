@@ -391,7 +391,8 @@ class TextClassification : public Task {
   /// (docs/benchmarks.md#real-data-hatexplain).
   nlohmann::json training_recipe(const data::Inputs& in) const override {
     if (!reads_one_class_per_row(in)) return nlohmann::json::object();
-    nlohmann::json recipe = {{"batch_size", 64}, {"epochs", 20}, {"early_stopping_patience", 2}, {"monitor", "val_loss"}};
+    nlohmann::json recipe = {
+        {"batch_size", 64}, {"epochs", 20}, {"early_stopping_patience", 2}, {"monitor", "val_loss"}, {"logit_adjustment", "macro-f1"}};
     if (!in.given("data")) recipe["pretrain_epochs"] = 20;
     return recipe;
   }

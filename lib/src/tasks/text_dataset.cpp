@@ -121,6 +121,18 @@ class TextDataset : public Dataset {
     return ids.bitwise_and(text::kWordIdLimit - 1);
   }
 
+  LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const override {
+    if (kind_ != LabelKind::kOneClass || !labels_.defined() || rows.empty()) return {};
+    const std::vector<float> probs = predict_texts(model, data_.x, data_.padding, rows, kScoringBatchSize);
+    const std::size_t L = config_.labels.size();
+    std::vector<float> y;
+    y.reserve(rows.size() * L);
+    for (std::int64_t r : rows)
+      y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L),
+               data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
+    return tasks::macro_f1_offsets(probs, y, L);
+  }
+
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
     Evaluation out;
     if (rows.empty()) return out;

@@ -100,6 +100,17 @@ TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& 
     if (place.rank == 0) print(format_epoch(e, epochs));  // the same figures on every worker: printed once
   });
   if (!finished) return TrainOutcome::kInterrupted;
+  if (const auto& a = run->config().logit_adjustment; !a.is_null() && place.rank == 0) {
+    std::string offsets;
+    char buf[96];
+    for (const auto& [name, v] : a.at("offsets").items()) {
+      std::snprintf(buf, sizeof buf, "%s%s %+.1f", offsets.empty() ? "" : ", ", name.c_str(), v.get<double>());
+      offsets += buf;
+    }
+    std::snprintf(buf, sizeof buf, "; macro-F1 %.4f -> %.4f\n", a.at("macro_f1_before").get<double>(),
+                  a.at("macro_f1_after").get<double>());
+    print("logit adjustment on the held-out rows, added to model.pt's output bias: " + offsets + buf);
+  }
   print("done: model.pt, metrics.jsonl and checkpoint.pt in " + dir + "\n");
   return TrainOutcome::kFinished;
 }

@@ -195,6 +195,12 @@ const std::vector<TrainOption>& train_options() {
               "own texts by skip-gram, this many passes at most (fewer when passes x the file's words would exceed 8 million; "
               "0: random vectors; one class per row read from a CSV: 20)",
               false, at_least(0, false)),
+        value("logit-adjustment", &T::logit_adjustment,
+              "One class per row: macro-f1 adds to each class's output bias the offset that, chosen on the held-out rows once "
+              "training is done, maximises their macro-F1 (post-hoc logit adjustment), or none (one class per row: macro-f1)",
+              false, std::function<std::string(const std::string&)>([](const std::string& v) {
+                return v == "none" || v == "macro-f1" ? "" : "must be none or macro-f1, got '" + v + "'";
+              })),
     };
     TrainOption threads = value("threads", &T::threads, "LibTorch's threads", false, at_least(1));
     threads.flag.clear();  // every app's --threads (apps/common), not a training flag of its own

@@ -153,6 +153,30 @@ struct TrainingRun::Impl {
   std::string path(const char* name) const { return (fs::path(dir) / name).string(); }
   std::vector<std::string> pretraining_texts;  // a new run's (--pretrain-epochs), until the model starts from them
 
+  /// --logit-adjustment macro-f1, once training is done: model.pt (the best epoch) gets the offsets
+  /// that maximise the held-out rows' macro-F1 added to its output bias, recorded in config.json.
+  void adjust_logits() {
+    const models::ModelEntry& entry = models::find_model(config.model);
+    models::SavedModel best = models::load_model(path("model.pt"), nn::Runtime::kPortable);
+    const tasks::LogitAdjustment a = trainer->macro_f1_offsets(best.module);
+    if (a.offsets.empty()) return;
+    torch::Tensor bias;
+    for (const auto& p : best.module.named_parameters(true))
+      if (p.name == entry.output_bias) bias = p.value;
+    if (!bias.defined() || bias.numel() != static_cast<std::int64_t>(a.offsets.size()))
+      throw std::logic_error(entry.name + ": no output bias '" + entry.output_bias + "' with one value per class");
+    {
+      torch::NoGradGuard no_grad;
+      bias.add_(torch::tensor(std::vector<float>(a.offsets.begin(), a.offsets.end())));
+    }
+    const std::vector<std::string> classes = data->data_config().at("labels").get<std::vector<std::string>>();
+    nlohmann::ordered_json offsets;
+    for (std::size_t k = 0; k < classes.size(); ++k) offsets[classes[k]] = std::round(a.offsets[k] * 10) / 10;
+    config.logit_adjustment = {{"offsets", offsets}, {"macro_f1_before", a.macro_f1_before}, {"macro_f1_after", a.macro_f1_after}};
+    io::write_file_atomic(path("config.json"), nlohmann::json(config).dump(2) + "\n");
+    models::save_model(path("model.pt"), best.module, nlohmann::json(config), data->files());
+  }
+
   /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
   enum class Start { kNewRun, kResumed };
   void open_trainer(Start start) {
@@ -202,6 +226,11 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   // The model's sizes follow the data (vocabularies, labels, features, lengths) unless set explicitly.
   s->config.model_config = models::fit_config(entry, r.model_overrides, s->data->sizes());
   s->config.data = s->data->data_config();
+  if (s->config.training.logit_adjustment != "none") {
+    if (!s->data->sizes().one_class_per_row)
+      throw std::invalid_argument("--logit-adjustment applies to one class per row (--label-column); these are 0/1 labels");
+    if (entry.output_bias.empty()) throw std::invalid_argument("--logit-adjustment: " + entry.name + " has no output bias to move");
+  }
   if (s->validation) s->config.validation = s->validation->data_config();
   if (s->config.training.pretrain_epochs > 0 && s->writes) s->pretraining_texts = task.unlabelled_texts(r.data);
   s->open_trainer(Impl::Start::kNewRun);
@@ -320,6 +349,7 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
     if (on_epoch) on_epoch(rec);
   });
   if (!finished && s.writes) s.trainer->save_checkpoint(s.path("checkpoint.pt"));
+  if (finished && s.writes && s.config.training.logit_adjustment == "macro-f1") s.adjust_logits();
   return finished;
 }
 

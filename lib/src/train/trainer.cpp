@@ -124,6 +124,9 @@ struct Trainer::Impl {
     } else if (watches && o.monitor != "loss" && o.monitor != "accuracy") {
       throw std::invalid_argument("--monitor " + o.monitor + ": loss, accuracy, or val_ and a validation metric (e.g. val_loss)");
     }
+    if (o.logit_adjustment != "none" && val_rows.empty())
+      throw std::invalid_argument("--logit-adjustment " + o.logit_adjustment +
+                                  " chooses its offsets on held-out rows (--val-split > 0 or --val-csv)");
     loss_weights = data.loss_weights({o.pos_weight, o.class_weight}, train_rows);
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
     state.best = monitor_mode(o.monitor) == MonitorMode::kMinimize ? INFINITY : -INFINITY;
@@ -303,6 +306,9 @@ int Trainer::epochs_done() const { return impl_->state.epoch; }
 int Trainer::best_epoch() const { return impl_->state.best_epoch; }
 torch::jit::Module& Trainer::model() { return impl_->model; }
 nlohmann::ordered_json Trainer::validate() { return impl_->validate(); }
+tasks::LogitAdjustment Trainer::macro_f1_offsets(torch::jit::Module& model) {
+  return impl_->validation_data.macro_f1_offsets(model, impl_->val_rows);
+}
 
 bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,
                   const std::function<void(const EpochRecord&)>& on_epoch) {

@@ -76,6 +76,9 @@ struct ModelEntry {
   /// Text classifiers: the model reads documents as sentences of words, its ids carrying each word's
   /// sentence (text/sentences.h), rather than one flat sequence of words.
   bool reads_sentences = false;
+  /// Classifiers: the bias of the layer whose outputs are the logits (one per label or class), which
+  /// post-hoc logit adjustment moves (train/options.h: logit_adjustment); empty when none.
+  std::string output_bias = "";
 };
 
 /// Every registered model, in a fixed order.

@@ -54,6 +54,18 @@ struct ClassMetrics {
 ClassMetrics class_metrics(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_classes,
                            const std::vector<bool>& keep = {});
 
+/// Post-hoc logit adjustment for macro-F1 (in the manner of Menon et al. 2021's logit adjustment,
+/// tuned rather than set from the class priors): per-class offsets b added to the log-probabilities,
+/// each row then deciding argmax_k log p_k + b_k (the softmax of the logits + b), chosen on labelled
+/// rows to maximise class_metrics' macro-F1. b_0 = 0 (only differences matter); the others by
+/// coordinate ascent from 0 over -2, -1.9, ..., 2, a class at a time in order, a change kept only
+/// when it raises the macro-F1 (the smaller |b| on ties), until a round changes nothing (at most 20).
+struct LogitAdjustment {
+  std::vector<double> offsets;
+  double macro_f1_before = 0, macro_f1_after = 0;
+};
+LogitAdjustment macro_f1_offsets(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_classes);
+
 /// {"loss", "accuracy", "macro_f1", "ovo_auc", "mean_auc", "auc": {class: AUC or null}, "rows",
 /// "rows_skipped"}; `full` adds "precision", "recall", "f1" ({class: number}) and "confusion"
 /// ({class: {decided class: rows}}).

@@ -45,6 +45,7 @@
 #include "attn/report/explanation.h"
 #include "attn/tasks/batching.h"
 #include "attn/tasks/commands.h"
+#include "attn/tasks/metrics.h"
 #include "attn/text/tokenizer.h"
 
 namespace attn::tasks {
@@ -133,6 +134,13 @@ class Dataset {
   }
   /// The input vocabulary (text tasks, for pretrained word vectors); empty for the others.
   virtual std::vector<VocabularyWord> vocabulary() const { return {}; }
+  /// One class per row: the per-class offsets to `model`'s log-probabilities that maximise the
+  /// macro-F1 of `rows` (metrics.h's macro_f1_offsets, post-hoc logit adjustment); empty for data
+  /// of another kind.
+  virtual LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const {
+    (void)model, (void)rows;
+    return {};
+  }
   /// Metrics (and predictions) of `rows`, in evaluation mode without gradients, in length-bucketed
   /// batches: what validation reports, and what `attn evaluate` reports for a CSV.
   virtual Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const = 0;

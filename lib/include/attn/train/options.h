@@ -73,6 +73,10 @@ struct TrainOptions {
   /// thread: the same vectors on every run), this many passes at most (0: not at all): a file of
   /// more than kPretrainWords / pretrain_epochs words gets fewer passes, at least one.
   int pretrain_epochs = 0;
+  /// One class per row: "macro-f1" adds per-class offsets to the output layer's bias once training
+  /// is done, chosen on the held-out rows to maximise their macro-F1 (tasks/metrics.h's
+  /// macro_f1_offsets); "none" leaves model.pt as trained.
+  std::string logit_adjustment = "none";
 };
 
 /// The words (with repeats) pretraining reads at most over its passes: about a minute on one core.
@@ -132,8 +136,11 @@ struct RunConfig {
   nlohmann::json data;        ///< the task's data config
   nlohmann::json validation;  ///< the validation rows' data config (--val-csv), or null
   nlohmann::json embeddings;  ///< what --embeddings covered (file, words and tokens found), or null
+  /// --logit-adjustment: the offsets added to each class's output bias ({class: offset}), the
+  /// held-out rows' macro-F1 before and after; null when not adjusted.
+  nlohmann::json logit_adjustment;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, format, model, task, model_revision, model_config, training, data, validation,
-                                                embeddings)
+                                                embeddings, logit_adjustment)
 
 }  // namespace attn::train
