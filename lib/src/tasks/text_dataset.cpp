@@ -124,13 +124,7 @@ class TextDataset : public Dataset {
   LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const override {
     if (kind_ != LabelKind::kOneClass || !labels_.defined() || rows.empty()) return {};
     const std::vector<float> probs = predict_texts(model, data_.x, data_.padding, rows, kScoringBatchSize);
-    const std::size_t L = config_.labels.size();
-    std::vector<float> y;
-    y.reserve(rows.size() * L);
-    for (std::int64_t r : rows)
-      y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L),
-               data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
-    return tasks::macro_f1_offsets(probs, y, L);
+    return tasks::macro_f1_offsets(probs, labels_of(rows), config_.labels.size());
   }
 
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
@@ -141,14 +135,10 @@ class TextDataset : public Dataset {
         [&](const std::vector<std::int64_t>& some) { return predict_texts(model, data_.x, data_.padding, some, options.batch_size); });
     const std::size_t L = rows.empty() ? 0 : probs.size() / rows.size();
     if (labels_.defined()) {
-      std::vector<float> y;
+      const std::vector<float> y = labels_of(rows);
       std::vector<bool> keep;
-      y.reserve(rows.size() * L);
-      for (std::int64_t r : rows) {
-        y.insert(y.end(), data_.labels.begin() + r * static_cast<std::int64_t>(L),
-                 data_.labels.begin() + (r + 1) * static_cast<std::int64_t>(L));
-        if (!scored_.empty()) keep.push_back(scored_[static_cast<std::size_t>(r)]);
-      }
+      if (!scored_.empty())
+        for (std::int64_t r : rows) keep.push_back(scored_[static_cast<std::size_t>(r)]);
       const std::size_t S = config_.scored_labels();
       if (S == L) {
         out.metrics = classifier_metrics(probs, y, keep, config_.labels, kind_, options.detail, thresholds_);
@@ -209,6 +199,15 @@ class TextDataset : public Dataset {
   const TextDataConfig& config() const { return config_; }
 
  private:
+  /// The label rows of `rows` ([rows, labels] row-major).
+  std::vector<float> labels_of(const std::vector<std::int64_t>& rows) const {
+    const std::int64_t L = static_cast<std::int64_t>(data_.label_names.size());
+    std::vector<float> y;
+    y.reserve(rows.size() * static_cast<std::size_t>(L));
+    for (std::int64_t r : rows) y.insert(y.end(), data_.labels.begin() + r * L, data_.labels.begin() + (r + 1) * L);
+    return y;
+  }
+
   Thresholds thresholds_;
   LabelKind kind_;
   io::PreparedData data_;
