@@ -184,13 +184,31 @@ check(all(torch.allclose(table[tok[w]], torch.tensor([(n * 16 + i) / 1000 for i 
       "frozen embeddings read back from model.pt in Python equal the file's vectors")
 check(json.load(open(os.path.join(frozen, "config.json")))["embeddings"]["words_found"] == len(words), "config.json records the coverage")
 
+# ---- A seed ensemble (--ensemble 2): one TorchScript file, its probabilities and attention the members' means ----
+subprocess.run([ATTN, "train", "--csv", os.path.join(DIR, "toxic.csv"), "--out", os.path.join(DIR, "ensemble"), "--epochs", "1",
+                "--batch-size", "64", "--set", "embed_dim=16", "--set", "lstm_units=8", "--ensemble", "2", "--threads", "2"],
+               check=True, capture_output=True)
+ensemble, extra = load("ensemble", ["config.json"])
+check(json.loads(extra["config.json"])["training"]["ensemble"] == 2, "ensemble: config.json records the members")
+for e in attn_json(os.path.join(DIR, "ensemble"), "you are a stupid idiot", "thanks for the edit"):
+    ids = torch.tensor([e["ids"]], dtype=torch.int64)
+    with torch.no_grad():
+        probs, attention = ensemble(ids)
+        p0, a0 = ensemble.member0(ids)
+        p1, a1 = ensemble.member1(ids)
+    check((probs - (p0 + p1) / 2).abs().max().item() <= 1e-6, f"ensemble: probabilities of {e['text']!r} are the members' mean")
+    check((attention - (a0 + a1) / 2).abs().max().item() <= 1e-6, f"ensemble: attention of {e['text']!r} is the members' mean")
+    check((probs[0] - torch.tensor([e["probabilities"][l] for l in labels])).abs().max().item() <= 1e-6,
+          f"ensemble: Python's probabilities of {e['text']!r} are attn's")
+    check((attention[0] - torch.tensor(e["attention"])).abs().max().item() <= 1e-6, f"ensemble: Python's attention of {e['text']!r} is attn's")
+
 # ---- Word importance from Python: logits_embedded(x, ids) gives logits(ids), and integrated gradients
 # computed with plain autograd on it (Gauss-Legendre nodes, zero-embedding baseline) match attn's ----
 import numpy
 nodes, weights = numpy.polynomial.legendre.leggauss(50)
 alphas = torch.tensor((nodes + 1) / 2, dtype=torch.float32).view(-1, 1, 1)
 step_weights = torch.tensor(weights / 2, dtype=torch.float32).view(-1, 1, 1)
-for run in ("run", "transformer", "hierarchical"):
+for run in ("run", "transformer", "hierarchical", "ensemble"):
     m, extra = load(run, ["config.json"])
     run_labels = json.loads(extra["config.json"])["data"]["labels"]
     for e in attn_json(os.path.join(DIR, run), "--method", "integrated-gradients,grad-input",

@@ -37,6 +37,7 @@ const std::map<std::string, std::string> kSamples = {
     {"freeze-embeddings", ""},
     {"pretrain-epochs", "12"},
     {"logit-adjustment", "macro-f1"},
+    {"ensemble", "3"},
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "attn/data/skipgram.h"
 #include "attn/io/atomic_file.h"
+#include "attn/models/ensemble.h"
 #include "attn/models/kinds.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/task.h"
@@ -431,6 +432,63 @@ TEST_CASE("logit adjustment: one class per row's recipe adds the held-out rows' 
                     Catch::Contains("--logit-adjustment applies to one class per row"));
   CHECK_THROWS_WITH(train::effective_options(nlohmann::json::object(), {{"logit_adjustment", "max"}}),
                     Catch::Contains("--logit-adjustment must be none or macro-f1, got 'max'"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("ensemble runs: members trained side by side from the same start vectors, model.pt their mean, adjusted, resumed",
+          "[train][run][ensemble]") {
+  const auto dir = run_dir("ensemble");
+  const auto rows = tasks_test::class_rows(240);
+  const std::string csv = tasks_test::write_csv(dir / "t.csv", "post_id,text,label", rows);
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}};
+  const nlohmann::json sizes = {{"embed_dim", 8}, {"lstm_units", 4}};
+  // Barely trained (one class per row's recipe: vectors from skip-gram, logit adjustment), 3 members.
+  tasks_test::train_run("bilstm-attention", (dir / "run").string(), inputs, sizes,
+                        {{"epochs", 2}, {"batch_size", 24}, {"lr", 0.01}, {"pretrain_epochs", 2}, {"ensemble", 3}});
+  auto model = tasks::open_model((dir / "run").string());
+  const torch::jit::Module module = model->saved().portable;
+  const auto members = models::ensemble_members(module);
+  REQUIRE(members.size() == 3);
+  CHECK(model->saved().config.at("training").at("ensemble") == 3);
+  // each member its own weights; the n-gram rows the skip-gram wrote are where every member started
+  CHECK_FALSE(torch::equal(members[0].attr("embedding").toTensor(), members[1].attr("embedding").toTensor()));
+  CHECK(model->saved().config.at("embeddings").at("words_found").get<int>() > 0);
+  // the logit adjustment moved the ensemble's bias: model.pt decides as recorded on the held-out rows
+  const auto& a = model->saved().config.at("logit_adjustment");
+  REQUIRE(a.is_object());
+  const std::string held =
+      tasks_test::write_csv(dir / "held.csv", "post_id,text,label", std::vector<std::string>(rows.end() - 48, rows.end()));
+  data::Inputs none;
+  {
+    const auto scored = model->open_csv(held, none, 1);
+    const auto e = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kMetrics});
+    CHECK(e.metrics.at("macro_f1").get<double>() == Approx(a.at("macro_f1_after").get<double>()).margin(1e-9));
+  }
+  // probabilities: the members' mean, moved by the offsets
+  torch::Tensor offsets = models::output_bias(models::find_model("bilstm-attention"), module);
+  const torch::Tensor ids = torch::tensor({{3, 4, 5, 0}}, torch::kInt64);
+  torch::Tensor mean = torch::zeros({1, 3});
+  for (const auto& m : members)
+    mean += torch::softmax(torch::jit::Module(m).run_method("logits", ids).toTupleRef().elements()[0].toTensor(), 1) / 3;
+  const torch::Tensor expected = torch::softmax(torch::log(mean) + offsets, 1);
+  CHECK(torch::allclose(models::TextClassifier(module).forward(ids).scores, expected, 1e-5, 1e-6));
+  // resume: more epochs from the checkpoint of every member; then the ensemble has learnt the classes
+  {
+    std::atomic<bool> stop{false};
+    train::TrainingRun resumed = train::TrainingRun::resume((dir / "run").string(), {{"epochs", 10}}, nullptr);
+    REQUIRE(resumed.train(stop, nullptr, nullptr));
+  }
+  model = tasks::open_model((dir / "run").string());
+  const auto scored = model->open_csv(held, none, 1);
+  const auto e = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kMetrics});
+  CHECK(e.metrics.at("macro_f1").get<double>() >= 0.9);
+  // only text classifiers; at least one member
+  CHECK_THROWS_WITH(tasks_test::train_run("feature-attention", (dir / "f").string(), {{"csv", feature_csv(dir, 30)}},
+                                          nlohmann::json::object(), {{"epochs", 1}, {"ensemble", 2}}),
+                    Catch::Contains("--ensemble: feature-attention is not a text classifier"));
+  CHECK_THROWS_WITH(train::effective_options(nlohmann::json::object(), {{"ensemble", 0}}),
+                    Catch::Contains("--ensemble must be in [1, 64], got 0"));
   fs::remove_all(dir);
 }
 

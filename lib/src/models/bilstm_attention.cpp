@@ -159,6 +159,7 @@ ModelEntry bilstm_attention_entry() {
       "embedding",
   };
   e.output_bias = "dense.bias";  // dense: the logits
+  e.ensembles = true;
   return e;
 }
 

@@ -229,6 +229,7 @@ ModelEntry hierarchical_attention_entry() {
   };
   e.reads_sentences = true;
   e.output_bias = "dense.bias";  // dense: the logits
+  e.ensembles = true;
   return e;
 }
 

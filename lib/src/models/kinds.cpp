@@ -26,6 +26,13 @@ void require_interface(ModelKind kind, const torch::jit::Module& module, const s
 
 Scored TextClassifier::forward(const torch::Tensor& ids) { return scored(module_.forward({ids})); }
 Scored TextClassifier::logits(const torch::Tensor& ids) { return scored(module_.get_method("logits")({ids})); }
+std::vector<Scored> TextClassifier::member_logits(const torch::Tensor& ids) {
+  if (!module_.find_method("member_logits")) return {logits(ids)};
+  const Scored stacked = scored(module_.get_method("member_logits")({ids}));
+  std::vector<Scored> out;
+  for (std::int64_t i = 0; i < stacked.scores.size(0); ++i) out.push_back({stacked.scores[i], stacked.attention[i]});
+  return out;
+}
 bool TextClassifier::has_self_attention() const { return module_.find_method("self_attention").has_value(); }
 std::vector<torch::Tensor> TextClassifier::self_attention(const torch::Tensor& ids) {
   return module_.get_method("self_attention")({ids}).toTensorVector();

@@ -9,6 +9,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/checksum.h"
 #include "attn/io/tensors.h"
+#include "attn/models/ensemble.h"
 #include "attn/nn/script_module.h"
 
 namespace attn::models {
@@ -159,7 +160,8 @@ SavedModel load_model(const std::string& given, nn::Runtime runtime) {
   const nlohmann::json& revision = m.config.contains("model_revision") ? m.config["model_revision"] : nlohmann::json();
   if (runtime == nn::Runtime::kNative && revision.is_number_integer() && revision.get<int>() == m.entry->revision) {
     try {
-      m.module = m.entry->build(resolve_config(*m.entry, m.config.at("model_config")), nn::Runtime::kNative);
+      m.module =
+          build_model(*m.entry, resolve_config(*m.entry, m.config.at("model_config")), ensemble_size(m.config), nn::Runtime::kNative);
       copy_weights(m.portable, m.module);
     } catch (const std::exception& e) {
       throw std::runtime_error(path + ": embedded config.json: key 'model_config' does not describe the model in the file (" + e.what() +

@@ -146,6 +146,10 @@ ModelEntry transformer_classifier_entry() {
       "embedding",
   };
   e.output_bias = "dense.bias";  // dense: the logits
+  // Not ensembles: LibTorch 1.13's TorchScript alias analysis, compiling a method of a module that
+  // holds several of these models, grows without bound (3 one-layer members: 30 s; 2 two-layer
+  // members: out of memory).
+  e.ensembles = false;
   return e;
 }
 

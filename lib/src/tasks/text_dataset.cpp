@@ -103,12 +103,21 @@ class TextDataset : public Dataset {
   }
 
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& weights) const override {
-    const models::Scored out = models::TextClassifier(model).logits(b.inputs.at(0).toTensor());
-    Loss loss = kind_ == LabelKind::kOneClass ? class_loss(out.scores, b.targets, weights, b.row_weights)
-                                              : binary_loss(out.scores, b.targets, weights, b.row_weights);
-    if (b.attention_targets.defined())
-      loss.value = loss.value + config_.rationale_weight * rationale_loss(out.attention, b.attention_targets);
-    return loss;
+    // An ensemble's members each learn by their own loss (models/ensemble.h): the loss is their mean.
+    const std::vector<models::Scored> outs = models::TextClassifier(model).member_logits(b.inputs.at(0).toTensor());
+    Loss total;
+    for (const models::Scored& out : outs) {
+      Loss loss = kind_ == LabelKind::kOneClass ? class_loss(out.scores, b.targets, weights, b.row_weights)
+                                                : binary_loss(out.scores, b.targets, weights, b.row_weights);
+      if (b.attention_targets.defined())
+        loss.value = loss.value + config_.rationale_weight * rationale_loss(out.attention, b.attention_targets);
+      if (outs.size() == 1) return loss;
+      total.value = total.value.defined() ? total.value + loss.value : loss.value;
+      total.accuracy += loss.accuracy;
+    }
+    total.value = total.value / static_cast<double>(outs.size());
+    total.accuracy /= static_cast<double>(outs.size());
+    return total;
   }
 
   std::vector<std::string> metric_names() const override { return classifier_metric_names(kind_); }

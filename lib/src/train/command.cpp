@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "attn/models/ensemble.h"
 #include "attn/models/registry.h"
 #include "attn/parallel/workers.h"
 #include "attn/tasks/task.h"
@@ -24,6 +25,7 @@ nlohmann::ordered_json planned_config(const TrainRequest& r) {
   const models::ModelEntry& entry = models::find_model(r.model);
   const nlohmann::json model_config = models::resolve_config(entry, r.model_overrides);
   entry.build(model_config, nn::Runtime::kPortable);  // a bad value fails here, before any data is read
+  models::check_ensemble(entry, effective_training(r).ensemble);
   nlohmann::ordered_json j;
   j["model"] = entry.name;
   j["task"] = tasks::task_for(entry.kind).name();

@@ -201,6 +201,12 @@ const std::vector<TrainOption>& train_options() {
               false, std::function<std::string(const std::string&)>([](const std::string& v) {
                 return v == "none" || v == "macro-f1" ? "" : "must be none or macro-f1, got '" + v + "'";
               })),
+        value("ensemble", &T::ensemble,
+              "Text classifiers: train N copies of the model side by side (each its own initial weights and dropout, each by its own "
+              "loss, N times the training time) and save them as one model that averages their probabilities (a seed ensemble)",
+              false, std::function<std::string(const int&)>([](const int& v) {
+                return v >= 1 && v <= 64 ? "" : "must be in [1, 64], got " + std::to_string(v);
+              })),
     };
     TrainOption threads = value("threads", &T::threads, "LibTorch's threads", false, at_least(1));
     threads.flag.clear();  // every app's --threads (apps/common), not a training flag of its own

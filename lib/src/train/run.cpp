@@ -15,6 +15,7 @@
 #include "attn/data/skipgram.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/json_like.h"
+#include "attn/models/ensemble.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/parallel/workers.h"
@@ -27,35 +28,39 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Copies `vectors` (and with subwords the n-gram rows and the words' own rows of `subwords`) into
-/// the word embedding of `model` (words without one keep their initial values); returns what they
-/// covered, for config.json (`source` names where they came from in errors).
+/// the word embedding of `model` (of each member of an ensemble; words without one keep their
+/// initial values); returns what they covered, for config.json (`source` names where they came
+/// from in errors).
 nlohmann::json fill_word_vectors(torch::jit::Module& model, const std::vector<tasks::VocabularyWord>& words, const std::string& table_name,
                                  const data::WordVectors& vectors, const data::SubwordRows* subwords, const std::string& source) {
-  torch::Tensor table = model.attr(table_name).toTensor();
-  if (vectors.dim != table.size(1))
-    throw std::runtime_error(source + ": the vectors have " + std::to_string(vectors.dim) + " dimensions, the model's embedding " +
-                             std::to_string(table.size(1)) + " (--set embed_dim=" + std::to_string(vectors.dim) + " or d_model)");
-  torch::NoGradGuard no_grad;
-  if (subwords) {
-    torch::Tensor ngrams = model.attr(models::kSubwordEmbedding).toTensor();
-    if (subwords->buckets != ngrams.size(0) - 1 || subwords->dim != table.size(1))
-      throw std::runtime_error(source + ".subwords: " + std::to_string(subwords->buckets) + " n-gram rows of " +
-                               std::to_string(subwords->dim) + " dimensions, the model's " + std::to_string(ngrams.size(0) - 1) + " of " +
-                               std::to_string(table.size(1)) + " (attn embed --buckets, --subword-buckets)");
-    ngrams.slice(0, 1).copy_(
-        torch::from_blob(const_cast<float*>(subwords->ngrams.data()), {subwords->buckets, subwords->dim}, torch::kFloat32));
-  }
   std::int64_t found = 0, tokens = 0, tokens_found = 0;
-  for (const auto& w : words) {
-    tokens += w.count;
-    const auto it = vectors.vectors.find(w.word);
-    if (it == vectors.vectors.end() || w.id >= table.size(0)) continue;
-    const std::vector<float>* v = &it->second;  // the word's vector, or with subwords its own row
-    if (subwords)
-      if (const auto own = subwords->words.find(w.word); own != subwords->words.end()) v = &own->second;
-    table[w.id].copy_(torch::tensor(*v, torch::kFloat32));
-    ++found;
-    tokens_found += w.count;
+  for (const torch::jit::Module& m : models::ensemble_members(model)) {
+    torch::Tensor table = m.attr(table_name).toTensor();
+    if (vectors.dim != table.size(1))
+      throw std::runtime_error(source + ": the vectors have " + std::to_string(vectors.dim) + " dimensions, the model's embedding " +
+                               std::to_string(table.size(1)) + " (--set embed_dim=" + std::to_string(vectors.dim) + " or d_model)");
+    torch::NoGradGuard no_grad;
+    if (subwords) {
+      torch::Tensor ngrams = m.attr(models::kSubwordEmbedding).toTensor();
+      if (subwords->buckets != ngrams.size(0) - 1 || subwords->dim != table.size(1))
+        throw std::runtime_error(source + ".subwords: " + std::to_string(subwords->buckets) + " n-gram rows of " +
+                                 std::to_string(subwords->dim) + " dimensions, the model's " + std::to_string(ngrams.size(0) - 1) + " of " +
+                                 std::to_string(table.size(1)) + " (attn embed --buckets, --subword-buckets)");
+      ngrams.slice(0, 1).copy_(
+          torch::from_blob(const_cast<float*>(subwords->ngrams.data()), {subwords->buckets, subwords->dim}, torch::kFloat32));
+    }
+    found = tokens = tokens_found = 0;
+    for (const auto& w : words) {
+      tokens += w.count;
+      const auto it = vectors.vectors.find(w.word);
+      if (it == vectors.vectors.end() || w.id >= table.size(0)) continue;
+      const std::vector<float>* v = &it->second;  // the word's vector, or with subwords its own row
+      if (subwords)
+        if (const auto own = subwords->words.find(w.word); own != subwords->words.end()) v = &own->second;
+      table[w.id].copy_(torch::tensor(*v, torch::kFloat32));
+      ++found;
+      tokens_found += w.count;
+    }
   }
   return {{"words", words.size()}, {"words_found", found},         {"found_as_other_case", vectors.lowercase_matches},
           {"tokens", tokens},      {"tokens_found", tokens_found}, {"subword_rows", subwords != nullptr}};
@@ -83,7 +88,7 @@ nlohmann::json load_word_vectors(torch::jit::Module& model, const models::ModelE
   // A model with subwords starts from `attn embed`'s own rows and n-gram rows when the file has them
   // beside it (FILE.subwords): its lookup then gives the vectors of FILE.
   std::optional<data::SubwordRows> subwords;
-  if (model.hasattr(models::kSubwordEmbedding) && fs::exists(file + ".subwords"))
+  if (models::ensemble_members(model).front().hasattr(models::kSubwordEmbedding) && fs::exists(file + ".subwords"))
     subwords = data::read_subword_rows(file + ".subwords", wanted);
   nlohmann::json covered = fill_word_vectors(model, words, entry.word_embedding, vectors, subwords ? &*subwords : nullptr, file);
   covered["file"] = fs::absolute(file).string();
@@ -99,8 +104,9 @@ nlohmann::json pretrain_word_vectors(torch::jit::Module& model, const models::Mo
   std::int64_t tokens = 0;
   for (const auto& w : words) tokens += w.count;
   data::SkipgramOptions o;
-  o.dim = model.attr(entry.word_embedding).toTensor().size(1);
-  o.buckets = model.hasattr(models::kSubwordEmbedding) ? model.attr(models::kSubwordEmbedding).toTensor().size(0) - 1 : 0;
+  const torch::jit::Module first = models::ensemble_members(model).front();  // (an ensemble's members start from the same vectors)
+  o.dim = first.attr(entry.word_embedding).toTensor().size(1);
+  o.buckets = first.hasattr(models::kSubwordEmbedding) ? first.attr(models::kSubwordEmbedding).toTensor().size(0) - 1 : 0;
   o.epochs = pretrain_passes(t, tokens);
   o.min_count = 2;  // a corpus of one file: a word seen twice already has contexts to learn from
   o.seed = t.seed + 1;
@@ -160,9 +166,7 @@ struct TrainingRun::Impl {
     models::SavedModel best = models::load_model(path("model.pt"), nn::Runtime::kPortable);
     const tasks::LogitAdjustment a = trainer->macro_f1_offsets(best.module);
     if (a.offsets.empty()) return;
-    torch::Tensor bias;
-    for (const auto& p : best.module.named_parameters(true))
-      if (p.name == entry.output_bias) bias = p.value;
+    torch::Tensor bias = models::output_bias(entry, best.module);
     if (!bias.defined() || bias.numel() != static_cast<std::int64_t>(a.offsets.size()))
       throw std::logic_error(entry.name + ": no output bias '" + entry.output_bias + "' with one value per class");
     {
@@ -184,16 +188,18 @@ struct TrainingRun::Impl {
     config.model_revision = entry.revision;    // the registry's model is what trains, also on --resume
     torch::manual_seed(config.training.seed);  // the initial weights
     const nlohmann::json model_config = models::resolve_config(entry, config.model_config);
-    torch::jit::Module model = entry.build(model_config, nn::Runtime::kNative);
-    portable = entry.build(model_config, nn::Runtime::kPortable);
     const TrainOptions& t = config.training;
+    torch::jit::Module model = models::build_model(entry, model_config, t.ensemble, nn::Runtime::kNative);
+    portable = models::build_model(entry, model_config, t.ensemble, nn::Runtime::kPortable);
     if (start == Start::kNewRun && !t.embeddings.empty()) config.embeddings = load_word_vectors(model, entry, *data, t.embeddings);
     if (start == Start::kNewRun && t.pretrain_epochs > 0 && writes) {  // the other workers start from rank 0's weights
       config.embeddings = pretrain_word_vectors(model, entry, *data, pretraining_texts, t);
       pretraining_texts = {};
     }
-    if (t.freeze_embeddings) model.attr(entry.word_embedding).toTensor().set_requires_grad(false);
-    trainer = std::make_unique<Trainer>(model, *data, validation.get(), t, workers, entry.word_embedding);
+    if (t.freeze_embeddings)
+      for (torch::jit::Module& m : models::ensemble_members(model)) m.attr(entry.word_embedding).toTensor().set_requires_grad(false);
+    // (an ensemble's word tables are its members': the workers exchange their whole gradients)
+    trainer = std::make_unique<Trainer>(model, *data, validation.get(), t, workers, t.ensemble == 1 ? entry.word_embedding : "");
   }
 };
 
@@ -297,8 +303,9 @@ std::string TrainingRun::describe() const {
   const auto& lengths = s.data->lengths();
   const bool fixed = std::all_of(lengths.begin(), lengths.end(), [&](std::int64_t l) { return l == lengths.front(); });
   char line[512];
-  std::snprintf(line, sizeof line, "training %s on %lld rows, %d epochs, batch %lld, %s batches, lr %g, %d threads -> %s\n",
-                s.config.model.c_str(), static_cast<long long>(s.data->rows()), t.epochs, static_cast<long long>(t.batch_size),
+  const std::string model = s.config.model + (t.ensemble > 1 ? " (an ensemble of " + std::to_string(t.ensemble) + ")" : "");
+  std::snprintf(line, sizeof line, "training %s on %lld rows, %d epochs, batch %lld, %s batches, lr %g, %d threads -> %s\n", model.c_str(),
+                static_cast<long long>(s.data->rows()), t.epochs, static_cast<long long>(t.batch_size),
                 fixed      ? "shuffled"
                 : t.bucket ? "length-bucketed"
                            : "maxlen-padded",

@@ -44,6 +44,9 @@ class TextClassifier {
   const torch::jit::Module& module() const { return module_; }
   Scored forward(const torch::Tensor& ids);
   Scored logits(const torch::Tensor& ids);
+  /// What training's loss reads: each member's logits and attention for an ensemble
+  /// (models/ensemble.h), else {logits(ids)}.
+  std::vector<Scored> member_logits(const torch::Tensor& ids);
   bool has_self_attention() const;
   std::vector<torch::Tensor> self_attention(const torch::Tensor& ids);
   /// Whether the file has embeddings and logits_embedded (the gradient methods need them).

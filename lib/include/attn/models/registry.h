@@ -79,6 +79,9 @@ struct ModelEntry {
   /// Classifiers: the bias of the layer whose outputs are the logits (one per label or class), which
   /// post-hoc logit adjustment moves (train/options.h: logit_adjustment); empty when none.
   std::string output_bias = "";
+  /// Text classifiers that `attn train --ensemble N` can combine, N of them, into one TorchScript
+  /// module (models/ensemble.h).
+  bool ensembles = false;
 };
 
 /// Every registered model, in a fixed order.

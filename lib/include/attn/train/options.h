@@ -77,6 +77,9 @@ struct TrainOptions {
   /// is done, chosen on the held-out rows to maximise their macro-F1 (tasks/metrics.h's
   /// macro_f1_offsets); "none" leaves model.pt as trained.
   std::string logit_adjustment = "none";
+  /// Text classifiers: train this many copies of the model side by side, each from its own initial
+  /// weights and by its own loss, saved as one model averaging their probabilities (models/ensemble.h).
+  int ensemble = 1;
 };
 
 /// The words (with repeats) pretraining reads at most over its passes: about a minute on one core.
