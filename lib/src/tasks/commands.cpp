@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "attn/io/atomic_file.h"
+#include "attn/models/ensemble.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/tasks/faithfulness.h"
@@ -23,13 +24,14 @@ std::string numbered(const std::string& path, std::size_t i) {
   return dot == std::string::npos || path.find('/', dot) != std::string::npos ? path + n : path.substr(0, dot) + n + path.substr(dot);
 }
 
+std::string with_commas(std::int64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
 /// `attn summary`'s table: a registered model's layers, Keras-style.
 std::string format_layer_table(const models::ModelEntry& entry, const models::LayerTable& table) {
-  const auto with_commas = [](std::int64_t n) {
-    std::string s = std::to_string(n);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-    return s;
-  };
   char line[256];
   std::string out = "Model: " + entry.name + "\n";
   std::snprintf(line, sizeof line, "%-20s %-34s %-18s %12s\n", "Layer", "Type", "Output shape", "Param #");
@@ -187,7 +189,12 @@ std::string summarize(const std::string& what, const nlohmann::json& overrides) 
   }
   const models::ModelEntry& entry = models::find_model(config.at("model"));
   const nlohmann::json model_config = models::resolve_config(entry, config.at("model_config"));
-  return format_layer_table(entry, models::layer_table(entry, entry.build(model_config, nn::Runtime::kPortable), model_config));
+  const models::LayerTable table = models::layer_table(entry, entry.build(model_config, nn::Runtime::kPortable), model_config);
+  std::string out = format_layer_table(entry, table);
+  if (const int n = models::ensemble_size(config); n > 1)
+    out += "An ensemble of " + std::to_string(n) +
+           " such models (attn train --ensemble), their probabilities averaged: " + with_commas(n * table.total) + " params\n";
+  return out;
 }
 
 }  // namespace attn::tasks
