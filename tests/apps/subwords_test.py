@@ -163,19 +163,26 @@ try:
     e = json.loads(attn("explain", "--model", path("sub"), "--json", text).stdout)
     want = torch.tensor([[e["probabilities"][c] for c in config["data"]["labels"]]])
     check((probs - want).abs().max().item() <= 1e-6, f"Python's probabilities are attn's ({probs.tolist()} vs {want.tolist()})")
-    # the model with --subwords, its lookup of a word: attn embed's vector of it (its own row and n-gram rows loaded)
+    # the model with --subwords, its lookup of a word: attn embed's vector of it (its own row and n-gram rows loaded),
+    # in every member of the recipe's seed ensemble
+    def members(m):
+        return [getattr(m, f"member{i}") for i in range(64) if hasattr(m, f"member{i}")] or [m]
+
     extra = {"tokenizer.json": ""}
     pre = torch.jit.load(os.path.join(path("pre"), "model.pt"), _extra_files=extra)
     index = json.loads(json.loads(extra["tokenizer.json"])["config"]["word_index"])
+    check(len(members(pre)) == 3, "one class per row: a seed ensemble of 3 by default")
     worst = 0.0
-    for w in ("vermin", "idiotic", "thanks"):
-        with torch.no_grad():
-            got = pre.lookup(pre.subword_ids([w], [index[w]]))[0, 0]
-        worst = max(worst, (got - torch.tensor(vec[w])).abs().max().item())
-    check(worst <= 1e-4, f"--embeddings with --subwords: the model reads attn embed's vectors (worst {worst:.2e})")
+    for member in members(pre):
+        for w in ("vermin", "idiotic", "thanks"):
+            with torch.no_grad():
+                got = member.lookup(pre.subword_ids([w], [index[w]]))[0, 0]
+            worst = max(worst, (got - torch.tensor(vec[w])).abs().max().item())
+    check(worst <= 1e-4, f"--embeddings with --subwords: every member reads attn embed's vectors (worst {worst:.2e})")
     words_model = torch.jit.load(os.path.join(path("pre_words"), "model.pt"))
-    got = words_model.embedding[index["vermin"]]
-    check((got - torch.tensor(vec["vermin"])).abs().max().item() <= 1e-4, "--embeddings without subwords: the word's vector")
+    for member in members(words_model):
+        got = member.embedding[index["vermin"]]
+        check((got - torch.tensor(vec["vermin"])).abs().max().item() <= 1e-4, "--embeddings without subwords: the word's vector")
 except ImportError:
     print("(python3-torch missing: Python checks skipped)")
 

@@ -257,15 +257,21 @@ TEST_CASE("word vectors pretrained on the training file's own texts: one class p
   const data::SkipgramVectors learnt = data::train_skipgram(texts, o);
   const data::SubwordRows own = data::subword_rows_of(learnt, {"vermin", "thanks"});
   const auto tokenizer = text::Tokenizer::from_json(a.file("tokenizer.json"));
-  const torch::Tensor table = a.module.attr("embedding").toTensor(), ngrams = a.module.attr("subword_embedding").toTensor();
-  for (const char* w : {"vermin", "thanks"})
-    CHECK(torch::allclose(table[*tokenizer.word_index(w)], torch::tensor(own.words.at(w)), 1e-4, 1e-6));
-  CHECK(torch::allclose(ngrams.slice(0, 1), torch::from_blob(const_cast<float*>(own.ngrams.data()), {64, 8}), 1e-4, 1e-6));
+  // (one class per row's recipe trains a seed ensemble: every member starts from them)
+  const std::vector<torch::jit::Module> members = models::ensemble_members(a.module);
+  REQUIRE(members.size() == 3);
+  for (const torch::jit::Module& m : members) {
+    const torch::Tensor table = m.attr("embedding").toTensor(), ngrams = m.attr("subword_embedding").toTensor();
+    for (const char* w : {"vermin", "thanks"})
+      CHECK(torch::allclose(table[*tokenizer.word_index(w)], torch::tensor(own.words.at(w)), 1e-4, 1e-6));
+    CHECK(torch::allclose(ngrams.slice(0, 1), torch::from_blob(const_cast<float*>(own.ngrams.data()), {64, 8}), 1e-4, 1e-6));
+  }
   // The same run again: the same weights, bit for bit.
   tasks_test::train_run("bilstm-attention", (dir / "b").string(), inputs, sizes, training);
   const models::SavedModel b = models::load_model((dir / "b").string(), nn::Runtime::kPortable);
-  CHECK(torch::equal(table, b.module.attr("embedding").toTensor()));
-  CHECK(torch::equal(ngrams, b.module.attr("subword_embedding").toTensor()));
+  std::map<std::string, torch::Tensor> first;
+  for (const auto& p : a.module.named_parameters(true)) first[p.name] = p.value;
+  for (const auto& p : b.module.named_parameters(true)) CHECK(torch::equal(p.value, first.at(p.name)));
   // Prepared data has no texts left to learn from.
   CHECK_THROWS_WITH(tasks_test::train_run("bilstm-attention", (dir / "c").string(), {{"data", (dir / "a" / "data").string()}}, sizes,
                                           {{"epochs", 1}, {"pretrain_epochs", 2}}),
@@ -370,6 +376,11 @@ TEST_CASE("one class per row: softmax model, classes kept in model.pt, macro-F1 
   const auto plan = train::planned_config(planned);
   CHECK(plan.at("training").at("batch_size") == 64);
   CHECK(plan.at("training").at("early_stopping_patience") == 2);
+  CHECK(plan.at("training").at("monitor") == "val_ovo_auc");
+  CHECK(plan.at("training").at("ensemble") == 3);  // a seed ensemble, where the model can be one
+  planned.model = "transformer-classifier";
+  CHECK(train::planned_config(planned).at("training").at("ensemble") == 1);
+  planned.model = "bilstm-attention";
   const auto last = tasks_test::train_run("bilstm-attention", (dir / "run").string(), inputs, {{"embed_dim", 8}, {"lstm_units", 8}},
                                           {{"epochs", 12}, {"batch_size", 16}, {"lr", 0.02}, {"monitor", "val_macro_f1"}});
   CHECK(last.at("val_macro_f1").get<double>() >= 0.9);  // the classes' words are learnt
@@ -408,8 +419,9 @@ TEST_CASE("logit adjustment: one class per row's recipe adds the held-out rows' 
       {"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}};
   // Barely trained (24 steps): its decisions leave room for the offsets.
   const nlohmann::json sizes = {{"embed_dim", 8}, {"lstm_units", 4}};
-  tasks_test::train_run("bilstm-attention", (dir / "run").string(), inputs, sizes,
-                        {{"epochs", 3}, {"batch_size", 24}, {"lr", 0.01}, {"pretrain_epochs", 0}});
+  tasks_test::train_run(
+      "bilstm-attention", (dir / "run").string(), inputs, sizes,
+      {{"epochs", 3}, {"batch_size", 24}, {"lr", 0.01}, {"pretrain_epochs", 0}, {"ensemble", 1}, {"monitor", "val_loss"}});
   const auto model = tasks::open_model((dir / "run").string());
   const auto& a = model->saved().config.at("logit_adjustment");
   REQUIRE(a.is_object());
@@ -445,8 +457,9 @@ TEST_CASE("ensemble runs: members trained side by side from the same start vecto
       {"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}};
   const nlohmann::json sizes = {{"embed_dim", 8}, {"lstm_units", 4}};
   // Barely trained (one class per row's recipe: vectors from skip-gram, logit adjustment), 3 members.
-  tasks_test::train_run("bilstm-attention", (dir / "run").string(), inputs, sizes,
-                        {{"epochs", 2}, {"batch_size", 24}, {"lr", 0.01}, {"pretrain_epochs", 2}, {"ensemble", 3}});
+  tasks_test::train_run(
+      "bilstm-attention", (dir / "run").string(), inputs, sizes,
+      {{"epochs", 2}, {"batch_size", 24}, {"lr", 0.01}, {"pretrain_epochs", 2}, {"ensemble", 3}, {"monitor", "val_loss"}});
   auto model = tasks::open_model((dir / "run").string());
   const torch::jit::Module module = model->saved().portable;
   const auto members = models::ensemble_members(module);

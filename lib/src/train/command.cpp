@@ -18,6 +18,7 @@ TrainOptions effective_training(const TrainRequest& r) {
   nlohmann::json recipe = entry.training;
   recipe.update(tasks::task_for(entry.kind).training_recipe(r.data));
   if (r.training.contains("embeddings")) recipe.erase("pretrain_epochs");  // the user's vectors instead
+  if (!entry.ensembles) recipe.erase("ensemble");                          // a single model where members cannot be combined
   return effective_options(recipe, r.training);
 }
 
