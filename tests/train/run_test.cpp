@@ -48,6 +48,22 @@ train::TrainRequest request(const std::string& model, const std::string& out, co
   return r;
 }
 
+/// A one-class-per-row CSV of `rows` in `dir`, and the inputs that read it.
+std::vector<std::pair<std::string, std::string>> class_inputs(const fs::path& dir, const std::vector<std::string>& rows) {
+  const std::string csv = tasks_test::write_csv(dir / "t.csv", "post_id,text,label", rows);
+  return {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}};
+}
+
+/// The macro-F1 of `model` on the last 48 of `rows` (the held-out fifth of 240).
+double held_out_macro_f1(tasks::TrainedModel& model, const fs::path& dir, const std::vector<std::string>& rows) {
+  const std::string held =
+      tasks_test::write_csv(dir / "held.csv", "post_id,text,label", std::vector<std::string>(rows.end() - 48, rows.end()));
+  data::Inputs none;
+  const auto scored = model.open_csv(held, none, 1);
+  const auto e = scored->evaluate(model.module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kMetrics});
+  return e.metrics.at("macro_f1").get<double>();
+}
+
 }  // namespace
 
 TEST_CASE("with no training flags a run takes its model's recipe, flags override it", "[train][run]") {
@@ -414,9 +430,7 @@ TEST_CASE("logit adjustment: one class per row's recipe adds the held-out rows' 
           "[train][run][classes]") {
   const auto dir = run_dir("adjust");
   const auto rows = tasks_test::class_rows(240);
-  const std::string csv = tasks_test::write_csv(dir / "t.csv", "post_id,text,label", rows);
-  const std::vector<std::pair<std::string, std::string>> inputs = {
-      {"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}};
+  const auto inputs = class_inputs(dir, rows);
   // Barely trained (24 steps): its decisions leave room for the offsets.
   const nlohmann::json sizes = {{"embed_dim", 8}, {"lstm_units", 4}};
   tasks_test::train_run(
@@ -429,12 +443,7 @@ TEST_CASE("logit adjustment: one class per row's recipe adds the held-out rows' 
   CHECK(a.at("offsets").at("hatespeech") == 0.0);  // the first class (sorted) stays: only differences matter
   REQUIRE(a.at("macro_f1_after").get<double>() > a.at("macro_f1_before").get<double>());
   // model.pt decides as the offsets did: its macro-F1 on the held-out rows (the last fifth) is the one recorded.
-  const std::string held =
-      tasks_test::write_csv(dir / "held.csv", "post_id,text,label", std::vector<std::string>(rows.end() - 48, rows.end()));
-  data::Inputs none;
-  const auto scored = model->open_csv(held, none, 1);
-  const auto e = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kMetrics});
-  CHECK(e.metrics.at("macro_f1").get<double>() == Approx(a.at("macro_f1_after").get<double>()).margin(1e-9));
+  CHECK(held_out_macro_f1(*model, dir, rows) == Approx(a.at("macro_f1_after").get<double>()).margin(1e-9));
   // none: model.pt as trained, nothing recorded; 0/1 labels have no classes to adjust.
   tasks_test::train_run("bilstm-attention", (dir / "plain").string(), inputs, sizes,
                         {{"epochs", 1}, {"batch_size", 24}, {"lr", 0.003}, {"pretrain_epochs", 0}, {"logit_adjustment", "none"}});
@@ -452,9 +461,7 @@ TEST_CASE("ensemble runs: members trained side by side from the same start vecto
           "[train][run][ensemble]") {
   const auto dir = run_dir("ensemble");
   const auto rows = tasks_test::class_rows(240);
-  const std::string csv = tasks_test::write_csv(dir / "t.csv", "post_id,text,label", rows);
-  const std::vector<std::pair<std::string, std::string>> inputs = {
-      {"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}};
+  const auto inputs = class_inputs(dir, rows);
   const nlohmann::json sizes = {{"embed_dim", 8}, {"lstm_units", 4}};
   // Barely trained (one class per row's recipe: vectors from skip-gram, logit adjustment), 3 members.
   tasks_test::train_run(
@@ -473,14 +480,7 @@ TEST_CASE("ensemble runs: members trained side by side from the same start vecto
   // the logit adjustment moved the ensemble's bias: model.pt decides as recorded on the held-out rows
   const auto& a = model->saved().config.at("logit_adjustment");
   REQUIRE(a.is_object());
-  const std::string held =
-      tasks_test::write_csv(dir / "held.csv", "post_id,text,label", std::vector<std::string>(rows.end() - 48, rows.end()));
-  data::Inputs none;
-  {
-    const auto scored = model->open_csv(held, none, 1);
-    const auto e = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kMetrics});
-    CHECK(e.metrics.at("macro_f1").get<double>() == Approx(a.at("macro_f1_after").get<double>()).margin(1e-9));
-  }
+  CHECK(held_out_macro_f1(*model, dir, rows) == Approx(a.at("macro_f1_after").get<double>()).margin(1e-9));
   // probabilities: the members' mean, moved by the offsets
   torch::Tensor offsets = models::output_bias(models::find_model("bilstm-attention"), module);
   const torch::Tensor ids = torch::tensor({{3, 4, 5, 0}}, torch::kInt64);
@@ -496,9 +496,7 @@ TEST_CASE("ensemble runs: members trained side by side from the same start vecto
     REQUIRE(resumed.train(stop, nullptr, nullptr));
   }
   model = tasks::open_model((dir / "run").string());
-  const auto scored = model->open_csv(held, none, 1);
-  const auto e = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {8, tasks::EvaluateOptions::Detail::kMetrics});
-  CHECK(e.metrics.at("macro_f1").get<double>() >= 0.9);
+  CHECK(held_out_macro_f1(*model, dir, rows) >= 0.9);
   // only text classifiers; at least one member
   CHECK_THROWS_WITH(tasks_test::train_run("feature-attention", (dir / "f").string(), {{"csv", feature_csv(dir, 30)}},
                                           nlohmann::json::object(), {{"epochs", 1}, {"ensemble", 2}}),
