@@ -202,8 +202,9 @@ const std::vector<TrainOption>& train_options() {
                 return v == "none" || v == "macro-f1" ? "" : "must be none or macro-f1, got '" + v + "'";
               })),
         value("ensemble", &T::ensemble,
-              "Text classifiers: train N copies of the model side by side (each its own initial weights and dropout, each by its own "
-              "loss, N times the training time) and save them as one model that averages their probabilities (a seed ensemble)",
+              "bilstm-attention, hierarchical-attention: train N copies of the model side by side (each its own initial weights and "
+              "dropout, each by its own loss, N times the training time) and save them as one model that averages their "
+              "probabilities (a seed ensemble; one class per row: 3)",
               false, std::function<std::string(const int&)>([](const int& v) {
                 return v >= 1 && v <= 64 ? "" : "must be in [1, 64], got " + std::to_string(v);
               })),
