@@ -504,6 +504,33 @@ TEST_CASE(
   CHECK(checked >= 4);
 }
 
+TEST_CASE("attention trained on rationales: --rationale-target spans gives each marked span the same share, kept for --resume",
+          "[tasks][text][rationales]") {
+  const auto dir = scratch("rationale_target");
+  // Two marked spans: "stupid idiot" (two words) and "see" (one); "you" between them is not marked.
+  const std::string csv = write_csv(dir / "train.csv", "id,comment_text,bad", {"a,a stupid idiot you see,1", "b,thanks for the edit,0"});
+  const std::string spans =
+      write_csv(dir / "spans.csv", "spans,text", {"\"[2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 19, 20, 21]\",a stupid idiot you see"});
+  const tasks::Task& task = tasks::text_classification();
+  const auto& entry = models::find_model("bilstm-attention");
+  const auto targets = [&](const std::string& run, std::vector<std::pair<std::string, std::string>> flags) {
+    flags.insert(flags.end(), {{"csv", csv}, {"labels", "bad"}, {"maxlen", "5"}, {"rationales", spans}});
+    const auto data = task.open(train_inputs(task, flags), entry, (dir / run).string(), 1);
+    const torch::Tensor g = data->batch({0}, tasks::Width::kLongestRow).attention_targets[0];
+    // A resumed run's data reads the same target from config.json's data block.
+    io::write_file_atomic((dir / run / "tokenizer.json").string(), data->files().at("tokenizer.json"));
+    const auto again = task.reopen(data->data_config(), (dir / run).string(), 1);
+    CHECK(torch::equal(again->batch({0}, tasks::Width::kLongestRow).attention_targets[0], g));
+    return std::vector<float>(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+  };
+  const std::vector<float> words = targets("words", {});
+  CHECK_THAT(words, Catch::Matchers::Approx(std::vector<float>{0, 1 / 3.0f, 1 / 3.0f, 0, 1 / 3.0f}));  // HateXplain's: each word alike
+  CHECK(targets("words2", {{"rationale-target", "words"}}) == words);                                  // the default
+  CHECK_THAT(targets("spans", {{"rationale-target", "spans"}}), Catch::Matchers::Approx(std::vector<float>{0, 0.25f, 0.25f, 0, 0.5f}));
+  CHECK_THROWS_WITH(targets("bad", {{"rationale-target", "tokens"}}),
+                    Catch::Contains("--rationale-target: 'tokens' is not words or spans"));
+}
+
 TEST_CASE("attention trained on rationales: bad flags and files refused, naming them", "[tasks][text][rationales]") {
   const auto dir = scratch("rationales_bad");
   const std::string csv = write_csv(dir / "train.csv", "id,comment_text,bad", {"a,you are stupid,1", "b,thanks,0"});
@@ -516,6 +543,7 @@ TEST_CASE("attention trained on rationales: bad flags and files refused, naming 
   const std::string spans = write_csv(dir / "spans.csv", "spans,text", {"\"[8]\",you are stupid"});
   CHECK_NOTHROW(open({{"rationales", spans}}));
   CHECK_THROWS_WITH(open({{"rationale-weight", "2"}}), Catch::Contains("--rationale-weight applies with --rationales"));
+  CHECK_THROWS_WITH(open({{"rationale-target", "spans"}}), Catch::Contains("--rationale-target applies with --rationales"));
   CHECK_THROWS_WITH(open({{"rationales", spans}, {"rationale-weight", "-1"}}), Catch::Contains("--rationale-weight: '-1'"));
   CHECK_THROWS_WITH(open({{"rationales", spans}, {"rationale-docs", "d.jsonl"}}),
                     Catch::Contains("--rationale-docs is for ERASER's annotations"));

@@ -252,16 +252,16 @@ class TextDataset : public Dataset {
     }
   }
 
-  /// The rows' rationales as the attention they ask for [rows, width]: each marked entry 1 / (the
-  /// row's marked entries), at its place in the padded row.
+  /// The rows' rationales as the attention they ask for [rows, width] (attention_target), each
+  /// share at its entry's place in the padded row.
   torch::Tensor attention_targets(const std::vector<std::int64_t>& rows, std::int64_t width) const {
     torch::Tensor g = torch::zeros({static_cast<std::int64_t>(rows.size()), width}, torch::kFloat32);
     float* out = g.data_ptr<float>();
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const std::vector<std::int32_t>& marked = marks_[static_cast<std::size_t>(rows[i])];
       const std::int64_t n = data_.x.lengths[static_cast<std::size_t>(rows[i])];
       const std::int64_t first = data_.padding == text::Side::kPre ? width - n : 0;  // the row's real positions
-      for (std::int32_t t : marked) out[static_cast<std::int64_t>(i) * width + first + t] = 1.0f / static_cast<float>(marked.size());
+      for (const auto& [t, share] : attention_target(marks_[static_cast<std::size_t>(rows[i])], config_.rationale_target))
+        out[static_cast<std::int64_t>(i) * width + first + t] = share;
     }
     return g;
   }
@@ -446,6 +446,17 @@ void read_subwords(data::Prepared& prepared, const std::string& csv, const text:
                                  {"new_words", subwords->new_words()}};
 }
 
+std::vector<std::pair<std::int32_t, float>> attention_target(const MarkedSpans& spans, RationaleTarget target) {
+  std::size_t tokens = 0, used = 0;
+  for (const std::vector<std::int32_t>& span : spans) tokens += span.size(), used += span.empty() ? 0 : 1;
+  std::vector<std::pair<std::int32_t, float>> out;
+  for (const std::vector<std::int32_t>& span : spans)
+    for (std::int32_t t : span)
+      out.emplace_back(
+          t, target == RationaleTarget::kWords ? 1.0f / static_cast<float>(tokens) : 1.0f / static_cast<float>(used * span.size()));
+  return out;
+}
+
 RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                                const std::vector<data::RationaleRow>& rationales, const std::string& file, TextDataConfig config) {
   config.maxlen = prepared.data.x.cols;  // the rows as prepared (a new run's config learns its width from them later)
@@ -481,7 +492,10 @@ RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv,
     if (!config.sentences.enabled() && read != std::min(all[i], static_cast<std::size_t>(config.maxlen)))
       throw std::logic_error(csv + ": row " + std::to_string(r + 1) + " read again does not give its prepared tokens");
     const std::vector<report::WordWeight> words = words_of(tok, config, matched[i], read, all[i]);
-    std::vector<std::int32_t>& mine = marks[r];
+    std::vector<std::size_t> span_of(q.words.size(), 0);  // a marked word's span
+    for (std::size_t s = 0; s < q.spans.size(); ++s)
+      for (auto k = q.spans[s].first; k < q.spans[s].second; ++k) span_of[static_cast<std::size_t>(k)] = s;
+    MarkedSpans mine(q.spans.size());
     std::size_t w = 0;  // the row's words are the rationale's non-empty words
     for (std::size_t k = 0; k < q.words.size(); ++k) {
       if (q.words[k].empty()) continue;
@@ -492,14 +506,16 @@ RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv,
       if (q.marked[k]) {
         ++marked_words;
         if (words[w].count == 0) ++not_read;
-        for (std::size_t t = 0; t < words[w].count; ++t) mine.push_back(static_cast<std::int32_t>(words[w].first + t));
+        for (std::size_t t = 0; t < words[w].count; ++t) mine[span_of[k]].push_back(static_cast<std::int32_t>(words[w].first + t));
       }
       ++w;
     }
     if (w != words.size())
       throw std::runtime_error(file + ":" + std::to_string(q.line) + ": the rationale has " + std::to_string(w) + " words, " + csv +
                                "'s row " + std::to_string(r + 1) + " " + std::to_string(words.size()));
+    mine.erase(std::remove_if(mine.begin(), mine.end(), [](const std::vector<std::int32_t>& s) { return s.empty(); }), mine.end());
     with_marks += mine.empty() ? 0 : 1;
+    marks[r] = std::move(mine);
   }
   prepared.report["rationales"] = {{"file", file},
                                    {"rationales", rationales.size()},
@@ -513,7 +529,7 @@ RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv,
 
 namespace {
 
-/// rationales.json: {"rows": [[row, [entries...]], ...]} for the rows with marks.
+/// rationales.json: {"rows": [[row, [[a span's entries...], ...]], ...]} for the rows with marks.
 std::string marks_json(const RationaleMarks& marks) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t r = 0; r < marks.size(); ++r)
@@ -558,7 +574,11 @@ RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
     for (const auto& row : file.at("rows")) {
       const auto r = row.at(0).get<std::int64_t>();
       if (r < 0 || r >= rows) throw std::runtime_error("row " + std::to_string(r) + " is not one of the data's " + std::to_string(rows));
-      marks[static_cast<std::size_t>(r)] = row.at(1).get<std::vector<std::int32_t>>();
+      const nlohmann::json& spans = row.at(1);
+      if (!spans.empty() && spans[0].is_number())  // written before spans were kept: one span, as a word target reads it
+        marks[static_cast<std::size_t>(r)] = {spans.get<std::vector<std::int32_t>>()};
+      else
+        marks[static_cast<std::size_t>(r)] = spans.get<MarkedSpans>();
     }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not the marks of rationales: " + e.what());
@@ -760,7 +780,7 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
   if (edits.empty())
     for (const text::PerturbationInfo& p : text::perturbations()) edits.push_back(p.perturbation);
   const bool rationales = in.given("rationales");
-  for (const char* flag : {"rationale-docs", "rationale-weight"})
+  for (const char* flag : {"rationale-docs", "rationale-weight", "rationale-target"})
     if (in.given(flag) && !rationales) throw std::invalid_argument(std::string("--") + flag + " applies with --rationales");
   if (rationales) {
     if (in.given("data")) throw std::invalid_argument("--rationales re-reads the texts: give the CSV (--csv), not --data");
@@ -768,6 +788,9 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     config.rationale_weight = in.number("rationale-weight");
     if (config.rationale_weight < 0)
       throw std::invalid_argument("--rationale-weight: '" + in.text("rationale-weight") + "' is not a number >= 0");
+    const std::string target = in.text("rationale-target");
+    if (target != "words" && target != "spans") throw std::invalid_argument("--rationale-target: '" + target + "' is not words or spans");
+    config.rationale_target = target == "spans" ? RationaleTarget::kSpans : RationaleTarget::kWords;
   }
   // Bias-aware training.
   if (in.given("identities") && !in.flag("identity-weighting"))

@@ -67,9 +67,15 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const text
 /// rewritten as the prepared rows were (`rewrite`, when set).
 void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                    std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite = nullptr);
-/// Attention trained on human rationales: per prepared row, the entries of its ids (unpadded, in
-/// order) holding the tokens of the words people marked; a row without a rationale: none.
-using RationaleMarks = std::vector<std::vector<std::int32_t>>;
+/// Attention trained on human rationales: per prepared row, the spans people marked, each the
+/// entries of the row's ids (unpadded, in order) holding the tokens of the span's words (a span
+/// none of whose words the model reads is left out); a row without a rationale: none.
+using MarkedSpans = std::vector<std::vector<std::int32_t>>;
+using RationaleMarks = std::vector<MarkedSpans>;
+/// The attention a row's marked spans ask for: (entry, share) pairs whose shares sum to 1, each
+/// marked token the same share (RationaleTarget::kWords), or each span the same share split evenly
+/// among its tokens (kSpans). No marked token: none.
+std::vector<std::pair<std::int32_t, float>> attention_target(const MarkedSpans& spans, RationaleTarget target);
 /// --rationales: the rows of `csv` (prepared, its sentences or subword ids read) whose text is a
 /// rationale's text, byte for byte, with the entries of their marked words' tokens as explain aligns
 /// words (a marked word the model does not read marks nothing); recorded in prepare.json's

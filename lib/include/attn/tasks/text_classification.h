@@ -19,6 +19,13 @@
 
 namespace attn::tasks {
 
+/// What a row's human rationale asks of its attention (--rationale-target): the same share for
+/// every marked word's token (kWords, HateXplain's supervision), or the same share for every marked
+/// span, split evenly among its tokens (kSpans: a word marked on its own weighs more than a word of
+/// a marked sentence, as ERASER's span-level IOU-F1 counts them).
+enum class RationaleTarget { kWords, kSpans };
+NLOHMANN_JSON_SERIALIZE_ENUM(RationaleTarget, {{RationaleTarget::kWords, "words"}, {RationaleTarget::kSpans, "spans"}})
+
 /// config.json's "data" block of a text classifier.
 struct TextDataConfig {
   std::string dir;  ///< the prepared data (data.pt, tokenizer.json, prepare.json)
@@ -45,6 +52,7 @@ struct TextDataConfig {
   /// Which tokens of which rows people marked is in dir/rationales.json.
   std::string rationales;
   double rationale_weight = 0;
+  RationaleTarget rationale_target = RationaleTarget::kWords;
   /// The label columns hold fractions binarised at this (--target-threshold; 0: they hold 0/1),
   /// in every file the model reads labels from.
   double target_threshold = 0;
@@ -65,7 +73,8 @@ struct TextDataConfig {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
                                                 id_column, examples, sentences, subword_buckets, rationales, rationale_weight,
-                                                target_threshold, aux_labels, weight_column, identity_weighting, identities)
+                                                rationale_target, target_threshold, aux_labels, weight_column, identity_weighting,
+                                                identities)
 
 const Task& text_classification();
 
