@@ -5,7 +5,14 @@ torch.jit.load of the same model.pt and autograd, batched as Captum batches), wh
 figures of both compared; where attn's time goes (the methods added one at a time); and one
 sentence's integrated gradients (50 steps, every label) through `attn serve`, p50 and p90.
 
-usage: python3 bench/run_importance_bench.py [--model RUN_DIR] [--rows 150] [--runs 3] [--out bench/results/importance.json]
+The peer runs twice per round, in rounds alternating with attn's: as installed (glibc's default heap,
+which hands a large tensor's pages back to the kernel when it is freed and takes them back zeroed,
+a page fault per 4 KB, at the next one) and with GLIBC_TUNABLES giving it the heap attn's apps keep
+(apps/common/memory.h: no block mapped on its own, no trimming, 256 MB of top padding, one arena).
+The second is the peer as it runs on a host where page faults cost little: the ratio against it is
+what attn's computation alone buys.
+
+usage: python3 bench/run_importance_bench.py [--model RUN_DIR] [--rows 150] [--rounds 2] [--out bench/results/importance.json]
 Targets: attn faithfulness >= 10x the peer's whole-process time; the server's IG-50 p50 < 25 ms.
 """
 import argparse
@@ -14,13 +21,15 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.request
 
 from benchlib import ATTN, BIN, PYTHON, RESULTS, jigsaw_model, median_of, timed, workdir, write_result
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 METHODS = "attention,gradient,grad-input,integrated-gradients,leave-one-out"
+# attn's apps' heap (apps/common/memory.cpp's mallopt calls) as glibc's tunables
+ATTN_HEAP = ("glibc.malloc.mmap_max=0:glibc.malloc.arena_max=1:glibc.malloc.trim_threshold=18446744073709551615:"
+             "glibc.malloc.top_pad=268435456")
 
 
 def run(cmd):
@@ -76,7 +85,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", help="a run directory (default: train one on 160,000 Jigsaw-profile comments)")
     ap.add_argument("--rows", type=int, default=150)
-    ap.add_argument("--runs", type=int, default=3, help="attn runs (the peer runs once: it takes minutes)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of attn, the peer, the peer with attn's heap (the peer takes minutes)")
     ap.add_argument("--server-only", action="store_true", help="only the server's latency (with --model)")
     ap.add_argument("--out", default=os.path.join(RESULTS, "importance.json"))
     args = ap.parse_args()
@@ -91,12 +100,15 @@ def main():
         return
 
     attn_out, peer_out = os.path.join(work, "attn.json"), os.path.join(work, "peer.json")
-    attn_times = []
-    for i in range(args.runs):
-        attn_times.append(timed(run, faithfulness(model, csv, args.rows, attn_out))[0])
-        print(f"attn faithfulness run {i + 1}: {attn_times[-1]:.2f} s", file=sys.stderr)
-    peer_seconds = timed(run, [PYTHON, os.path.join(HERE, "python_faithfulness.py"), model, csv, str(args.rows), "50", "2", peer_out])[0]
-    print(f"Python peer: {peer_seconds:.1f} s", file=sys.stderr)
+    peer = [PYTHON, os.path.join(HERE, "python_faithfulness.py"), model, csv, str(args.rows), "50", "2", peer_out]
+    times = {"attn": [], "peer": [], "peer_attn_heap": []}
+    for i in range(args.rounds):
+        times["attn"].append(timed(run, faithfulness(model, csv, args.rows, attn_out))[0])
+        times["peer"].append(timed(run, peer)[0])
+        times["peer_attn_heap"].append(timed(subprocess.run, peer, check=True, stdout=subprocess.DEVNULL,
+                                             env=dict(os.environ, GLIBC_TUNABLES=ATTN_HEAP))[0])
+        print(f"round {i + 1}: " + ", ".join(f"{k} {v[-1]:.1f} s" for k, v in times.items()), file=sys.stderr)
+    attn_seconds, peer_seconds, peer_heap_seconds = (median_of(times[k]) for k in ("attn", "peer", "peer_attn_heap"))
     ours, theirs = json.load(open(attn_out)), json.load(open(peer_out))
     differences = [abs(ours["methods"][m][l][k] - theirs["methods"][m][l][k])
                    for m in METHODS.split(",") for l in theirs["methods"][m]
@@ -109,7 +121,6 @@ def main():
                                             for _ in range(2)]), 2)
     floor = timed(run, [ATTN, "explain", "--model", model, "ok"])[0]  # start-up: loading LibTorch and the model
 
-    attn_seconds = median_of(attn_times)
     sentence = a_sentence(model, csv)
     result = {
         "what": f"attn faithfulness vs its Python peer: {args.rows} Jigsaw-length comments, methods {METHODS}, "
@@ -118,6 +129,10 @@ def main():
         "attn_seconds": round(attn_seconds, 2),
         "peer_seconds": round(peer_seconds, 2),
         "ratio": round(peer_seconds / attn_seconds, 1),
+        "peer_attn_heap_seconds": round(peer_heap_seconds, 2),
+        "ratio_peer_attn_heap": round(peer_heap_seconds / attn_seconds, 1),
+        "rounds_seconds": {k: [round(x, 2) for x in v] for k, v in times.items()},
+        "peer_attn_heap": "GLIBC_TUNABLES=" + ATTN_HEAP,
         "target_ratio": 10,
         "figures_max_abs_difference": round(max(differences), 6),
         "profile_seconds_by_methods": profile,

@@ -14,7 +14,10 @@ marks' own figures (the rationale taken as scores: what agreeing with people exa
 faithfulness of the first half's model on --faithfulness-rows of its judged posts, and the training
 seconds. The corpus is not part of attn: skips (exit 77) without it.
 
-usage: python3 bench/run_rationales_val_folds.py [--realdata DIR] [--lambdas 0,1,3] [--seeds 3] [--threads 2]
+--targets runs every lambda > 0 with each --rationale-target (words: HateXplain's; spans: each marked
+span the same share), keyed "lambda=L" for words and "lambda=L,target=spans".
+
+usage: python3 bench/run_rationales_val_folds.py [--realdata DIR] [--lambdas 0,1,3] [--targets words] [--seeds 3] [--threads 2]
 """
 import argparse
 import csv
@@ -77,15 +80,16 @@ def marks_over_halves(reach):
     return f
 
 
-def one_model(work, docs, halves, lam, seed, a):
+def one_model(work, docs, halves, lam, target, seed, a):
     """Both halves' models at one lambda and seed; the figures over all of val."""
     probs, truth, per_row, reach, seconds = {}, {}, [], [], 0.0
     faithfulness = None
     for k, half in enumerate(halves):
-        run = os.path.join(work, f"run_l{lam}_s{seed}_half{k}")
+        run = os.path.join(work, f"run_l{lam}_{target}_s{seed}_half{k}")
         flags = ["--text-column", "text", "--id-column", "post_id", "--label-column", "label", "--seed", str(seed)]
         if float(lam) > 0:
-            flags += ["--rationales", os.path.join(work, f"rationales_{k}.json"), "--rationale-docs", docs, "--rationale-weight", lam]
+            flags += ["--rationales", os.path.join(work, f"rationales_{k}.json"), "--rationale-docs", docs, "--rationale-weight", lam,
+                      "--rationale-target", target]
         s, _ = timed(attn, "train", "--csv", os.path.join(work, f"train_{k}.jsonl"), *flags, "--threads", a.threads, "--out", run)
         seconds += s
         judged = os.path.join(work, f"judge_{k}.jsonl")
@@ -118,6 +122,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--realdata", default=os.path.join(ROOT, "..", "shared", "realdata"))
     ap.add_argument("--lambdas", default="0,1,3")
+    ap.add_argument("--targets", default="words")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--threads", default="2")
     ap.add_argument("--faithfulness-rows", type=int, default=300)
@@ -137,15 +142,17 @@ def main():
            "published_hatexplain_test": {"BiRNN-HateXplain": {"accuracy": 0.629, "macro_f1": 0.629, "auroc": 0.805, "auprc": 0.841},
                                          "BiRNN-HateXplain re-run": {"iou_f1": 0.228, "token_f1": 0.495, "auprc": 0.823}},
            "runs": {}}
-    for lam in a.lambdas.split(","):
-        per_seed = [one_model(work, docs, halves, lam, seed, a) for seed in range(1, a.seeds + 1)]
+    runs = [(lam, target) for lam in a.lambdas.split(",") for target in (a.targets.split(",") if float(lam) > 0 else ["words"])]
+    for lam, target in runs:
+        key = f"lambda={lam}" + ("" if target == "words" else f",target={target}")
+        per_seed = [one_model(work, docs, halves, lam, target, seed, a) for seed in range(1, a.seeds + 1)]
         summary = {k: round(mean([r[k] for r in per_seed]), 4) for k in ("train_seconds", "accuracy", "macro_f1", "auroc_ovo")}
         summary["plausibility"] = {meth: {x: round(mean([r["plausibility"][meth][x] for r in per_seed]), 4) for x in ("iou_f1", "token_f1", "auprc")}
                                    for meth in per_seed[0]["plausibility"]}
-        out["runs"][f"lambda={lam}"] = {"mean": summary, "seeds": per_seed}
-        print(json.dumps({f"lambda={lam}": summary}, indent=1), flush=True)
+        out["runs"][key] = {"mean": summary, "seeds": per_seed}
+        print(json.dumps({key: summary}, indent=1), flush=True)
     # The marks' own figures over all of val (the same for every model)
-    out["marks_as_scores"] = out["runs"][f"lambda={a.lambdas.split(',')[0]}"]["seeds"][0]["marks_as_scores"]
+    out["marks_as_scores"] = next(iter(out["runs"].values()))["seeds"][0]["marks_as_scores"]
     write_result(a.out, out)
 
 
