@@ -23,6 +23,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,7 +83,7 @@ def marks_over_halves(reach):
 
 def one_model(work, docs, halves, lam, target, seed, a):
     """Both halves' models at one lambda and seed; the figures over all of val."""
-    probs, truth, per_row, reach, seconds = {}, {}, [], [], 0.0
+    probs, truth, per_row, reach, seconds = {}, {}, [], [], 0.0  # seconds: None when a reused run did not record its own
     faithfulness = None
     for k, half in enumerate(halves):
         run = os.path.join(work, f"run_l{lam}_{target}_s{seed}_half{k}")
@@ -90,29 +91,42 @@ def one_model(work, docs, halves, lam, target, seed, a):
         if float(lam) > 0:
             flags += ["--rationales", os.path.join(work, f"rationales_{k}.json"), "--rationale-docs", docs, "--rationale-weight", lam,
                       "--rationale-target", target]
-        s, _ = timed(attn, "train", "--csv", os.path.join(work, f"train_{k}.jsonl"), *flags, "--threads", a.threads, "--out", run)
-        seconds += s
+        done = os.path.join(run, "bench_done.json")  # a run finished by an earlier invocation with this --work: read, not redone
+        if os.path.exists(done):
+            with open(done) as f:
+                s = json.load(f)["train_seconds"]
+        else:
+            shutil.rmtree(run, ignore_errors=True)
+            s, _ = timed(attn, "train", "--csv", os.path.join(work, f"train_{k}.jsonl"), *flags, "--threads", a.threads, "--out", run)
+        seconds = None if seconds is None or s is None else seconds + s
         judged = os.path.join(work, f"judge_{k}.jsonl")
         predictions = os.path.join(run, "judged.csv")
-        attn("evaluate", "--model", run, "--csv", judged, "--predictions", predictions, "--threads", a.threads)
+        if not os.path.exists(done):
+            attn("evaluate", "--model", run, "--csv", judged, "--predictions", predictions, "--threads", a.threads)
         with open(predictions, newline="") as f:
             probs.update({r["id"]: [float(r[c]) for c in CLASSES] for r in csv.DictReader(f)})
         truth.update({p["post_id"]: p["label"] for p in half})
         figures = os.path.join(run, "plausibility.json")
-        attn("plausibility", "--model", run, "--rationales", os.path.join(work, f"judge_{k}.json"), "--docs", docs, "--json", figures,
-             "--threads", a.threads)
+        if not os.path.exists(done):
+            attn("plausibility", "--model", run, "--rationales", os.path.join(work, f"judge_{k}.json"), "--docs", docs, "--json", figures,
+                 "--threads", a.threads)
         with open(figures) as f:
             result = json.load(f)
         per_row += result["per_row"]
         reach.append((result["rows"], result["marks_as_scores"]))
         if k == 0:
             faith = os.path.join(run, "faithfulness.json")
-            attn("faithfulness", "--model", run, "--csv", judged, "--rows", str(a.faithfulness_rows), "--json", faith, "--threads", a.threads)
+            if not os.path.exists(done):
+                attn("faithfulness", "--model", run, "--csv", judged, "--rows", str(a.faithfulness_rows), "--json", faith,
+                     "--threads", a.threads)
             with open(faith) as f:
                 faithfulness = faithfulness_summary(json.load(f))
+        if not os.path.exists(done):
+            with open(done, "w") as f:
+                json.dump({"train_seconds": s}, f)
     m = run_hatexplain.ensemble_metrics(probs, truth)
     methods = [k for k in per_row[0] if k not in ("id", "label", "words")]
-    return {"train_seconds": round(seconds / 2, 1), "accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "auroc_ovo": m["auroc_ovo"],
+    return {"train_seconds": None if seconds is None else round(seconds / 2, 1), "accuracy": m["accuracy"], "macro_f1": m["macro_f1"], "auroc_ovo": m["auroc_ovo"],
             "plausibility_rows": len(per_row), "plausibility": {meth: over_rows(per_row, meth) for meth in methods},
             "marks_as_scores": marks_over_halves(reach),
             "faithfulness_first_half": faithfulness}
@@ -127,13 +141,14 @@ def main():
     ap.add_argument("--threads", default="2")
     ap.add_argument("--faithfulness-rows", type=int, default=300)
     ap.add_argument("--out", default=os.path.join(RESULTS, "rationales_val_folds.json"))
+    ap.add_argument("--work", help="the work directory of an earlier invocation: its finished runs are read, not redone")
     a = ap.parse_args()
     hatexplain = os.path.join(a.realdata, "hatexplain")
     docs = os.path.join(hatexplain, "eraser", "docs.jsonl")
     if not os.path.exists(docs):
         print(f"SKIP: no HateXplain corpus at {hatexplain}")
         sys.exit(77)
-    work = workdir("rationales-val-folds")
+    work = a.work or workdir("rationales-val-folds")
     halves, supervised = write_folds(hatexplain, work)
     out = {"data": "HateXplain: 2-fold cross-fitting over val (even / odd positions); each half judged by a model trained on the "
                    "train split plus the other half's posts, whose toxic posts' rationales supervise the attention",
@@ -146,7 +161,8 @@ def main():
     for lam, target in runs:
         key = f"lambda={lam}" + ("" if target == "words" else f",target={target}")
         per_seed = [one_model(work, docs, halves, lam, target, seed, a) for seed in range(1, a.seeds + 1)]
-        summary = {k: round(mean([r[k] for r in per_seed]), 4) for k in ("train_seconds", "accuracy", "macro_f1", "auroc_ovo")}
+        summary = {k: round(mean([r[k] for r in per_seed if r[k] is not None] or [float("nan")]), 4)
+                   for k in ("train_seconds", "accuracy", "macro_f1", "auroc_ovo")}
         summary["plausibility"] = {meth: {x: round(mean([r["plausibility"][meth][x] for r in per_seed]), 4) for x in ("iou_f1", "token_f1", "auprc")}
                                    for meth in per_seed[0]["plausibility"]}
         out["runs"][key] = {"mean": summary, "seeds": per_seed}
