@@ -335,8 +335,8 @@ class TextClassification : public Task {
                          "With --rationales: lambda, the weight of the cross-entropy between the attention and a row's rationale", "1",
                          data::InputSpec::Kind::kValue, "Rationales"});
         specs.push_back({"rationale-target",
-                         "With --rationales: the attention a rationale asks for: 'words' (each marked word the same share, "
-                         "HateXplain's) or 'spans' (each marked span the same share, split among its words)",
+                         "With --rationales: the attention a rationale asks for: 'words' (each marked word's token the same share, "
+                         "HateXplain's) or 'spans' (each marked span the same share, split among its tokens)",
                          "words", data::InputSpec::Kind::kValue, "Rationales"});
         specs.push_back({"weight-column",
                          "Text models: each row's weight in the loss from this column (a number >= 0; the weights are scaled to mean 1)",
