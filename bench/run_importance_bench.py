@@ -9,8 +9,8 @@ The peer runs twice per round, in rounds alternating with attn's: as installed (
 which hands a large tensor's pages back to the kernel when it is freed and takes them back zeroed,
 a page fault per 4 KB, at the next one) and with GLIBC_TUNABLES giving it the heap attn's apps keep
 (apps/common/memory.h: no block mapped on its own, no trimming, 256 MB of top padding, one arena).
-The second is the peer as it runs on a host where page faults cost little: the ratio against it is
-what attn's computation alone buys.
+The second tells whether the peer's page faults explain its time (measured: they do not; the peer is
+bound by the cost of each operation, docs/importance.md#speed).
 
 usage: python3 bench/run_importance_bench.py [--model RUN_DIR] [--rows 150] [--rounds 2] [--out bench/results/importance.json]
 Targets: attn faithfulness >= 10x the peer's whole-process time; the server's IG-50 p50 < 25 ms.

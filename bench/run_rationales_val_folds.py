@@ -92,7 +92,8 @@ def one_model(work, docs, halves, lam, target, seed, a):
             flags += ["--rationales", os.path.join(work, f"rationales_{k}.json"), "--rationale-docs", docs, "--rationale-weight", lam,
                       "--rationale-target", target]
         done = os.path.join(run, "bench_done.json")  # a run finished by an earlier invocation with this --work: read, not redone
-        if os.path.exists(done):
+        reused = os.path.exists(done)
+        if reused:
             with open(done) as f:
                 s = json.load(f)["train_seconds"]
         else:
@@ -101,13 +102,13 @@ def one_model(work, docs, halves, lam, target, seed, a):
         seconds = None if seconds is None or s is None else seconds + s
         judged = os.path.join(work, f"judge_{k}.jsonl")
         predictions = os.path.join(run, "judged.csv")
-        if not os.path.exists(done):
+        if not reused:
             attn("evaluate", "--model", run, "--csv", judged, "--predictions", predictions, "--threads", a.threads)
         with open(predictions, newline="") as f:
             probs.update({r["id"]: [float(r[c]) for c in CLASSES] for r in csv.DictReader(f)})
         truth.update({p["post_id"]: p["label"] for p in half})
         figures = os.path.join(run, "plausibility.json")
-        if not os.path.exists(done):
+        if not reused:
             attn("plausibility", "--model", run, "--rationales", os.path.join(work, f"judge_{k}.json"), "--docs", docs, "--json", figures,
                  "--threads", a.threads)
         with open(figures) as f:
@@ -116,12 +117,12 @@ def one_model(work, docs, halves, lam, target, seed, a):
         reach.append((result["rows"], result["marks_as_scores"]))
         if k == 0:
             faith = os.path.join(run, "faithfulness.json")
-            if not os.path.exists(done):
+            if not reused:
                 attn("faithfulness", "--model", run, "--csv", judged, "--rows", str(a.faithfulness_rows), "--json", faith,
                      "--threads", a.threads)
             with open(faith) as f:
                 faithfulness = faithfulness_summary(json.load(f))
-        if not os.path.exists(done):
+        if not reused:
             with open(done, "w") as f:
                 json.dump({"train_seconds": s}, f)
     m = run_hatexplain.ensemble_metrics(probs, truth)
