@@ -118,6 +118,63 @@ TEST_CASE("leave-one-out splits each row's scores by target, attention can diffe
   CHECK(rows[0].methods[1].scores == std::vector<std::vector<float>>{{0.1f, 0.9f}, {0.7f, 0.3f}});
 }
 
+TEST_CASE("each row explained for its one target: that target's scores of every method, one backward pass", "[models][importance]") {
+  const torch::jit::Module module = stand_in();
+  const Linear f;
+  models::ImportanceOptions o;
+  o.methods = {Method::kAttention, Method::kGradient, Method::kGradInput, Method::kIntegratedGradients};
+  o.steps = 4;
+  const auto every = models::importance(f.inputs(module), o);
+  models::ImportanceInputs in = f.inputs(module);
+  in.explained = {1, 0};
+  std::int64_t widths = 0;  // the gradient methods ask for one target: [N, 1], not [N, 2]
+  in.z = [&f, &widths](const torch::Tensor& points, const torch::Tensor&) {
+    const torch::Tensor z = torch::einsum("nte,kt->nk", {points, f.c});
+    widths = std::max(widths, z.size(1));
+    return z;
+  };
+  const auto one = models::importance(in, o);
+  REQUIRE(one.size() == 2);
+  for (std::size_t b = 0; b < 2; ++b) {
+    const auto k = static_cast<std::size_t>(in.explained[b]);
+    CHECK(one[b].target == in.explained[b]);
+    CHECK(every[b].target == -1);
+    REQUIRE(one[b].completeness_gap.size() == 1);
+    CHECK(one[b].completeness_gap[0] == Approx(every[b].completeness_gap[k]).margin(1e-5));
+    for (std::size_t m = 0; m < o.methods.size(); ++m) {
+      REQUIRE(one[b].methods[m].scores.size() == 1);
+      CHECK_THAT(one[b].methods[m].scores[0], Catch::Matchers::Approx(every[b].methods[m].scores[k]).margin(1e-5));
+    }
+  }
+  CHECK(widths == 2);  // in.z still gives every target; the driver differentiates the explained one
+  // Leave-one-out and per-target attention: the explained target's row of each.
+  models::ImportanceInputs loo;
+  loo.module = module;
+  loo.targets = 2;
+  loo.width = 2;
+  loo.units = {2};
+  loo.attention = {{0.1f, 0.9f, 0.7f, 0.3f}};
+  loo.attention_per_target = true;
+  loo.erased = [](const std::vector<models::Version>& versions) {
+    std::vector<float> p;
+    for (const auto& v : versions) {
+      p.push_back(0.5f + 0.1f * static_cast<float>(v.keep[0] + v.keep[1]));
+      p.push_back(0.2f * v.keep[0] + 0.3f * v.keep[1]);
+    }
+    return p;
+  };
+  loo.explained = {1};
+  o.methods = {Method::kLeaveOneOut, Method::kAttention};
+  const auto rows = models::importance(loo, o);
+  CHECK_THAT(rows[0].methods[0].scores.at(0), Catch::Matchers::Approx(std::vector<float>{0.2f, 0.3f}));
+  CHECK(rows[0].methods[1].scores == std::vector<std::vector<float>>{{0.7f, 0.3f}});
+  // A target per row, each one of the model's.
+  loo.explained = {2};
+  CHECK_THROWS_WITH(models::importance(loo, o), Catch::Contains("explained target 2 is not in 0..1"));
+  loo.explained = {0, 1};
+  CHECK_THROWS_WITH(models::importance(loo, o), Catch::Contains("2 explained targets for 1 rows"));
+}
+
 TEST_CASE("attention rollout is attribution's rollout of each row's own block, for every target", "[models][importance]") {
   const torch::jit::Module module = stand_in();
   const torch::Tensor layer = torch::softmax(torch::arange(2 * 1 * 3 * 3, torch::kFloat32).view({2, 1, 3, 3}) / 5, -1);

@@ -292,6 +292,48 @@ TEST_CASE("importance of texts in batches is each text's alone, empty texts get 
   CHECK(report::to_json_line(batched[1]).find("null") == std::string::npos);
 }
 
+TEST_CASE("explaining each text for its shown label alone: that label's scores, in JSON under its name", "[tasks][text][importance]") {
+  models::TextClassifier model = tiny_classifier(3);
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude", "fine"};
+  config.maxlen = 200;
+  const auto tok = fitted({});
+  tasks::ExplainOptions o;
+  o.methods = {models::Method::kAttention, models::Method::kGradInput, models::Method::kIntegratedGradients, models::Method::kLeaveOneOut};
+  o.steps = 8;
+  const std::vector<std::string> texts = {"the cat sat on the mat", "a dog sat", "the mat"};
+  const auto every = tasks::explain_texts(model, tok, config, texts, 2, o);
+  o.shown_label_only = true;
+  o.row_labels = {"fine", "", "bad"};  // the second text: --label's, and without it the most probable
+  o.label = "rude";
+  const auto one = tasks::explain_texts(model, tok, config, texts, 2, o);
+  const std::vector<std::size_t> expected = {2, 1, 0};
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    INFO(texts[i]);
+    const std::size_t k = expected[i];
+    CHECK(one[i].shown_label == k);
+    CHECK(one[i].importance_label == static_cast<std::int64_t>(k));
+    for (std::size_t m = 0; m < o.methods.size(); ++m) {
+      REQUIRE(one[i].importance[m].scores.size() == 1);
+      CHECK_THAT(one[i].importance[m].scores[0], Catch::Matchers::Approx(every[i].importance[m].scores[k]).margin(1e-5));
+    }
+    REQUIRE(one[i].integrated.completeness_gap.size() == 1);
+    const auto j = report::to_json(one[i]);
+    CHECK(j.at("word_importance").at("integrated-gradients").size() == 1);
+    CHECK(j.at("word_importance").at("integrated-gradients").at(config.labels[k]) ==
+          report::to_json(every[i]).at("word_importance").at("integrated-gradients").at(config.labels[k]));
+    CHECK(j.at("integrated_gradients").at("completeness_gap").contains(config.labels[k]));
+    CHECK(report::to_json_line(one[i]) == j.dump());
+    CHECK_THAT(report::to_text(one[i]), Catch::Contains("importance for " + config.labels[k]));
+  }
+  o.label.clear();  // the most probable
+  const auto top = tasks::explain_texts(model, tok, config, texts, 2, o);
+  const auto& p = every[1].probabilities;
+  CHECK(top[1].importance_label == std::max_element(p.begin(), p.end()) - p.begin());
+  o.row_labels = {"fine"};
+  CHECK_THROWS_WITH(tasks::explain_texts(model, tok, config, texts, 2, o), Catch::Contains("1 row labels for 3 texts"));
+}
+
 TEST_CASE("the transformer's attention rollout: one score per token, summing to 1 like the pooling it rolls back",
           "[tasks][text][importance]") {
   torch::manual_seed(5);

@@ -83,32 +83,47 @@ struct BatchScores {
   std::vector<torch::Tensor> layers;    ///< self-attention, per layer [B, heads, T, T]
 };
 
-/// Method `m`'s scores of row b: [K][units].
+/// Method `m`'s scores of row b: [K][units], or [1][units] for its in.explained target.
 std::vector<std::vector<float>> row_scores(Method m, const ImportanceInputs& in, const BatchScores& batch, std::size_t b) {
   const auto i = static_cast<std::int64_t>(b);
   const std::int64_t K = in.targets, n = in.units[b], f = in.first.empty() ? 0 : in.first[b];
+  const auto mine = [&](std::vector<std::vector<float>> all) {  // every target's rows: the explained one's
+    if (in.explained.empty()) return all;
+    return std::vector<std::vector<float>>{std::move(all.at(static_cast<std::size_t>(in.explained[b])))};
+  };
+  const std::size_t rows = in.explained.empty() ? static_cast<std::size_t>(K) : 1;
   switch (m) {
     case Method::kAttention:
-      if (in.attention_per_target) return split(in.attention[b], K, n);
-      return std::vector<std::vector<float>>(static_cast<std::size_t>(K), in.attention[b]);
-    case Method::kGradient:
+      if (in.attention_per_target) return mine(split(in.attention[b], K, n));
+      return std::vector<std::vector<float>>(rows, in.attention[b]);
+    case Method::kGradient:  // the gradient methods ran for the explained targets only
       return row_of(batch.gradients.gradient, i, f, n);
     case Method::kGradInput:
       return row_of(batch.gradients.grad_input, i, f, n);
     case Method::kIntegratedGradients:
       return row_of(batch.gradients.integrated, i, f, n);
     case Method::kLeaveOneOut:
-      return split(batch.loo[b], K, n);
+      return mine(split(batch.loo[b], K, n));
     case Method::kAttentionRollout: {
-      std::vector<torch::Tensor> mine;
-      for (const torch::Tensor& l : batch.layers) mine.push_back(l[i].slice(1, f, f + n).slice(2, f, f + n));
-      const std::vector<float> r = n > 0 ? attention_rollout(mine, torch::tensor(in.attention[b])) : std::vector<float>();
-      return std::vector<std::vector<float>>(static_cast<std::size_t>(K), r);
+      std::vector<torch::Tensor> layers;
+      for (const torch::Tensor& l : batch.layers) layers.push_back(l[i].slice(1, f, f + n).slice(2, f, f + n));
+      const std::vector<float> r = n > 0 ? attention_rollout(layers, torch::tensor(in.attention[b])) : std::vector<float>();
+      return std::vector<std::vector<float>>(rows, r);
     }
     case Method::kRandom:
       break;  // (refused by check_hooks)
   }
   return {};
+}
+
+/// The targets the gradient methods differentiate: every one of in.z's, or each row's explained
+/// one (as a single target).
+Targets explained_targets(const ImportanceInputs& in) {
+  if (in.explained.empty()) return in.z;
+  const torch::Tensor pick = torch::tensor(in.explained, torch::kInt64);
+  return [z = in.z, pick](const torch::Tensor& x, const torch::Tensor& rows) {
+    return z(x, rows).gather(1, pick.index_select(0, rows).unsqueeze(1));
+  };
 }
 
 }  // namespace
@@ -118,8 +133,17 @@ std::vector<RowImportance> importance(const ImportanceInputs& in, const Importan
   check_hooks(in, methods);
   const std::size_t B = in.units.size();
   const std::int64_t K = in.targets;
+  if (!in.explained.empty() && in.explained.size() != B)
+    throw std::invalid_argument("importance: " + std::to_string(in.explained.size()) + " explained targets for " + std::to_string(B) +
+                                " rows");
+  for (std::int64_t k : in.explained)
+    if (k < 0 || k >= K)
+      throw std::invalid_argument("importance: explained target " + std::to_string(k) + " is not in 0.." + std::to_string(K - 1));
   std::vector<RowImportance> out(B);
-  for (RowImportance& r : out) r.steps = has(methods, Method::kIntegratedGradients) ? options.steps : 0;
+  for (std::size_t b = 0; b < B; ++b) {
+    out[b].steps = has(methods, Method::kIntegratedGradients) ? options.steps : 0;
+    if (!in.explained.empty()) out[b].target = in.explained[b];
+  }
   if (B == 0) return out;
   if (K == 0 || in.width == 0) {  // nothing produced, or nothing to score: no rows
     for (RowImportance& r : out)
@@ -136,7 +160,8 @@ std::vector<RowImportance> importance(const ImportanceInputs& in, const Importan
   if (go.gradient || go.steps > 0) {
     const FrozenParameters frozen(module);  // gradients of the inputs only
     const auto [x, baseline] = in.embed();
-    batch.gradients = gradient_scores(in.z, x, baseline.defined() ? baseline : torch::zeros_like(x), K, go);
+    batch.gradients =
+        gradient_scores(explained_targets(in), x, baseline.defined() ? baseline : torch::zeros_like(x), in.explained.empty() ? K : 1, go);
   }
   if (has(methods, Method::kLeaveOneOut)) batch.loo = leave_one_out(in.erased, in.units, K);
   if (has(methods, Method::kAttentionRollout)) batch.layers = in.self_attention();
@@ -145,7 +170,7 @@ std::vector<RowImportance> importance(const ImportanceInputs& in, const Importan
     for (Method m : methods) out[b].methods.push_back({m, row_scores(m, in, batch, b)});
     if (!gap.defined()) continue;
     const torch::Tensor r = gap[static_cast<std::int64_t>(b)].to(torch::kFloat32).contiguous();
-    out[b].completeness_gap.assign(r.data_ptr<float>(), r.data_ptr<float>() + K);
+    out[b].completeness_gap.assign(r.data_ptr<float>(), r.data_ptr<float>() + r.numel());
   }
   return out;
 }

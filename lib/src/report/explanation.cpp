@@ -109,14 +109,25 @@ std::vector<double> word_scores(const TextExplanation& e, const Importance& m, s
   return out;
 }
 
+/// The labels a text's importance rows are for, in their order: every label, or the one explained.
+std::vector<std::string> importance_labels(const TextExplanation& e) {
+  if (e.importance_label < 0) return e.label_names;
+  const auto k = static_cast<std::size_t>(e.importance_label);
+  return {k < e.label_names.size() ? e.label_names[k] : "?"};
+}
+
+/// The row of a text's importance scores that holds the shown label's.
+std::size_t shown_row(const TextExplanation& e) { return e.importance_label < 0 ? e.shown_label : 0; }
+
 /// {METHOD: {LABEL: [one score per entry of "words": its kept tokens' sum, 0 for a dropped word]}}.
 nlohmann::ordered_json word_importance(const TextExplanation& e) {
+  const std::vector<std::string> names = importance_labels(e);
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const Importance& m : e.importance) {
     nlohmann::ordered_json per = nlohmann::ordered_json::object();
-    for (std::size_t k = 0; k < e.label_names.size() && k < m.scores.size(); ++k) {
+    for (std::size_t k = 0; k < names.size() && k < m.scores.size(); ++k) {
       const std::vector<double> scores = word_scores(e, m, k);
-      per[e.label_names[k]] = std::vector<float>(scores.begin(), scores.end());
+      per[names[k]] = std::vector<float>(scores.begin(), scores.end());
     }
     out[m.method] = std::move(per);
   }
@@ -170,11 +181,12 @@ nlohmann::ordered_json to_json(const TextExplanation& e) {
   if (e.ids.empty()) out["status"] = kNoKnownWord;
   if (!e.sentences.empty()) out["sentences"] = sentences_json(e);
   if (!e.self_attention.empty()) out["self_attention"] = e.self_attention;  // [layer][head][query * T + key]
+  const std::vector<std::string> explained = importance_labels(e);
   if (!e.importance.empty()) {
-    out["importance"] = importance_by_target(e.importance, e.label_names);
+    out["importance"] = importance_by_target(e.importance, explained);
     out["word_importance"] = word_importance(e);
   }
-  if (e.integrated.steps > 0) out["integrated_gradients"] = integrated_json(e.integrated, &e.label_names);
+  if (e.integrated.steps > 0) out["integrated_gradients"] = integrated_json(e.integrated, &explained);
   return out;
 }
 
@@ -299,11 +311,12 @@ std::string to_json_line(const TextExplanation& e, SelfAttention self_attention)
     }
     s += ']';
   }
+  const std::vector<std::string> explained = importance_labels(e);
   if (!e.importance.empty()) {
-    s += ",\"importance\":" + importance_by_target(e.importance, e.label_names).dump();
+    s += ",\"importance\":" + importance_by_target(e.importance, explained).dump();
     s += ",\"word_importance\":" + word_importance(e).dump();
   }
-  if (e.integrated.steps > 0) s += ",\"integrated_gradients\":" + integrated_json(e.integrated, &e.label_names).dump();
+  if (e.integrated.steps > 0) s += ",\"integrated_gradients\":" + integrated_json(e.integrated, &explained).dump();
   s += '}';
   return s;
 }
@@ -315,8 +328,8 @@ namespace {
 
 /// The methods as columns, one line per word, for the shown label.
 std::string importance_table(const TextExplanation& e) {
-  const std::size_t k = e.shown_label;
-  const std::string label = k < e.label_names.size() ? e.label_names[k] : "?";
+  const std::size_t k = shown_row(e);
+  const std::string label = e.shown_label < e.label_names.size() ? e.label_names[e.shown_label] : "?";
   std::string s = "  importance for " + label + " (each word: the sum over its tokens)\n  " + padded("word", 20);
   std::vector<std::vector<double>> columns;
   for (const Importance& m : e.importance) {
@@ -391,9 +404,9 @@ namespace {
 
 /// One row of shaded words per method, for the shown label (red: for the label, blue: against).
 std::string importance_rows(const TextExplanation& e) {
-  const std::size_t k = e.shown_label;
+  const std::size_t k = shown_row(e);
   std::string h = "<table class=\"methods\"><tr><th colspan=\"2\">importance for " +
-                  xml_escape(k < e.label_names.size() ? e.label_names[k] : "?") + "</th></tr>";
+                  xml_escape(e.shown_label < e.label_names.size() ? e.label_names[e.shown_label] : "?") + "</th></tr>";
   for (const Importance& m : e.importance) {
     const std::vector<double> scores = word_scores(e, m, k);
     double scale = 0;

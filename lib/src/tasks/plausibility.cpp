@@ -235,11 +235,19 @@ std::string plausibility(const PlausibilityRequest& r) {
   const std::vector<std::string> labels = model->describe().at("labels");
   if (!r.label.empty() && std::find(labels.begin(), labels.end(), r.label) == labels.end())
     throw std::invalid_argument("--label: '" + r.label + "' is not one of this model's labels");
+  // Each row is explained for the label it is scored for alone: --label, else the row's class when
+  // the model has it, else the most probable.
   std::vector<Input> inputs;
-  for (const data::RationaleRow& row : rows) inputs.push_back({row.text, {}});
   ExplainOptions options;
   options.methods = methods;
   options.steps = r.steps;
+  options.label = r.label;
+  options.shown_label_only = true;
+  for (const data::RationaleRow& row : rows) {
+    inputs.push_back({row.text, {}});
+    const bool own = r.label.empty() && std::find(labels.begin(), labels.end(), row.label) != labels.end();
+    options.row_labels.push_back(own ? row.label : "");
+  }
   const std::unique_ptr<Explanations> explained = model->explain(inputs, r.batch_size, options);
   nlohmann::ordered_json per_row = nlohmann::ordered_json::array();
   std::vector<std::vector<RowFigures>> scored(methods.size());  // each method's figures per row
@@ -247,14 +255,7 @@ std::string plausibility(const PlausibilityRequest& r) {
   std::int64_t words = 0, without_token = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const nlohmann::ordered_json e = explained->json(i);
-    std::string label = r.label;  // --label, else the row's class when the model has it, else the most probable
-    if (label.empty() && std::find(labels.begin(), labels.end(), rows[i].label) != labels.end()) label = rows[i].label;
-    if (label.empty()) {
-      const auto& p = e.at("probabilities");
-      label = labels.front();
-      for (const std::string& l : labels)
-        if (p.at(l).get<double>() > p.at(label).get<double>()) label = l;
-    }
+    const std::string label = e.at("word_importance").front().begin().key();  // the one label the row was explained for
     nlohmann::ordered_json row = {{"id", rows[i].id}, {"label", label}, {"words", rows[i].words.size()}};
     words += static_cast<std::int64_t>(rows[i].words.size());
     marks.push_back({{}, rows[i].marked, rows[i].spans});

@@ -19,13 +19,16 @@ namespace {
 /// batch_ids gives them, row i's real ids at out[i]->ids and its attention already in out[i], a
 /// transformer's self-attention `layers` (each [B, heads, W, W]) when it has it. A unit is a token,
 /// a target a label, the baseline zero embeddings (the mask unchanged), a removed token one the
-/// padded text does not have.
+/// padded text does not have. With options.shown_label_only each row is explained for its
+/// shown_label alone.
 void add_importance(torch::jit::Module& module, const TextDataConfig& config, const torch::Tensor& ids,
                     const std::vector<torch::Tensor>& layers, const ExplainOptions& options,
                     const std::vector<report::TextExplanation*>& out, const std::shared_ptr<const text::SubwordVocabulary>& subwords) {
   models::TextClassifier model(module);
   models::ImportanceInputs in;
   in.module = module;
+  if (options.shown_label_only)
+    for (const report::TextExplanation* e : out) in.explained.push_back(static_cast<std::int64_t>(e->shown_label));
   in.targets = static_cast<std::int64_t>(config.labels.size());
   in.width = ids.size(1);
   std::vector<text::Sequence> real(out.size());
@@ -43,10 +46,13 @@ void add_importance(torch::jit::Module& module, const TextDataConfig& config, co
   in.erased = [&](const std::vector<models::Version>& v) { return score_text_versions(module, config, rows, v, subwords); };
   if (model.has_self_attention()) in.self_attention = [&] { return layers; };
   std::vector<models::RowImportance> scored = models::importance(in, importance_options(options));
-  for (std::size_t i = 0; i < out.size(); ++i) store_importance(std::move(scored[i]), out[i]->importance, out[i]->integrated);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i]->importance_label = scored[i].target;
+    store_importance(std::move(scored[i]), out[i]->importance, out[i]->integrated);
+  }
 }
 
-/// The label text and HTML show: options.label, or the most probable.
+/// The label text and HTML show: `label`, or the most probable.
 std::size_t shown_label(const report::TextExplanation& e, const TextDataConfig& config, const std::string& label) {
   if (!label.empty()) {
     for (std::size_t k = 0; k < config.labels.size(); ++k)
@@ -283,6 +289,12 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
         if (n > 0) e.self_attention.push_back(std::move(heads));
       }
     }
+    if (options.shown_label_only)  // the label each row is explained for, before its importance
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const auto r = static_cast<std::size_t>(batch[i]);
+        const bool own = r < options.row_labels.size() && !options.row_labels[r].empty();
+        mine[i]->shown_label = shown_label(*mine[i], config, own ? options.row_labels[r] : options.label);
+      }
     if (!options.methods.empty()) add_importance(module, config, ids, layers, options, mine, x.subwords);
   });
   return out;
@@ -297,6 +309,11 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
   std::vector<text::Sequence> seqs;
   const text::PaddedSequences x = pad_texts(tokenizer, config, texts, &seqs);
   if (!options.label.empty() && !texts.empty()) (void)shown_label(report::TextExplanation{}, config, options.label);  // before the work
+  if (!options.row_labels.empty() && options.row_labels.size() != texts.size())
+    throw std::invalid_argument("explain: " + std::to_string(options.row_labels.size()) + " row labels for " +
+                                std::to_string(texts.size()) + " texts");
+  for (const std::string& l : options.row_labels)
+    if (!l.empty()) (void)shown_label(report::TextExplanation{}, config, l);
   torch::jit::Module module = model.module();
   std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
   // Each text's words (tokenised again, word by word) on the threads LibTorch was given: texts apart.
@@ -306,7 +323,7 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
         align_sentences(out[t], tok, config, texts[t]);
       else
         align_words(out[t], tok, config, texts[t], seqs[t].size());
-      if (!out[t].importance.empty()) out[t].shown_label = shown_label(out[t], config, options.label);
+      if (!out[t].importance.empty() && out[t].importance_label < 0) out[t].shown_label = shown_label(out[t], config, options.label);
     }
   });
   return out;

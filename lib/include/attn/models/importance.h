@@ -52,6 +52,10 @@ struct ImportanceInputs {
   VersionScores erased;
   /// Attention rollout: per layer [B, heads, T, T].
   std::function<std::vector<torch::Tensor>()> self_attention;
+  /// Per row, the one target its scores are for (empty: every target). The gradient methods then
+  /// take one backward pass per point instead of K (the forward pass and one backward pass: about
+  /// 3 forward passes' work instead of 1 + 2K).
+  std::vector<std::int64_t> explained;
 };
 
 struct ImportanceOptions {
@@ -64,21 +68,22 @@ struct ImportanceOptions {
 
 struct MethodScores {
   Method method;
-  std::vector<std::vector<float>> scores;  ///< [K][units]; no rows when K or the width is 0
+  std::vector<std::vector<float>> scores;  ///< [K][units] ([1][units] with in.explained); no rows when K or the width is 0
 };
 
 /// One row's scores.
 struct RowImportance {
   std::vector<MethodScores> methods;    ///< in options.methods' order
   int steps = 0;                        ///< options.steps when integrated gradients were asked, else 0
-  std::vector<float> completeness_gap;  ///< [K]: integrated gradients' sum - (z(x) - z(baseline)), when computed
+  std::vector<float> completeness_gap;  ///< [K] ([1] with in.explained): integrated gradients' sum - (z(x) - z(baseline)), when computed
+  std::int64_t target = -1;             ///< in.explained's target for the row, or -1: the scores are for every target
 };
 
 /// options.methods' scores for every row of `in`, the gradient methods in one call of
 /// gradient_scores, leave-one-out in one call of leave_one_out, in that order. With no target or
 /// no unit (K or the width 0) every method has no rows and the model is not run. Throws
-/// std::invalid_argument for random (faithfulness's floor, not an explanation) or a method whose
-/// hook `in` does not have.
+/// std::invalid_argument for random (faithfulness's floor, not an explanation), a method whose
+/// hook `in` does not have, or an `explained` list that is not one target in 0..K-1 per row.
 std::vector<RowImportance> importance(const ImportanceInputs& in, const ImportanceOptions& options);
 
 }  // namespace attn::models

@@ -85,6 +85,9 @@ struct TextExplanation {
   std::vector<Importance> importance;
   IntegratedGradients integrated;
   std::size_t shown_label = 0;  ///< the label whose scores text and HTML show
+  /// The one label `importance` and `integrated` are for ([1][ids] each; shown_label is it), or -1:
+  /// for every label.
+  std::int64_t importance_label = -1;
 };
 
 struct FeatureExplanation {

@@ -163,6 +163,11 @@ struct ExplainOptions {
   std::vector<models::Method> methods;  ///< each method's scores, per label; empty: the attention only, as ever
   int steps = models::kDefaultSteps;    ///< integrated gradients' steps (Gauss-Legendre nodes)
   std::string label;                    ///< the label text and HTML show the methods for ("": the most probable)
+  /// Text classifiers: compute the methods' scores for each input's shown label alone (one backward
+  /// pass per point instead of one per label), that label being its entry of `row_labels` when
+  /// given and not empty, else `label`, else the most probable.
+  bool shown_label_only = false;
+  std::vector<std::string> row_labels;  ///< per input, with shown_label_only (empty: none given)
 };
 
 /// Throws std::invalid_argument naming `flag` unless 1 <= steps <= models::kMaxSteps.
