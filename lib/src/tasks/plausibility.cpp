@@ -255,7 +255,9 @@ std::string plausibility(const PlausibilityRequest& r) {
   std::int64_t words = 0, without_token = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const nlohmann::ordered_json e = explained->json(i);
-    const std::string label = e.at("word_importance").front().begin().key();  // the one label the row was explained for
+    const auto& explained_for = e.at("word_importance").front();  // {LABEL: scores}: the one label the row was explained for
+    if (explained_for.size() != 1) throw std::logic_error("plausibility: row " + rows[i].id + " was not explained for one label");
+    const std::string label = explained_for.begin().key();
     nlohmann::ordered_json row = {{"id", rows[i].id}, {"label", label}, {"words", rows[i].words.size()}};
     words += static_cast<std::int64_t>(rows[i].words.size());
     marks.push_back({{}, rows[i].marked, rows[i].spans});
