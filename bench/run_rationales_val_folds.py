@@ -15,9 +15,14 @@ faithfulness of the first half's model on --faithfulness-rows of its judged post
 seconds. The corpus is not part of attn: skips (exit 77) without it.
 
 --targets runs every lambda > 0 with each --rationale-target (words: HateXplain's; spans: each marked
-span the same share), keyed "lambda=L" for words and "lambda=L,target=spans".
+span the same share), keyed "lambda=L" for words and "lambda=L,target=spans". --toxic-spans adds
+Toxic Spans' 7,939 train posts to every training file as "offensive" ones (first, so that the held-out
+last fifth stays train posts), their marked words
+supervising beside the other half's rationales (their text's white space runs taken as one space,
+so that ERASER's words, document.split(' '), are its words), keyed ",toxic_spans".
 
 usage: python3 bench/run_rationales_val_folds.py [--realdata DIR] [--lambdas 0,1,3] [--targets words] [--seeds 3] [--threads 2]
+       [--toxic-spans] [--work DIR] [--out FILE]
 """
 import argparse
 import csv
@@ -63,6 +68,57 @@ def write_folds(hatexplain, work):
     return halves, supervised
 
 
+def toxic_spans_rows(tsd_train):
+    """Toxic Spans' train posts as (post, annotation, document): each post's white space runs taken as
+    one space, a word marked when any of its characters is, each run of marked words one span."""
+    out = []
+    with open(tsd_train, encoding="utf-8", newline="") as f:
+        for i, row in enumerate(csv.DictReader(f)):
+            text, marked_chars = row["text"], set(json.loads(row["spans"]))
+            words, marked, at = [], [], 0
+            for piece in text.split():
+                start = text.index(piece, at)
+                at = start + len(piece)
+                words.append(piece)
+                marked.append(any(c in marked_chars for c in range(start, at)))
+            docid = f"tsd{i + 1}"
+            spans, t = [], 0
+            while t < len(words):
+                if marked[t]:
+                    end = t
+                    while end < len(words) and marked[end]:
+                        end += 1
+                    spans.append({"docid": docid, "start_token": t, "end_token": end})
+                    t = end
+                else:
+                    t += 1
+            document = " ".join(words)
+            annotation = {"annotation_id": docid, "classification": "toxic", "evidences": [spans]} if spans else None
+            out.append(({"post_id": docid, "text": document, "label": "offensive"}, annotation, {"docid": docid, "document": document}))
+    return out
+
+
+def add_toxic_spans(work, docs, tsd_train):
+    """Toxic Spans' train posts put before each half's training file (whose last fifth, held out for early
+    stopping and the logit adjustment, stays HateXplain's train posts) and their rationales added to its
+    rationales; the documents of both in docs_with_toxic_spans.jsonl, which is returned."""
+    rows = toxic_spans_rows(tsd_train)
+    both = os.path.join(work, "docs_with_toxic_spans.jsonl")
+    with open(docs, encoding="utf-8") as f, open(both, "w", encoding="utf-8") as out:
+        out.write(f.read())
+        out.write("".join(json.dumps(d, ensure_ascii=False) + "\n" for _, _, d in rows))
+    for k in (0, 1):
+        with open(os.path.join(work, f"train_{k}.jsonl"), encoding="utf-8") as f:
+            train = f.read()
+        with open(os.path.join(work, f"train_{k}_toxic_spans.jsonl"), "w", encoding="utf-8") as f:
+            f.write("".join(json.dumps(p, ensure_ascii=False) + "\n" for p, _, _ in rows) + train)  # first: the held-out fifth stays train posts
+        with open(os.path.join(work, f"rationales_{k}.json"), encoding="utf-8") as f:
+            marked = json.load(f)
+        with open(os.path.join(work, f"rationales_{k}_toxic_spans.json"), "w", encoding="utf-8") as f:
+            json.dump(marked + [a for _, a, _ in rows if a], f)
+    return both
+
+
 def over_rows(per_row, method):
     """ERASER's figures of one method from the rows' own (both halves' rows together)."""
     rows = [r[method] for r in per_row]
@@ -81,16 +137,18 @@ def marks_over_halves(reach):
     return f
 
 
-def one_model(work, docs, halves, lam, target, seed, a):
-    """Both halves' models at one lambda and seed; the figures over all of val."""
+def one_model(work, docs, halves, lam, target, seed, a, train_docs=None):
+    """Both halves' models at one lambda and seed; the figures over all of val. With train_docs:
+    trained with Toxic Spans' posts too (add_toxic_spans)."""
+    extra = "_toxic_spans" if train_docs else ""
     probs, truth, per_row, reach, seconds = {}, {}, [], [], 0.0  # seconds: None when a reused run did not record its own
     faithfulness = None
     for k, half in enumerate(halves):
-        run = os.path.join(work, f"run_l{lam}_{target}_s{seed}_half{k}")
+        run = os.path.join(work, f"run_l{lam}_{target}{extra}_s{seed}_half{k}")
         flags = ["--text-column", "text", "--id-column", "post_id", "--label-column", "label", "--seed", str(seed)]
         if float(lam) > 0:
-            flags += ["--rationales", os.path.join(work, f"rationales_{k}.json"), "--rationale-docs", docs, "--rationale-weight", lam,
-                      "--rationale-target", target]
+            flags += ["--rationales", os.path.join(work, f"rationales_{k}{extra}.json"), "--rationale-docs", train_docs or docs,
+                      "--rationale-weight", lam, "--rationale-target", target]
         done = os.path.join(run, "bench_done.json")  # a run finished by an earlier invocation with this --work: read, not redone
         reused = os.path.exists(done)
         if reused:
@@ -98,7 +156,7 @@ def one_model(work, docs, halves, lam, target, seed, a):
                 s = json.load(f)["train_seconds"]
         else:
             shutil.rmtree(run, ignore_errors=True)
-            s, _ = timed(attn, "train", "--csv", os.path.join(work, f"train_{k}.jsonl"), *flags, "--threads", a.threads, "--out", run)
+            s, _ = timed(attn, "train", "--csv", os.path.join(work, f"train_{k}{extra}.jsonl"), *flags, "--threads", a.threads, "--out", run)
         seconds = None if seconds is None or s is None else seconds + s
         judged = os.path.join(work, f"judge_{k}.jsonl")
         predictions = os.path.join(run, "judged.csv")
@@ -143,6 +201,7 @@ def main():
     ap.add_argument("--faithfulness-rows", type=int, default=300)
     ap.add_argument("--out", default=os.path.join(RESULTS, "rationales_val_folds.json"))
     ap.add_argument("--work", help="the work directory of an earlier invocation: its finished runs are read, not redone")
+    ap.add_argument("--toxic-spans", action="store_true", help="also train on Toxic Spans' train posts and their marked words")
     a = ap.parse_args()
     hatexplain = os.path.join(a.realdata, "hatexplain")
     docs = os.path.join(hatexplain, "eraser", "docs.jsonl")
@@ -151,6 +210,13 @@ def main():
         sys.exit(77)
     work = a.work or workdir("rationales-val-folds")
     halves, supervised = write_folds(hatexplain, work)
+    train_docs = None
+    if a.toxic_spans:
+        tsd_train = os.path.join(a.realdata, "toxic_spans", "SemEval2021", "tsd_train.csv")
+        if not os.path.exists(tsd_train):
+            print(f"SKIP: no Toxic Spans corpus at {tsd_train}")
+            sys.exit(77)
+        train_docs = add_toxic_spans(work, docs, tsd_train)
     out = {"data": "HateXplain: 2-fold cross-fitting over val (even / odd positions); each half judged by a model trained on the "
                    "train split plus the other half's posts, whose toxic posts' rationales supervise the attention",
            "supervised_rows_per_half": supervised,
@@ -160,8 +226,8 @@ def main():
            "runs": {}}
     runs = [(lam, target) for lam in a.lambdas.split(",") for target in (a.targets.split(",") if float(lam) > 0 else ["words"])]
     for lam, target in runs:
-        key = f"lambda={lam}" + ("" if target == "words" else f",target={target}")
-        per_seed = [one_model(work, docs, halves, lam, target, seed, a) for seed in range(1, a.seeds + 1)]
+        key = f"lambda={lam}" + ("" if target == "words" else f",target={target}") + (",toxic_spans" if train_docs else "")
+        per_seed = [one_model(work, docs, halves, lam, target, seed, a, train_docs) for seed in range(1, a.seeds + 1)]
         summary = {k: round(mean([r[k] for r in per_seed if r[k] is not None] or [float("nan")]), 4)
                    for k in ("train_seconds", "accuracy", "macro_f1", "auroc_ovo")}
         summary["plausibility"] = {meth: {x: round(mean([r["plausibility"][meth][x] for r in per_seed]), 4) for x in ("iou_f1", "token_f1", "auprc")}

@@ -41,6 +41,28 @@ struct Linear {
   }
 };
 
+/// One row of 2 units and 2 targets whose attention differs per target (an alignment's) and whose
+/// probabilities with units removed are known: p_0 = 0.5 + 0.1 (kept units), p_1 = 0.2 (kept unit 0)
+/// + 0.3 (kept unit 1).
+models::ImportanceInputs two_targets(const torch::jit::Module& module) {
+  models::ImportanceInputs in;
+  in.module = module;
+  in.targets = 2;
+  in.width = 2;
+  in.units = {2};
+  in.attention = {{0.1f, 0.9f, 0.7f, 0.3f}};  // [K x units]
+  in.attention_per_target = true;
+  in.erased = [](const std::vector<models::Version>& versions) {
+    std::vector<float> p;
+    for (const auto& v : versions) {
+      p.push_back(0.5f + 0.1f * static_cast<float>(v.keep[0] + v.keep[1]));
+      p.push_back(0.2f * v.keep[0] + 0.3f * v.keep[1]);
+    }
+    return p;
+  };
+  return in;
+}
+
 }  // namespace
 
 TEST_CASE("which methods a model gives, and what they cost", "[models][importance]") {
@@ -87,22 +109,7 @@ TEST_CASE("each row's scores are cut at its own positions, per target, in the or
 
 TEST_CASE("leave-one-out splits each row's scores by target, attention can differ per target", "[models][importance]") {
   const torch::jit::Module module = stand_in();
-  models::ImportanceInputs in;
-  in.module = module;
-  in.targets = 2;
-  in.width = 2;
-  in.units = {2};
-  in.attention = {{0.1f, 0.9f, 0.7f, 0.3f}};  // [K x units]: an alignment's
-  in.attention_per_target = true;
-  // p_0 = 0.5 + 0.1 (kept units), p_1 = 0.2 (kept unit 0) + 0.3 (kept unit 1)
-  in.erased = [](const std::vector<models::Version>& versions) {
-    std::vector<float> p;
-    for (const auto& v : versions) {
-      p.push_back(0.5f + 0.1f * static_cast<float>(v.keep[0] + v.keep[1]));
-      p.push_back(0.2f * v.keep[0] + 0.3f * v.keep[1]);
-    }
-    return p;
-  };
+  const models::ImportanceInputs in = two_targets(module);
   models::ImportanceOptions o;
   o.methods = {Method::kLeaveOneOut, Method::kAttention};
   const auto rows = models::importance(in, o);
@@ -148,21 +155,7 @@ TEST_CASE("each row explained for its one target: that target's scores of every 
   }
   CHECK(widths == 2);  // in.z still gives every target; the driver differentiates the explained one
   // Leave-one-out and per-target attention: the explained target's row of each.
-  models::ImportanceInputs loo;
-  loo.module = module;
-  loo.targets = 2;
-  loo.width = 2;
-  loo.units = {2};
-  loo.attention = {{0.1f, 0.9f, 0.7f, 0.3f}};
-  loo.attention_per_target = true;
-  loo.erased = [](const std::vector<models::Version>& versions) {
-    std::vector<float> p;
-    for (const auto& v : versions) {
-      p.push_back(0.5f + 0.1f * static_cast<float>(v.keep[0] + v.keep[1]));
-      p.push_back(0.2f * v.keep[0] + 0.3f * v.keep[1]);
-    }
-    return p;
-  };
+  models::ImportanceInputs loo = two_targets(module);
   loo.explained = {1};
   o.methods = {Method::kLeaveOneOut, Method::kAttention};
   const auto rows = models::importance(loo, o);
