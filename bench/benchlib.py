@@ -58,8 +58,25 @@ def workdir(name):
     return tempfile.mkdtemp(prefix=f"attn-{name}-")
 
 
+def host():
+    """The machine a figure was measured on: its CPU's model name, cores and widest vector kernels
+    (figures move with the host: docs/importance.md#speed)."""
+    first = {}  # the first processor's fields
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                first.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    return {"cpu": first.get("model name", ""), "family": first.get("cpu family", ""), "model": first.get("model", ""),
+            "cores": os.cpu_count(), "avx512": "avx512f" in first.get("flags", "").split()}
+
+
 def write_result(path, result, show=None):
-    """Writes `result` as JSON to `path` atomically and prints it (or only the keys in `show`)."""
+    """Writes `result` as JSON to `path` atomically, with the host it was measured on, and prints it
+    (or only the keys in `show`)."""
+    result.setdefault("host", host())
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
