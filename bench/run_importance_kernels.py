@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Does attn faithfulness depend on AVX-512 (bench/results/importance_kernels.json)? The run of
-run_importance_bench.py (150 Jigsaw-length comments, all five methods, integrated gradients with 50
-steps, 2 threads), timed in alternating rounds with the kernels this host picks (OpenBLAS' and
-LibTorch's AVX-512 ones here) and with the kernels a host without AVX-512 gets (OPENBLAS_CORETYPE=Zen,
-ATEN_CPU_CAPABILITY=avx2): each with and without integrated gradients, and the Python peer once with
-the AVX2 kernels. The same binaries and model; only the kernels the libraries dispatch to change.
+"""What attn faithfulness needs of a host (bench/results/importance_kernels.json): AVX-512, or cores?
+The run of run_importance_bench.py (150 Jigsaw-length comments, all five methods, integrated
+gradients with 50 steps, 2 threads), timed in alternating rounds with the kernels this host picks
+(OpenBLAS' and LibTorch's AVX-512 ones here), with the kernels a host without AVX-512 gets
+(OPENBLAS_CORETYPE=Zen, ATEN_CPU_CAPABILITY=avx2), and on one CPU (taskset -c 0: a host whose two
+CPUs share one core's arithmetic, as a cloud machine's two hyperthreads do): each with and without
+integrated gradients; the Python peer once with the AVX2 kernels and once on one CPU. The same
+binaries and model; only the kernels the libraries dispatch to, or the CPUs, change.
 
-usage: python3 bench/run_importance_kernels.py [--model RUN_DIR] [--rows 150] [--rounds 3] [--out bench/results/importance_kernels.json]
+usage: python3 bench/run_importance_kernels.py [--model RUN_DIR] [--rows 150] [--rounds 2] [--out bench/results/importance_kernels.json]
 """
 import argparse
 import os
@@ -18,7 +20,8 @@ from benchlib import ATTN, BIN, PYTHON, RESULTS, jigsaw_model, median_of, timed,
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 METHODS = "attention,gradient,grad-input,integrated-gradients,leave-one-out"
-KERNELS = {"as_installed": {}, "avx2": {"OPENBLAS_CORETYPE": "Zen", "ATEN_CPU_CAPABILITY": "avx2"}}
+KERNELS = {"as_installed": {}, "avx2": {"OPENBLAS_CORETYPE": "Zen", "ATEN_CPU_CAPABILITY": "avx2"}, "one_cpu": {}}
+ONE_CPU = ["taskset", "-c", "0"]  # the one_cpu runs: every thread on CPU 0
 
 
 def openblas_core(env):
@@ -38,7 +41,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", help="a run directory (default: train one on 160,000 Jigsaw-profile comments)")
     ap.add_argument("--rows", type=int, default=150)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(RESULTS, "importance_kernels.json"))
     a = ap.parse_args()
     work = workdir("importance-kernels")
@@ -54,16 +57,19 @@ def main():
     times = {k: {"all_methods": [], "without_integrated_gradients": []} for k in KERNELS}
     for _ in range(a.rounds):
         for name, env in KERNELS.items():
-            times[name]["all_methods"].append(run(faithfulness(METHODS), env))
-            times[name]["without_integrated_gradients"].append(run(faithfulness(METHODS.replace("integrated-gradients,", "")), env))
+            prefix = ONE_CPU if name == "one_cpu" else []
+            times[name]["all_methods"].append(run(prefix + faithfulness(METHODS), env))
+            times[name]["without_integrated_gradients"].append(run(prefix + faithfulness(METHODS.replace("integrated-gradients,", "")), env))
     peer = [PYTHON, os.path.join(HERE, "python_faithfulness.py"), model, csv, str(a.rows), "50", "2", os.path.join(work, "peer.json")]
     out = {"rows": a.rows, "steps": 50, "threads": 2, "methods": METHODS,
-           "kernels": {name: {"env": env, "openblas_core": openblas_core(env),
+           "kernels": {name: {"env": env, "cpus": "0" if name == "one_cpu" else "all", "openblas_core": openblas_core(env),
                               **{k: {"runs": v, "median": median_of(v)} for k, v in times[name].items()}} for name, env in KERNELS.items()},
-           "peer_avx2_seconds": run(peer, KERNELS["avx2"])}
-    base, avx2 = out["kernels"]["as_installed"]["all_methods"]["median"], out["kernels"]["avx2"]["all_methods"]["median"]
-    out["avx2_over_as_installed"] = round(avx2 / base, 3)
-    out["peer_avx2_ratio"] = round(out["peer_avx2_seconds"] / avx2, 1)
+           "peer_avx2_seconds": run(peer, KERNELS["avx2"]), "peer_one_cpu_seconds": run(ONE_CPU + peer, {})}
+    median = {name: out["kernels"][name]["all_methods"]["median"] for name in KERNELS}
+    out["avx2_over_as_installed"] = round(median["avx2"] / median["as_installed"], 3)
+    out["one_cpu_over_as_installed"] = round(median["one_cpu"] / median["as_installed"], 3)
+    out["peer_avx2_ratio"] = round(out["peer_avx2_seconds"] / median["avx2"], 1)
+    out["peer_one_cpu_ratio"] = round(out["peer_one_cpu_seconds"] / median["one_cpu"], 1)
     write_result(a.out, out)
 
 
