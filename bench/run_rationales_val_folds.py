@@ -17,9 +17,10 @@ seconds. The corpus is not part of attn: skips (exit 77) without it.
 --targets runs every lambda > 0 with each --rationale-target (words: HateXplain's; spans: each marked
 span the same share), keyed "lambda=L" for words and "lambda=L,target=spans". --toxic-spans adds
 Toxic Spans' 7,939 train posts to every training file as "offensive" ones (first, so that the held-out
-last fifth stays train posts), their marked words
-supervising beside the other half's rationales (their text's white space runs taken as one space,
-so that ERASER's words, document.split(' '), are its words), keyed ",toxic_spans".
+last fifth stays train posts), their marked words supervising beside the other half's rationales
+(their text's white space runs taken as one space, so that ERASER's words, document.split(' '), are
+its words; a word marked when any of its characters is, as attn reads a Toxic Spans CSV), keyed
+",toxic_spans".
 
 usage: python3 bench/run_rationales_val_folds.py [--realdata DIR] [--lambdas 0,1,3] [--targets words] [--seeds 3] [--threads 2]
        [--toxic-spans] [--work DIR] [--out FILE]

@@ -332,6 +332,8 @@ TEST_CASE("explaining each text for its shown label alone: that label's scores, 
   CHECK(top[1].importance_label == std::max_element(p.begin(), p.end()) - p.begin());
   o.row_labels = {"fine"};
   CHECK_THROWS_WITH(tasks::explain_texts(model, tok, config, texts, 2, o), Catch::Contains("1 row labels for 3 texts"));
+  o.row_labels = {"fine", "toxic", ""};  // a label not the model's, named by its row
+  CHECK_THROWS_WITH(tasks::explain_texts(model, tok, config, texts, 2, o), Catch::Contains("row label 2: 'toxic'"));
 }
 
 TEST_CASE("the transformer's attention rollout: one score per token, summing to 1 like the pooling it rolls back",

@@ -52,14 +52,16 @@ void add_importance(torch::jit::Module& module, const TextDataConfig& config, co
   }
 }
 
-/// The label text and HTML show: `label`, or the most probable.
-std::size_t shown_label(const report::TextExplanation& e, const TextDataConfig& config, const std::string& label) {
+/// The label text and HTML show: `label`, or the most probable. An unknown label is refused naming
+/// `field`, where it came from.
+std::size_t shown_label(const report::TextExplanation& e, const TextDataConfig& config, const std::string& label,
+                        const std::string& field = "--label") {
   if (!label.empty()) {
     for (std::size_t k = 0; k < config.labels.size(); ++k)
       if (config.labels[k] == label) return k;
     std::string all;
     for (const std::string& l : config.labels) all += (all.empty() ? "" : ", ") + l;
-    throw std::invalid_argument("--label: '" + label + "' is not one of this model's labels (" + all + ")");
+    throw std::invalid_argument(field + ": '" + label + "' is not one of this model's labels (" + all + ")");
   }
   return static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin());
 }
@@ -312,8 +314,9 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
   if (!options.row_labels.empty() && options.row_labels.size() != texts.size())
     throw std::invalid_argument("explain: " + std::to_string(options.row_labels.size()) + " row labels for " +
                                 std::to_string(texts.size()) + " texts");
-  for (const std::string& l : options.row_labels)
-    if (!l.empty()) (void)shown_label(report::TextExplanation{}, config, l);
+  for (std::size_t i = 0; i < options.row_labels.size(); ++i)
+    if (!options.row_labels[i].empty())
+      (void)shown_label(report::TextExplanation{}, config, options.row_labels[i], "row label " + std::to_string(i + 1));
   torch::jit::Module module = model.module();
   std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
   // Each text's words (tokenised again, word by word) on the threads LibTorch was given: texts apart.
