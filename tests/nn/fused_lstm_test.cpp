@@ -1,5 +1,6 @@
 // attn's fused LSTM kernel against torch.lstm run row by row on each row's real steps: outputs and
-// every gradient, for any padding (pre, post, gaps, empty rows), on one and two threads.
+// every gradient, for any padding (pre, post, gaps, empty rows), distinct or repeated input rows, on
+// one and two threads.
 #include "attn/nn/fused_lstm.h"
 #include "attn/nn/repeatable_backward.h"
 #include "nn_test_util.h"
@@ -47,10 +48,13 @@ TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each r
   // Batches of few rows (row-major steps, W_hh^T read once for 12 rows; 35 = 12 + 12 + 11) and of
   // many (unit-major steps with LibTorch's products).
   const std::int64_t B = GENERATE(7, 35, 80);
+  // Every input row distinct, or words of a small vocabulary: repeated rows are projected once.
+  const bool repeats = GENERATE(false, true);
   ThreadsGuard guard(threads);
   torch::manual_seed(11);
   const std::int64_t T = 9, I = 5, H = 4;
-  const Tensor x = torch::randn({B, T, I}).requires_grad_();
+  const Tensor x = (repeats ? torch::randn({6, I}).index_select(0, torch::randint(0, 6, {B * T})).view({B, T, I}) : torch::randn({B, T, I}))
+                       .requires_grad_();
   Tensor mask = torch::zeros({B, T}, torch::kBool);
   const std::int64_t lengths[] = {9, 3, 0, 5, 9, 1, 6};
   for (std::int64_t r = 0; r < B; ++r)  // pre-padded, post-padded, one row empty, one with gaps
@@ -60,6 +64,10 @@ TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each r
   const Tensor ours = bilstm_masked(x, mask, f, b), expected = reference(x, mask, f, b);
   CHECK(torch::allclose(ours, expected, 1e-5, 1e-6));
   CHECK(ours.masked_select(torch::logical_not(mask).unsqueeze(-1).expand_as(ours)).abs().sum().item<float>() == 0.0f);
+  {
+    torch::NoGradGuard scoring;  // scoring keeps nothing for a backward pass: the same outputs
+    CHECK(torch::allclose(bilstm_masked(x, mask, f, b), expected, 1e-5, 1e-6));
+  }
   const Tensor probe = torch::randn({B, T, 2 * H});
   const auto inputs = inputs_of(x, f, b);
   const auto g_ours = torch::autograd::grad({(ours * probe).sum()}, inputs);

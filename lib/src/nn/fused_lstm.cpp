@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
@@ -335,6 +336,89 @@ Packing pack(const Tensor& mask, std::int64_t H) {
   return p;
 }
 
+// ---- The input projection, once per distinct input row ------------------------------------------
+
+/// x's distinct real rows: a word repeated in a text, and in the batches of integrated gradients and
+/// of erasures the same words in many versions of a text, are one row each, so that W_ih x is
+/// computed once for each. Rows are the same when their bytes are.
+struct DistinctRows {
+  Tensor rows;  // [U, I]: each distinct real row once, in the order first met
+  Tensor of;    // int64 [B * T]: each real row's place in `rows` (padded rows: unused)
+};
+
+/// A row's bytes hashed 8 at a time (multiply-xorshift); equal rows hash alike.
+std::uint64_t row_hash(const float* row, std::int64_t I) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(row);
+  const std::size_t size = sizeof(float) * static_cast<std::size_t>(I);
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  std::size_t at = 0;
+  for (; at + 8 <= size; at += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes + at, 8);
+    h = (h ^ word) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  if (at < size) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes + at, size - at);
+    h = (h ^ word) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+/// x_rows' distinct real rows, or nothing when more than 9 in 10 real rows are distinct: then
+/// projecting every row costs less than finding the repeats and gathering their projections.
+std::optional<DistinctRows> distinct_rows(const Tensor& x_rows, const Packing& p) {
+  const std::int64_t N = p.offset.back(), I = x_rows.size(1);
+  if (N == 0) return std::nullopt;
+  std::size_t slots = 1;
+  while (slots < 2 * static_cast<std::size_t>(N)) slots *= 2;
+  std::vector<std::int64_t> table(slots, -1);  // open addressing: the place in `first` of a distinct row
+  std::vector<std::int64_t> first;             // each distinct row's first real row of x
+  DistinctRows d;
+  d.of = torch::zeros({x_rows.size(0)}, torch::kInt64);
+  std::int64_t* of = d.of.data_ptr<std::int64_t>();
+  const float* x = x_rows.data_ptr<float>();
+  const std::int64_t* real = p.source[0].data_ptr<std::int64_t>();  // every real row once
+  const std::size_t limit = static_cast<std::size_t>(N - N / 10);
+  for (std::int64_t n = 0; n < N; ++n) {
+    const float* row = x + real[n] * I;
+    std::size_t slot = row_hash(row, I) & (slots - 1);
+    while (table[slot] >= 0 &&
+           std::memcmp(x + first[static_cast<std::size_t>(table[slot])] * I, row, sizeof(float) * static_cast<std::size_t>(I)) != 0)
+      slot = (slot + 1) & (slots - 1);
+    if (table[slot] < 0) {
+      if (first.size() == limit) return std::nullopt;
+      table[slot] = static_cast<std::int64_t>(first.size());
+      first.push_back(real[n]);
+    }
+    of[real[n]] = table[slot];
+  }
+  d.rows = x_rows.index_select(0, torch::tensor(first, torch::kInt64));
+  return d;
+}
+
+/// Direction d's input projection W_ih x of every packed row at once: [N, 4H], or unit-major
+/// [4H, N]. From x_packed (the direction's packed rows), or with `distinct`, from each distinct
+/// row's projection.
+Tensor input_projection(const Tensor& x_packed, const DistinctRows* distinct, const Packing& p, int d, const Tensor& w_ih,
+                        bool unit_major) {
+  if (!distinct) return unit_major ? torch::mm(w_ih, x_packed.t()) : torch::mm(x_packed, w_ih.t());
+  const Tensor at = distinct->of.index_select(0, p.source[d]);
+  if (!unit_major) return torch::mm(distinct->rows, w_ih.t()).index_select(0, at);
+  const Tensor projected = torch::mm(w_ih, distinct->rows.t());  // [4H, U]
+  const std::int64_t G = projected.size(0), U = projected.size(1), N = at.size(0);
+  Tensor out = torch::empty({G, N}, projected.options());
+  const std::int64_t* place = at.data_ptr<std::int64_t>();
+  for (std::int64_t u = 0; u < G; ++u) {  // a unit's row of every distinct projection stays in cache
+    const float* __restrict from = projected.data_ptr<float>() + u * U;
+    float* __restrict to = out.data_ptr<float>() + u * N;
+    for (std::int64_t n = 0; n < N; ++n) to[n] = from[place[n]];
+  }
+  return out;
+}
+
 // ---- One direction --------------------------------------------------------------------------------
 
 /// Whether a forward pass keeps what its backward pass needs (scoring keeps nothing).
@@ -348,12 +432,12 @@ struct Pass {
 };
 
 /// Direction d's forward pass; writes its half of every real row of y [B * T, 2H].
-Pass forward_direction(const Packing& p, int d, const Tensor& x_rows, const LstmWeights& w, float* y) {
+Pass forward_direction(const Packing& p, int d, const Tensor& x_rows, const DistinctRows* distinct, const LstmWeights& w, float* y) {
   Pass s;
   const std::int64_t H = p.H;
   s.x = x_rows.index_select(0, p.source[d]);
   const std::int64_t N = s.x.size(0), widest = p.steps ? p.batch[0] : 0;
-  s.gates = torch::mm(w.weight_ih, s.x.t());  // every step's input projection at once
+  s.gates = input_projection(s.x, distinct, p, d, w.weight_ih, /*unit_major=*/true);
   s.c = torch::empty({H, N}, s.x.options());
   s.h_prev = torch::empty({H, N}, s.x.options());
   s.h_prev.narrow(1, 0, widest).zero_();
@@ -380,15 +464,15 @@ Pass forward_direction(const Packing& p, int d, const Tensor& x_rows, const Lstm
 
 /// Direction d's forward pass for a batch of at most kFewRows rows (a server's batches, evaluate's small ones),
 /// row-major; with `keep`, its Pass is laid out as forward_direction's, for the same backward pass.
-Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const LstmWeights& w, float* y, Keep keep) {
-  const std::int64_t H = p.H, G = 4 * H;
+Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const DistinctRows* distinct, const LstmWeights& w, float* y,
+                           Keep keep) {
+  const std::int64_t H = p.H, G = 4 * H, N = p.offset.back();
   Pass s;
-  s.x = x_rows.index_select(0, p.source[d]);
-  const std::int64_t N = s.x.size(0);
-  const Tensor gates = torch::mm(s.x, w.weight_ih.t());  // [N, 4H]: every step's input projection at once
-  const Tensor c = torch::empty({N, H}, s.x.options()), h = torch::empty({N, H}, s.x.options());
+  if (keep == Keep::kForBackward || !distinct) s.x = x_rows.index_select(0, p.source[d]);
+  const Tensor gates = input_projection(s.x, distinct, p, d, w.weight_ih, /*unit_major=*/false);  // [N, 4H]
+  const Tensor c = torch::empty({N, H}, x_rows.options()), h = torch::empty({N, H}, x_rows.options());
   const Tensor bias = (w.bias_ih + w.bias_hh).contiguous(), w_hh_t = w.weight_hh.t().contiguous();
-  Tensor scale = torch::ones({G}, s.x.options());
+  Tensor scale = torch::ones({G}, x_rows.options());
   scale.narrow(0, 2 * H, H).fill_(2.0f);
   const std::int64_t* source = p.source[d].data_ptr<std::int64_t>();
   float* gp = gates.data_ptr<float>();
@@ -404,7 +488,7 @@ Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const 
   if (keep == Keep::kForBackward) {
     s.gates = gates.t().contiguous();
     s.c = c.t().contiguous();
-    Tensor h_prev = torch::zeros({N, H}, s.x.options());
+    Tensor h_prev = torch::zeros({N, H}, x_rows.options());
     for (std::int64_t t = 1; t < p.steps; ++t)
       h_prev.narrow(0, p.offset[static_cast<std::size_t>(t)], p.batch[static_cast<std::size_t>(t)])
           .copy_(h.narrow(0, p.offset[static_cast<std::size_t>(t) - 1], p.batch[static_cast<std::size_t>(t)]));
@@ -535,9 +619,11 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     float* out = y.data_ptr<float>();
     zero_rows(out, 2 * H, packing.padded);
     const bool few = packing.steps > 0 && packing.batch[0] <= kFewRows;
+    const std::optional<DistinctRows> distinct = distinct_rows(x_rows, packing);
+    const DistinctRows* once = distinct ? &*distinct : nullptr;
     on_two_threads([&](int d) {
       passes[static_cast<std::size_t>(d)] =
-          few ? forward_direction_few(packing, d, x_rows, w[d], out, keep) : forward_direction(packing, d, x_rows, w[d], out);
+          few ? forward_direction_few(packing, d, x_rows, once, w[d], out, keep) : forward_direction(packing, d, x_rows, once, w[d], out);
     });
     if (keep == Keep::kForBackward) {
       ctx->save_for_backward({w_ih, w_hh, w_ih_r, w_hh_r});

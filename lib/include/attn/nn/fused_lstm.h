@@ -5,9 +5,11 @@
 /// them one by one; on two cores that made the LSTM most of an epoch. This kernel:
 ///   - packs each direction's real steps time-major (a row's steps in order for the forward
 ///     direction, reversed for the backward one; rows sorted by length), so no padding is computed;
-///   - computes the input projection of every step in one matrix product, then per step one
-///     product with the recurrent weights and one fused pass for the gates (i, f, g, o as
-///     torch.nn.LSTM orders them): c = f c' + i g, h = o tanh(c);
+///   - computes the input projection of every step in one matrix product, once per distinct input
+///     row when many repeat (a text's repeated words; the versions of a text that erasures and
+///     integrated gradients score together), then per step one product with the recurrent weights
+///     and one fused pass for the gates (i, f, g, o as torch.nn.LSTM orders them): c = f c' + i g,
+///     h = o tanh(c);
 ///   - in the backward pass, computes per step the gates' gradients in one fused pass and the
 ///     state's in one product, then every weight gradient in one product each;
 ///   - runs the two directions at once, one thread each, when two or more threads are allowed.
