@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "kernel_support.h"
 #include "vector_math.h"
 
 namespace attn::nn {
@@ -188,9 +189,13 @@ class BiGruFunction : public torch::autograd::Function<BiGruFunction> {
       throw std::invalid_argument("bigru_lengths: weights must be [3H, I] and [3H, H] in both directions");
     const Packing p = pack(lengths, B, T);
     const Tensor x_rows = x.contiguous().view({B * T, I});
-    const Tensor packed_x = x_rows.index_select(0, p.source[0]);  // [tokens, I], the forward direction's order
-    const Tensor w_ih_both = torch::cat({w_ih, w_ih_r});          // [6H, I]: both projections in one product
-    const Tensor gi = torch::addmm(torch::cat({b_ih, b_ih_r}), packed_x, w_ih_both.t());
+    const Tensor w_ih_both = torch::cat({w_ih, w_ih_r}), b_ih_both = torch::cat({b_ih, b_ih_r});  // both projections in one product
+    // [tokens, 6H] in the forward direction's order, once per distinct row when many repeat
+    const std::optional<DistinctRows> distinct = distinct_rows(x_rows, p.source[0]);
+    const Tensor packed_x = keep || !distinct ? x_rows.index_select(0, p.source[0]) : Tensor();  // [tokens, I]
+    const Tensor gi =
+        distinct ? torch::addmm(b_ih_both, distinct->rows, w_ih_both.t()).index_select(0, distinct->of.index_select(0, p.source[0]))
+                 : torch::addmm(b_ih_both, packed_x, w_ih_both.t());
     const Tensor gi_backward = gi.narrow(1, 3 * H, 3 * H).index_select(0, p.to_forward);
     Saved saved[2];
     const Tensor h[2] = {run_direction(p, gi.narrow(1, 0, 3 * H), w_hh, b_hh, keep ? &saved[0] : nullptr),

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
-#include <optional>
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
@@ -336,68 +335,7 @@ Packing pack(const Tensor& mask, std::int64_t H) {
   return p;
 }
 
-// ---- The input projection, once per distinct input row ------------------------------------------
-
-/// x's distinct real rows: a word repeated in a text, and in the batches of integrated gradients and
-/// of erasures the same words in many versions of a text, are one row each, so that W_ih x is
-/// computed once for each. Rows are the same when their bytes are.
-struct DistinctRows {
-  Tensor rows;  // [U, I]: each distinct real row once, in the order first met
-  Tensor of;    // int64 [B * T]: each real row's place in `rows` (padded rows: unused)
-};
-
-/// A row's bytes hashed 8 at a time (multiply-xorshift); equal rows hash alike.
-std::uint64_t row_hash(const float* row, std::int64_t I) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(row);
-  const std::size_t size = sizeof(float) * static_cast<std::size_t>(I);
-  std::uint64_t h = 0x9E3779B97F4A7C15ull;
-  std::size_t at = 0;
-  for (; at + 8 <= size; at += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, bytes + at, 8);
-    h = (h ^ word) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-  }
-  if (at < size) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, bytes + at, size - at);
-    h = (h ^ word) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-  }
-  return h;
-}
-
-/// x_rows' distinct real rows, or nothing when more than 9 in 10 real rows are distinct: then
-/// projecting every row costs less than finding the repeats and gathering their projections.
-std::optional<DistinctRows> distinct_rows(const Tensor& x_rows, const Packing& p) {
-  const std::int64_t N = p.offset.back(), I = x_rows.size(1);
-  if (N == 0) return std::nullopt;
-  std::size_t slots = 1;
-  while (slots < 2 * static_cast<std::size_t>(N)) slots *= 2;
-  std::vector<std::int64_t> table(slots, -1);  // open addressing: the place in `first` of a distinct row
-  std::vector<std::int64_t> first;             // each distinct row's first real row of x
-  DistinctRows d;
-  d.of = torch::zeros({x_rows.size(0)}, torch::kInt64);
-  std::int64_t* of = d.of.data_ptr<std::int64_t>();
-  const float* x = x_rows.data_ptr<float>();
-  const std::int64_t* real = p.source[0].data_ptr<std::int64_t>();  // every real row once
-  const std::size_t limit = static_cast<std::size_t>(N - N / 10);
-  for (std::int64_t n = 0; n < N; ++n) {
-    const float* row = x + real[n] * I;
-    std::size_t slot = row_hash(row, I) & (slots - 1);
-    while (table[slot] >= 0 &&
-           std::memcmp(x + first[static_cast<std::size_t>(table[slot])] * I, row, sizeof(float) * static_cast<std::size_t>(I)) != 0)
-      slot = (slot + 1) & (slots - 1);
-    if (table[slot] < 0) {
-      if (first.size() == limit) return std::nullopt;
-      table[slot] = static_cast<std::int64_t>(first.size());
-      first.push_back(real[n]);
-    }
-    of[real[n]] = table[slot];
-  }
-  d.rows = x_rows.index_select(0, torch::tensor(first, torch::kInt64));
-  return d;
-}
+// ---- The input projection ----------------------------------------------------------------------
 
 /// Direction d's input projection W_ih x of every packed row at once: [N, 4H], or unit-major
 /// [4H, N]. From x_packed (the direction's packed rows), or with `distinct`, from each distinct
@@ -619,7 +557,7 @@ class BiLstmFunction : public torch::autograd::Function<BiLstmFunction> {
     float* out = y.data_ptr<float>();
     zero_rows(out, 2 * H, packing.padded);
     const bool few = packing.steps > 0 && packing.batch[0] <= kFewRows;
-    const std::optional<DistinctRows> distinct = distinct_rows(x_rows, packing);
+    const std::optional<DistinctRows> distinct = distinct_rows(x_rows, packing.source[0]);
     const DistinctRows* once = distinct ? &*distinct : nullptr;
     on_two_threads([&](int d) {
       passes[static_cast<std::size_t>(d)] =

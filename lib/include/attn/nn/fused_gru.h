@@ -4,7 +4,9 @@
 /// computes every padded step and records each step's small operators for autograd; this kernel:
 ///   - packs each direction's real steps time-major, rows sorted by length (the forward direction
 ///     reads a row's steps in order, the backward one reversed), so no padding is computed;
-///   - computes both directions' input projections of every real step in one matrix product;
+///   - computes both directions' input projections of every real step in one matrix product, once
+///     per distinct input row when many repeat (a text's repeated words, the versions of a text
+///     that erasures and integrated gradients score together);
 ///   - per step, one product with the recurrent weights on the rows still running, then the gates
 ///     (r, z, n as torch.nn.GRU orders them): r = s(W_ir x + b_ir + W_hr h + b_hr),
 ///     z = s(W_iz x + b_iz + W_hz h + b_hz), n = tanh(W_in x + b_in + r (W_hn h + b_hn)),
