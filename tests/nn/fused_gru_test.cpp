@@ -73,6 +73,12 @@ TEST_CASE("fused BiGRU: outputs and every gradient equal torch.gru's on each row
   // passes) gives the same gradients.
   const auto again = torch::autograd::grad({(ours * probe).sum()}, inputs);
   for (std::size_t k = 0; k < inputs.size(); ++k) CHECK(torch::equal(again[k], g_ours[k]));
+  // The importance methods' case: the weights constant, only x's gradient (repeated rows projected once).
+  const auto constant = [](const GruWeights& w) {
+    return GruWeights{w.weight_ih.detach(), w.weight_hh.detach(), w.bias_ih.detach(), w.bias_hh.detach()};
+  };
+  const Tensor y = bigru_lengths(x, torch::tensor(lengths), constant(f), constant(b));
+  CHECK(torch::allclose(torch::autograd::grad({(y * probe).sum()}, {x})[0], g_expected[0], 1e-4, 1e-5));
 }
 
 TEST_CASE("fused BiGRU: a TorchScript operator, scoring keeps no graph, clear errors", "[nn][gru][fused]") {

@@ -76,6 +76,12 @@ TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each r
     INFO("gradient " << k);
     CHECK(torch::allclose(g_ours[k], g_expected[k], 1e-4, 1e-5));
   }
+  // The importance methods' case: the weights constant, only x's gradient (repeated rows projected once).
+  const auto constant = [](const LstmWeights& w) {
+    return LstmWeights{w.weight_ih.detach(), w.weight_hh.detach(), w.bias_ih.detach(), w.bias_hh.detach()};
+  };
+  const Tensor x_only = torch::autograd::grad({(bilstm_masked(x, mask, constant(f), constant(b)) * probe).sum()}, {x})[0];
+  CHECK(torch::allclose(x_only, g_expected[0], 1e-4, 1e-5));
 }
 
 TEST_CASE("fused BiLSTM: the same bits on one thread and two, scoring keeps no graph", "[nn][lstm][fused]") {

@@ -191,7 +191,9 @@ class BiGruFunction : public torch::autograd::Function<BiGruFunction> {
     const Tensor x_rows = x.contiguous().view({B * T, I});
     const Tensor w_ih_both = torch::cat({w_ih, w_ih_r}), b_ih_both = torch::cat({b_ih, b_ih_r});  // both projections in one product
     // [tokens, 6H] in the forward direction's order, once per distinct row when many repeat
-    const std::optional<DistinctRows> distinct = distinct_rows(x_rows, p.source[0]);
+    // (not while training the weights: dropout makes nearly every row distinct)
+    const bool training = keep && (w_ih.requires_grad() || w_ih_r.requires_grad());
+    const std::optional<DistinctRows> distinct = training ? std::nullopt : distinct_rows(x_rows, p.source[0]);
     const Tensor packed_x = keep || !distinct ? x_rows.index_select(0, p.source[0]) : Tensor();  // [tokens, I]
     const Tensor gi =
         distinct ? torch::addmm(b_ih_both, distinct->rows, w_ih_both.t()).index_select(0, distinct->of.index_select(0, p.source[0]))
