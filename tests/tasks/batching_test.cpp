@@ -1,5 +1,6 @@
 // Batches: bucketed by length, shuffled by seed, scored back into row order.
 #include <algorithm>
+#include <mutex>
 
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
@@ -55,6 +56,31 @@ TEST_CASE("for_each_bucket: buckets by length, and positions put results back in
   tasks::for_each_bucket({0, 1, 2, 3}, {5, 200, 3, 4}, 64,
                          [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>&) { seen.push_back(batch); });
   CHECK(seen == std::vector<std::vector<std::int64_t>>{{2, 3, 0}, {1}});
+}
+
+TEST_CASE("for_each_bucket_at_once: for_each_bucket's batches, each once, results in the order of the rows", "[tasks][batching]") {
+  const int before = torch::get_num_threads();
+  torch::set_num_threads(2);
+  std::vector<std::int64_t> lengths, rows;
+  for (int i = 0; i < 300; ++i) {
+    lengths.push_back((i * 37) % 120);
+    rows.push_back(299 - i);
+  }
+  std::vector<std::vector<std::int64_t>> one_by_one, at_once;
+  std::vector<std::int64_t> placed(rows.size(), -1);
+  std::mutex mutex;
+  tasks::for_each_bucket(rows, lengths, 16,
+                         [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>&) { one_by_one.push_back(batch); });
+  tasks::for_each_bucket_at_once(rows, lengths, 16, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    at_once.push_back(batch);
+    for (std::size_t i = 0; i < batch.size(); ++i) placed[at[i]] = batch[i];
+  });
+  torch::set_num_threads(before);
+  std::sort(one_by_one.begin(), one_by_one.end());
+  std::sort(at_once.begin(), at_once.end());
+  CHECK(at_once == one_by_one);
+  CHECK(placed == rows);
 }
 
 TEST_CASE("batch_ids: trimmed to the longest row, real tokens kept at the padded side's opposite end", "[tasks][batching]") {

@@ -292,6 +292,33 @@ TEST_CASE("importance of texts in batches is each text's alone, empty texts get 
   CHECK(report::to_json_line(batched[1]).find("null") == std::string::npos);
 }
 
+TEST_CASE("explain_texts on two threads (batches at once): the same bits as on one", "[tasks][text][importance]") {
+  models::TextClassifier model = tiny_classifier(2);
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.maxlen = 200;
+  const auto tok = fitted({});
+  tasks::ExplainOptions o;
+  o.methods = {models::Method::kAttention, models::Method::kGradInput, models::Method::kIntegratedGradients, models::Method::kLeaveOneOut};
+  o.steps = 8;
+  const std::vector<std::string> texts = {"the cat sat on the mat", "zebra",      "a dog", "the cat sat on the mat the dog sat", "the dog",
+                                          "a cat on a mat",         "sat sat sat"};
+  const int before = torch::get_num_threads();
+  torch::set_num_threads(1);
+  const auto one = tasks::explain_texts(model, tok, config, texts, 2, o);
+  torch::set_num_threads(2);
+  const auto two = tasks::explain_texts(model, tok, config, texts, 2, o);
+  torch::set_num_threads(before);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    INFO(texts[i]);
+    CHECK(two[i].probabilities == one[i].probabilities);
+    CHECK(two[i].attention == one[i].attention);
+    REQUIRE(two[i].importance.size() == one[i].importance.size());
+    for (std::size_t m = 0; m < one[i].importance.size(); ++m) CHECK(two[i].importance[m].scores == one[i].importance[m].scores);
+    CHECK(report::to_json_line(two[i]) == report::to_json_line(one[i]));
+  }
+}
+
 TEST_CASE("explaining each text for its shown label alone: that label's scores, in JSON under its name", "[tasks][text][importance]") {
   models::TextClassifier model = tiny_classifier(3);
   tasks::TextDataConfig config;

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "attn/parallel/threads.h"
 #include "attn/text/subwords.h"
 
 namespace attn::tasks {
@@ -30,8 +31,16 @@ std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64
   return batches;
 }
 
-void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                     const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score) {
+namespace {
+
+/// One scoring batch: its rows, and their places in the rows asked for.
+struct Bucket {
+  std::vector<std::int64_t> rows;
+  std::vector<std::size_t> positions;
+};
+
+/// The batches for_each_bucket scores, in its order.
+std::vector<Bucket> buckets(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size) {
   if (batch_size < 1) throw std::invalid_argument("batch size must be >= 1");
   // Positions by row id: rows may be any subset of the data, in any order (ids are distinct).
   std::vector<std::size_t> position_of(lengths.size());
@@ -42,23 +51,41 @@ void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<st
   // Rows shortest first; a batch ends when full, or before a row that would make it mostly padding
   // (its width times its rows more than twice its real tokens, with some slack for short rows): a
   // few long texts in a small batch do not make every short one pay their length.
-  std::vector<std::int64_t> batch;
-  std::vector<std::size_t> positions;
+  std::vector<Bucket> out;
+  Bucket batch;
   std::int64_t real = 0;
   const auto flush = [&] {
-    if (!batch.empty()) score(batch, positions);
-    batch.clear();
-    positions.clear();
+    if (!batch.rows.empty()) out.push_back(std::move(batch));
+    batch = Bucket();
     real = 0;
   };
   for (std::int64_t r : order) {
-    const std::int64_t n = length(r), count = static_cast<std::int64_t>(batch.size()) + 1;
-    if (static_cast<std::int64_t>(batch.size()) == batch_size || n * count > 2 * (real + n) + 64) flush();
-    batch.push_back(r);
-    positions.push_back(position_of[static_cast<std::size_t>(r)]);
+    const std::int64_t n = length(r), count = static_cast<std::int64_t>(batch.rows.size()) + 1;
+    if (static_cast<std::int64_t>(batch.rows.size()) == batch_size || n * count > 2 * (real + n) + 64) flush();
+    batch.rows.push_back(r);
+    batch.positions.push_back(position_of[static_cast<std::size_t>(r)]);
     real += n;
   }
   flush();
+  return out;
+}
+
+}  // namespace
+
+void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
+                     const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score) {
+  for (const Bucket& b : buckets(rows, lengths, batch_size)) score(b.rows, b.positions);
+}
+
+void for_each_bucket_at_once(
+    const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
+    const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score) {
+  const std::vector<Bucket> all = buckets(rows, lengths, batch_size);
+  // The longest batches first (they come last), so that no thread is left with one at the end.
+  parallel::for_each_task(all.size(), [&](std::size_t i) {
+    const Bucket& b = all[all.size() - 1 - i];
+    score(b.rows, b.positions);
+  });
 }
 
 torch::Tensor batch_ids(const text::PaddedSequences& x, const std::vector<std::int64_t>& rows, Width width_mode, text::Side padding) {

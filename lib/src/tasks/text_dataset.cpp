@@ -334,20 +334,18 @@ std::vector<float> predict_texts(torch::jit::Module& module, const text::PaddedS
   nn::EvalModeGuard eval(module);
   torch::NoGradGuard no_grad;  // outputs only: no graph kept for a backward pass
   models::TextClassifier model(module);
-  std::vector<float> out;
-  std::int64_t labels = 0;
-  for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+  std::vector<std::vector<float>> each(rows.size());  // each row's probabilities (batches run at once)
+  for_each_bucket_at_once(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
     const torch::Tensor probs =
         model.forward(model_ids(x, batch_ids(x, batch, Width::kLongestRow, padding))).scores.to(torch::kFloat32).contiguous();
-    if (out.empty()) {
-      labels = probs.size(1);
-      out.assign(rows.size() * static_cast<std::size_t>(labels), 0.0f);
-    }
+    const std::int64_t labels = probs.size(1);
     const float* p = probs.data_ptr<float>();
     for (std::size_t i = 0; i < batch.size(); ++i)
-      std::copy(p + static_cast<std::int64_t>(i) * labels, p + static_cast<std::int64_t>(i + 1) * labels,
-                out.begin() + static_cast<std::int64_t>(at[i]) * labels);
+      each[at[i]].assign(p + static_cast<std::int64_t>(i) * labels, p + static_cast<std::int64_t>(i + 1) * labels);
   });
+  std::vector<float> out;
+  out.reserve(rows.size() * (each.empty() ? 0 : each.front().size()));
+  for (const std::vector<float>& p : each) out.insert(out.end(), p.begin(), p.end());
   return out;
 }
 

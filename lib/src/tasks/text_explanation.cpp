@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "attn/nn/script_module.h"
+#include "attn/parallel/threads.h"
 #include "attn/text/dataset.h"
 #include "task_support.h"
 #include "text_dataset.h"
@@ -245,7 +246,7 @@ std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, co
   nn::EvalModeGuard eval(module);
   models::TextClassifier model(module);
   std::vector<report::TextExplanation> out(rows.size());
-  for_each_bucket(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
+  for_each_bucket_at_once(rows, x.lengths, batch_size, [&](const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& at) {
     const torch::Tensor word_ids = batch_ids(x, batch, Width::kLongestRow, config.padding);
     const torch::Tensor ids = model_ids(x, word_ids);      // what the model reads ([B, W] or with subwords [B, W, 1 + G])
     torch::Tensor probs, att, word_level, sentence_level;  // hierarchical models: word_level and sentence_level [B, W] each
@@ -320,7 +321,7 @@ std::vector<report::TextExplanation> explain_texts(models::TextClassifier& model
   torch::jit::Module module = model.module();
   std::vector<report::TextExplanation> out = explain_rows(module, config, x, all_rows(x.rows), options, batch_size);
   // Each text's words (tokenised again, word by word) on the threads LibTorch was given: texts apart.
-  at::parallel_for(0, static_cast<std::int64_t>(texts.size()), 64, [&](std::int64_t begin, std::int64_t end) {
+  parallel::for_each_range(static_cast<std::int64_t>(texts.size()), 64, [&](std::int64_t begin, std::int64_t end) {
     for (auto t = static_cast<std::size_t>(begin); t < static_cast<std::size_t>(end); ++t) {
       if (config.sentences.enabled())
         align_sentences(out[t], tok, config, texts[t]);

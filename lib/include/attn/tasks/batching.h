@@ -35,6 +35,16 @@ std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64
 void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
                      const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score);
 
+/// The batches of for_each_bucket, scored at once on the threads LibTorch may use: each batch on
+/// one thread (parallel::for_each_task), the longest first, its own work single-threaded. One
+/// batch's serial parts (dispatch, copies, the text handling) then overlap another's arithmetic,
+/// where splitting every batch over the threads leaves them waiting on each other. For a `score`
+/// that writes only its own rows' results, whose arithmetic does not depend on the thread it runs
+/// on: then the results are for_each_bucket's to the bit.
+void for_each_bucket_at_once(
+    const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
+    const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score);
+
 /// How wide a batch of padded rows is.
 enum class Width {
   kLongestRow,  ///< as its longest row (length-bucketed training and scoring)
