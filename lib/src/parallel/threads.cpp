@@ -37,9 +37,11 @@ class FirstError {
   std::atomic<bool> failed_{false};
 };
 
-bool one_thread() { return at::get_num_threads() < 2 || at::in_parallel_region(); }
+bool one_thread() { return available_threads() < 2; }
 
 }  // namespace
+
+int available_threads() { return at::in_parallel_region() ? 1 : at::get_num_threads(); }
 
 void for_each_range(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& f) {
   if (n <= 0) return;

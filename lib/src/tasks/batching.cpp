@@ -33,6 +33,9 @@ std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64
 
 namespace {
 
+/// for_each_bucket_at_once runs batches at once from this many per thread.
+constexpr int kBatchesPerThread = 4;
+
 /// One scoring batch: its rows, and their places in the rows asked for.
 struct Bucket {
   std::vector<std::int64_t> rows;
@@ -81,6 +84,12 @@ void for_each_bucket_at_once(
     const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
     const std::function<void(const std::vector<std::int64_t>& batch, const std::vector<std::size_t>& positions)>& score) {
   const std::vector<Bucket> all = buckets(rows, lengths, batch_size);
+  // Few batches: one after the other, each split over the threads, as for_each_bucket runs them
+  // (two or three batches on two threads would leave one idle through the last).
+  if (all.size() < static_cast<std::size_t>(kBatchesPerThread * parallel::available_threads())) {
+    for (const Bucket& b : all) score(b.rows, b.positions);
+    return;
+  }
   // The longest batches first (they come last), so that no thread is left with one at the end.
   parallel::for_each_task(all.size(), [&](std::size_t i) {
     const Bucket& b = all[all.size() - 1 - i];

@@ -9,6 +9,9 @@
 
 namespace attn::parallel {
 
+/// The threads work shared out here would run on: LibTorch's, or 1 inside a parallel region.
+int available_threads();
+
 /// Calls f(begin, end) on ranges that cover [0, n) once, each of at least `grain` indices (the
 /// last may be shorter), at once on LibTorch's threads. Inside a parallel region (work these
 /// functions or LibTorch already share out), with one thread, or when n <= grain: one call f(0, n).
