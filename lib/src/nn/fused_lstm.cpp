@@ -337,6 +337,9 @@ Packing pack(const Tensor& mask, std::int64_t H) {
 
 // ---- The input projection ----------------------------------------------------------------------
 
+/// The input projection W_ih x of each distinct row once: [U, 4H].
+Tensor distinct_projection(const DistinctRows& distinct, const Tensor& w_ih) { return torch::mm(distinct.rows, w_ih.t()); }
+
 /// Direction d's input projection W_ih x of every packed row at once: [N, 4H], or unit-major
 /// [4H, N]. From x_packed (the direction's packed rows), or with `distinct`, from each distinct
 /// row's projection.
@@ -344,7 +347,7 @@ Tensor input_projection(const Tensor& x_packed, const DistinctRows* distinct, co
                         bool unit_major) {
   if (!distinct) return unit_major ? torch::mm(w_ih, x_packed.t()) : torch::mm(x_packed, w_ih.t());
   const Tensor at = distinct->of.index_select(0, p.source[d]);
-  if (!unit_major) return torch::mm(distinct->rows, w_ih.t()).index_select(0, at);
+  if (!unit_major) return distinct_projection(*distinct, w_ih).index_select(0, at);
   const Tensor projected = torch::mm(w_ih, distinct->rows.t());  // [4H, U]
   const std::int64_t G = projected.size(0), U = projected.size(1), N = at.size(0);
   Tensor out = torch::empty({G, N}, projected.options());
@@ -407,7 +410,13 @@ Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const 
   const std::int64_t H = p.H, G = 4 * H, N = p.offset.back();
   Pass s;
   if (keep == Keep::kForBackward || !distinct) s.x = x_rows.index_select(0, p.source[d]);
-  const Tensor gates = input_projection(s.x, distinct, p, d, w.weight_ih, /*unit_major=*/false);  // [N, 4H]
+  // Scoring with distinct rows keeps no gates: each step copies its rows' projections from the
+  // distinct rows' into a step's buffer (in cache), in place of gathering all N first.
+  const bool by_step = keep == Keep::kNothing && distinct;
+  const Tensor gates = by_step ? distinct_projection(*distinct, w.weight_ih)                                 // [U, 4H]
+                               : input_projection(s.x, distinct, p, d, w.weight_ih, /*unit_major=*/false);  // [N, 4H]
+  const Tensor place = by_step ? distinct->of.index_select(0, p.source[d]) : Tensor();  // each packed row's distinct row
+  const Tensor step = by_step ? torch::empty({p.steps ? p.batch[0] : 0, G}, x_rows.options()) : Tensor();
   const Tensor c = torch::empty({N, H}, x_rows.options()), h = torch::empty({N, H}, x_rows.options());
   const Tensor bias = (w.bias_ih + w.bias_hh).contiguous(), w_hh_t = w.weight_hh.t().contiguous();
   Tensor scale = torch::ones({G}, x_rows.options());
@@ -419,7 +428,13 @@ Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const 
   for (std::int64_t t = 0; t < p.steps; ++t) {
     const std::int64_t rows = p.batch[static_cast<std::size_t>(t)], at = p.offset[static_cast<std::size_t>(t)];
     const std::int64_t before = t > 0 ? p.offset[static_cast<std::size_t>(t) - 1] : 0;  // a step's rows start the next one's
-    few_rows_step(gp + at * G, bias.data_ptr<float>(), scale.data_ptr<float>(), w_hh_t.data_ptr<float>(), t > 0 ? hp + before * H : nullptr,
+    float* g = gp + at * G;
+    if (by_step) {
+      g = step.data_ptr<float>();
+      const std::int64_t* from = place.data_ptr<std::int64_t>() + at;
+      for (std::int64_t j = 0; j < rows; ++j) std::memcpy(g + j * G, gp + from[j] * G, sizeof(float) * G);
+    }
+    few_rows_step(g, bias.data_ptr<float>(), scale.data_ptr<float>(), w_hh_t.data_ptr<float>(), t > 0 ? hp + before * H : nullptr,
                   t > 0 ? cp + before * H : nullptr, cp + at * H, hp + at * H, rows, H);
     for (std::int64_t j = 0; j < rows; ++j) std::memcpy(y + source[at + j] * 2 * H + d * H, hp + (at + j) * H, sizeof(float) * H);
   }
