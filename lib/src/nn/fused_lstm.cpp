@@ -413,7 +413,7 @@ Pass forward_direction_few(const Packing& p, int d, const Tensor& x_rows, const 
   // Scoring with distinct rows keeps no gates: each step copies its rows' projections from the
   // distinct rows' into a step's buffer (in cache), in place of gathering all N first.
   const bool by_step = keep == Keep::kNothing && distinct;
-  const Tensor gates = by_step ? distinct_projection(*distinct, w.weight_ih)                                 // [U, 4H]
+  const Tensor gates = by_step ? distinct_projection(*distinct, w.weight_ih)                                // [U, 4H]
                                : input_projection(s.x, distinct, p, d, w.weight_ih, /*unit_major=*/false);  // [N, 4H]
   const Tensor place = by_step ? distinct->of.index_select(0, p.source[d]) : Tensor();  // each packed row's distinct row
   const Tensor step = by_step ? torch::empty({p.steps ? p.batch[0] : 0, G}, x_rows.options()) : Tensor();
