@@ -40,7 +40,7 @@ void for_each_bucket(const std::vector<std::int64_t>& rows, const std::vector<st
 /// batch's serial parts (dispatch, copies, the text handling) then overlap another's arithmetic,
 /// where splitting every batch over the threads leaves them waiting on each other. For a `score`
 /// that writes only its own rows' results, whose arithmetic does not depend on the thread it runs
-/// on: then the results are for_each_bucket's to the bit. Fewer than 4 batches per thread run as
+/// on: then the results are for_each_bucket's to the bit. Fewer than 2 batches per thread run as
 /// for_each_bucket runs them: with two or three on two threads, one thread would wait through the last.
 void for_each_bucket_at_once(
     const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
