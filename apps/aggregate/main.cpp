@@ -51,7 +51,10 @@ int run(int argc, char** argv) {
   if (r.count("nproc"))
     return run_as_local_workers(r["nproc"].as<int>(), "attn aggregate", argc, argv, run);  // each worker: without --nproc
   set_torch_threads(threads_option(r));
-  keep_freed_memory(Heaps::kOne);
+  // A heap per thread: the threads explain a batch each at once, every row's words and tokens many
+  // small blocks; on one heap they waited for each other (20,000 comments: 12,400 context switches
+  // against 200, 2.12 -> 1.88 s).
+  keep_freed_memory(Heaps::kPerThread);
   tasks::AggregateRequest request;
   request.model = required<std::string>(r, "model");
   request.options = inputs_of(r, inputs);

@@ -10,7 +10,8 @@ enum class Heaps {
   kOne,        ///< one for all: a block one thread frees, any other reuses (a few compute threads
                ///< passing large tensors: training, scoring, explaining, preparing a corpus)
   kPerThread,  ///< glibc's default, one per thread up to 8 per core: no thread waits for another's
-               ///< allocation (a server's many request threads)
+               ///< allocation (a server's many request threads; aggregate's threads, each making
+               ///< its batch's explanations, many small blocks, at once)
 };
 
 /// Keeps freed memory in the process instead of returning each large tensor's pages to the kernel
