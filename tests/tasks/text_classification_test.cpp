@@ -33,6 +33,14 @@ std::shared_ptr<const text::Tokenizer> fitted(text::TokenizerOptions o) {
   return t;
 }
 
+/// The tiny two-label classifier's data: labels bad and rude, maxlen 200.
+tasks::TextDataConfig two_labels() {
+  tasks::TextDataConfig config;
+  config.labels = {"bad", "rude"};
+  config.maxlen = 200;
+  return config;
+}
+
 const report::WordWeight& word(const report::TextExplanation& e, const std::string& w) {
   for (const auto& x : e.words)
     if (x.word == w) return x;
@@ -268,9 +276,7 @@ TEST_CASE("importance methods on a small model: finite differences, completeness
 
 TEST_CASE("importance of texts in batches is each text's alone, empty texts get empty scores, never NaN", "[tasks][text][importance]") {
   models::TextClassifier model = tiny_classifier(2);
-  tasks::TextDataConfig config;
-  config.labels = {"bad", "rude"};
-  config.maxlen = 200;
+  const tasks::TextDataConfig config = two_labels();
   const auto tok = fitted({});
   tasks::ExplainOptions o;
   o.methods = {models::Method::kIntegratedGradients, models::Method::kLeaveOneOut, models::Method::kGradient};
@@ -294,9 +300,7 @@ TEST_CASE("importance of texts in batches is each text's alone, empty texts get 
 
 TEST_CASE("explain_texts on two threads (batches at once): the same bits as on one", "[tasks][text][importance]") {
   models::TextClassifier model = tiny_classifier(2);
-  tasks::TextDataConfig config;
-  config.labels = {"bad", "rude"};
-  config.maxlen = 200;
+  const tasks::TextDataConfig config = two_labels();
   const auto tok = fitted({});
   tasks::ExplainOptions o;
   o.methods = {models::Method::kAttention, models::Method::kGradInput, models::Method::kIntegratedGradients, models::Method::kLeaveOneOut};

@@ -34,8 +34,9 @@ std::vector<std::vector<std::int64_t>> make_batches(const std::vector<std::int64
 namespace {
 
 /// for_each_bucket_at_once runs batches at once from this many per thread. Measured with
-/// `attn faithfulness` (150 rows, 5 methods, 2 threads): 9.0 s one batch at a time, 7.7 s from 2 per
-/// thread, 8.9 s from 4 and 10.7 s from any 2 batches (its three batches of explanations).
+/// `attn faithfulness` (150 rows, 5 methods, 2 threads; medians of 3 alternated runs): 9.1 s one
+/// batch at a time, 7.7 s from 2 per thread, 8.9 s from 4 and 10.7 s from any 2 batches (its three
+/// batches of explanations).
 constexpr int kBatchesPerThread = 2;
 
 /// One scoring batch: its rows, and their places in the rows asked for.
