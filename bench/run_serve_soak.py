@@ -8,14 +8,19 @@ unbounded bodies, huge trailers, many ranges, clients that never read their answ
 integrated-gradients requests from one address. A prober asks /healthz every 50 ms on a new
 connection. Per interval (a minute by default): requests by status, p50/p99 latency of the explain
 and predict clients and of /healthz, the server's RSS. Passes when the server never crashed, answered
-no 5xx but deliberate 503s, no smuggled request was answered, every good request got 200, /healthz's
-p99 stayed under 100 ms in every interval, and its RSS grew < 10% from the end of the warm-up (until
-the second reload, at least a minute: a reload holds two models at once) to the end.
+no 5xx but deliberate 503s, no smuggled request was answered, every request got the answer expected
+of it (every /healthz probe 200, every good request 200, every client that never reads cut off by
+--write-timeout-ms), its RSS stayed under --max-rss-mb, and -- the goals that depend on the machine's
+load, checked here, not in CTest -- /healthz's p99 stayed under --healthz-p99-goal-ms (100) in every
+interval and the RSS grew < 10% from the end of the warm-up (until the second reload, at least a
+minute: a reload holds two models at once) to the end.
 
 usage: python3 bench/run_serve_soak.py [--seconds 600] [--interval 60] [--reload-every 30]
-                                       [--model RUN_DIR] [--out bench/results/serve_soak.json]
+                                       [--model RUN_DIR] [--out bench/results/serve_soak.json] [--outcomes-only]
 Without --model it trains the main job's model on 20,000 Jigsaw-profile comments first. CTest runs a
-40-second version on the tests' tiny model (serve_soak).
+30-second version on the tests' tiny model with --outcomes-only (serve_soak): there the latency goal and
+the RSS growth are recorded, not asserted, since CTest runs two tests at once on two cores and a
+latency measured beside another test says more about that test than about the server.
 """
 import argparse
 import http.client
@@ -86,6 +91,13 @@ def rss_growth(intervals):
     return (intervals[-1]["rss_mb"] - base) / base, warm + 1
 
 
+TCP_ESTABLISHED = 1  # the first byte of Linux's struct tcp_info
+
+
+def tcp_state(s):
+    return s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0]
+
+
 def rss_mb(pid):
     with open(f"/proc/{pid}/status") as f:
         return int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1)) / 1024
@@ -99,6 +111,12 @@ def main():
     ap.add_argument("--model", help="a run directory (default: train the main job's model first)")
     ap.add_argument("--out", default=os.path.join(RESULTS, "serve_soak.json"))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--attn", default=ATTN, help="the attn command to serve with (default: this tree's build)")
+    ap.add_argument("--healthz-p99-goal-ms", type=float, default=100)
+    ap.add_argument("--max-rss-mb", type=float, default=4096, help="the server's RSS must stay under this in every interval")
+    ap.add_argument("--outcomes-only", action="store_true",
+                    help="assert only what does not depend on the machine's load (CTest): the latency goal and the RSS "
+                         "growth after warm-up are recorded, not asserted")
     args = ap.parse_args()
 
     work = workdir("serve-soak")
@@ -111,7 +129,7 @@ def main():
     served = os.path.join(work, "model.pt")
     shutil.copyfile(os.path.join(model, "model.pt") if os.path.isdir(model) else model, served)
 
-    proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", str(args.threads), "--model", f"toxic={served}",
+    proc = subprocess.Popen([args.attn, "serve", "--port", "0", "--threads", str(args.threads), "--model", f"toxic={served}",
                              "--client-timeout-ms", "2000", "--max-body-bytes", "65536", "--write-timeout-ms", "2000",
                              # every client here is 127.0.0.1: the per-address cap would count them all as one
                              "--connections-per-client", "100000"],
@@ -310,17 +328,27 @@ def main():
             stats.record("hostile", got[0] if got else "closed", expected={status})
 
     def non_readers():
-        page = b"GET / HTTP/1.1\r\n" + host + b"\r\n"
+        # 100 explanations of four 200-word texts, ~88 KB each: 8.8 MB of answers, past what the
+        # kernel buffers (a send buffer grows to 4 MB here), so the server's writes must wait for a
+        # reader that never comes. (The page, 22 KB, fit: 100 of them were written whole.)
+        body = json.dumps({"texts": ["you idiot " * 100] * 4}).encode()
+        request = (f"POST /v1/explain HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\n"
+                   f"Content-Length: {len(body)}\r\n\r\n").encode() + body
         while not stop.is_set():
             s = socket.socket()
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             s.settimeout(60)
             s.connect(("127.0.0.1", port))
-            s.sendall(page * 400)
-            stop.wait(3)  # (it never reads; the server cuts it off after --write-timeout-ms)
-            got = len(answers(read_until_closed(s)))
+            s.sendall(request * 100)
+            # It never reads: it waits (a minute at most) for the server to close the connection
+            # (--write-timeout-ms), seen in the socket's TCP state without reading a byte.
+            deadline = time.monotonic() + 60
+            while tcp_state(s) == TCP_ESTABLISHED and time.monotonic() < deadline and not stop.wait(0.1):
+                pass
+            closed = tcp_state(s) != TCP_ESTABLISHED
             s.close()
-            stats.record("non_reader", "cut" if got < 400 else "whole", expected={"cut"})
+            if closed or not stop.is_set():
+                stats.record("non_reader", "cut" if closed else "never cut", expected={"cut"})
 
     def integrated_flood():
         body = json.dumps({"texts": TEXTS[:4], "methods": ["integrated-gradients"], "steps": 32})
@@ -400,6 +428,7 @@ def main():
     five_xx = {k: n for k, n in totals.items() if re.search(r":5\d\d$", k) and not k.endswith(":503")}
     growth, warm = rss_growth(stats.intervals)
     healthz_p99 = [iv["healthz_p99_ms"] for iv in report]
+    rss = [iv["rss_mb"] for iv in report if iv["rss_mb"] is not None]
     result = {"benchmark": "soak and chaos: explain and predict keep-alive clients, bad requests, oversized bodies, slow clients, "
                            "disconnects mid-request, a reload every --reload-every seconds; hostile clients (smuggling, encoded "
                            "and unbounded bodies, trailers, ranges, non-readers, an integrated-gradients flood); /healthz probed "
@@ -408,12 +437,17 @@ def main():
               "intervals": report, "totals": dict(sorted(totals.items())), "crashed": crashed, "unexpected": stats.unexpected,
               "rss_growth_after_warmup": round(growth, 4) if growth is not None else None, "warmup_intervals": warm,
               "passed": {"no_crash": not crashed, "no_5xx_but_503": not five_xx, "every_request_as_expected": not stats.unexpected,
-                         "rss_growth_below_10_percent": growth is not None and growth < 0.10,
+                         "healthz_answered": totals.get("healthz:200", 0) > 0,
+                         "rss_below_max": bool(rss) and max(rss) < args.max_rss_mb,
                          "no_smuggled_answer": not any(k.startswith("smuggled:") for k in totals),
-                         "healthz_p99_below_100_ms": all(p is not None and p < 100 for p in healthz_p99),
-                         "reloads_happened": totals.get("reload:200", 0) > 0}}
+                         "reloads_happened": totals.get("reload:200", 0) > 0},
+              "goals": {"rss_growth_below_10_percent": growth is not None and growth < 0.10,
+                        f"healthz_p99_below_{args.healthz_p99_goal_ms:g}_ms":
+                            all(p is not None and p < args.healthz_p99_goal_ms for p in healthz_p99)},
+              "goals_asserted": not args.outcomes_only}
     write_result(args.out, result)
-    sys.exit(0 if all(result["passed"].values()) else 1)
+    ok = all(result["passed"].values()) and (args.outcomes_only or all(result["goals"].values()))
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,11 @@
 # datagen). Any finding fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/phase.sh
+phase sanitize-build "the readers, their tests and the fuzz targets with clang, ASan and UBSan in build-fuzz/ (about 4 min cold)"
 source scripts/clang_tree.sh
+phase_done
+phase sanitize "the readers' tests under ASan and UBSan (about 1 min)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_container_overflow=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Each run's summary is printed; a failing run prints all of its output (the sanitizer's report).
 run() {
@@ -28,3 +32,4 @@ for t in text io data report; do
 done
 run "cli_tests [readers]" build-fuzz/tests/cli_tests "[readers]" --warn NoTests
 echo "sanitize: no findings"
+phase_done

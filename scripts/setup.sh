@@ -5,6 +5,7 @@
 #   setup.sh        everything: every command, the tests (and what they need) and the benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/phase.sh
 mode=${1:-all}
 export CCACHE_BASEDIR="$PWD"  # a fresh clone elsewhere reuses the compiler cache
 
@@ -23,6 +24,7 @@ if [ "$mode" != main ]; then
   packages+=(clang libclang-rt-14-dev libfuzzer-14-dev)  # scripts/fuzz.sh: libFuzzer with ASan and UBSan
   packages+=(clang-format)                    # the format test (.clang-format)
 fi
+phase packages "the Debian packages attn needs, installing only those missing"
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -34,7 +36,24 @@ if ((${#missing[@]})); then
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+phase_done
 
+# build "WHAT" "COLD" [--target T...]: builds, saying first how many steps are left (Ninja's dry run)
+# and, for a tree never built, how long it takes cold.
+build() {
+  local what=$1 cold=$2 steps
+  shift 2
+  steps=$(cmake --build build "$@" -- -n | grep -c '^\[' || true)
+  if [ -f build/.ninja_log ]; then
+    phase build "$what: $steps steps left"
+  else
+    phase build "$what: $steps steps ($cold on 2 cores without a compiler cache)"
+  fi
+  cmake --build build "$@"
+  phase_done
+}
+
+phase configure "CMake: a Release build with Ninja in build/"
 if [ "$mode" = main ]; then
   # A build the test command configured keeps its tests, benchmarks and server (switching them off
   # would take `attn serve` out of the dispatcher's list); a fresh one configures only the main job.
@@ -43,8 +62,10 @@ if [ "$mode" = main ]; then
   else
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
   fi
-  cmake --build build --target attn attn-train attn-explain
+  phase_done
+  build "the library and the attn, attn-train and attn-explain commands" "about 6 min" --target attn attn-train attn-explain
 else
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=ON -DATTN_BUILD_BENCH=ON -DATTN_BUILD_SERVER=ON >/dev/null
-  cmake --build build
+  phase_done
+  build "the library, every command, the server, the tests and the benchmarks" "about 13 min"
 fi

@@ -4,7 +4,14 @@
 # and every libFuzzer target for 30 s with a fixed seed (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/phase.sh
+echo "attn's tests: install what is missing, build everything, CTest, the sanitizers, the fuzzers. On a fresh"
+echo "2-core machine about 25 min: build 13, CTest 6, the sanitizers' clang build and runs 5, fuzzing 2."
 bash scripts/setup.sh
+phase ctest "every test, two at a time (about 6 min on 2 cores)"
 ctest --test-dir build --output-on-failure -j 2
+phase_done
 bash scripts/sanitize.sh
+phase fuzz "6 fuzz targets for 30 s each, two at a time (about 2 min)"
 FUZZ_SEED=1 bash scripts/fuzz.sh 30
+phase_done
