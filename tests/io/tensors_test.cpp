@@ -1,6 +1,7 @@
 #include <filesystem>
 
-#include <torch/torch.h>
+#include <torch/script.h>
+#include <torch/serialize.h>
 #include <catch2/catch.hpp>
 
 #include "attn/io/atomic_file.h"

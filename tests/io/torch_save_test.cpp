@@ -7,7 +7,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
+#include <torch/serialize.h>
 #include <catch2/catch.hpp>
 
 #include "attn/io/torch_save.h"

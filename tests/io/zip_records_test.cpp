@@ -16,7 +16,6 @@
 #include <vector>
 
 #include <torch/script.h>
-#include <torch/torch.h>
 #include <catch2/catch.hpp>
 
 #include "attn/io/atomic_file.h"

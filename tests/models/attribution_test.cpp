@@ -3,7 +3,7 @@
 // completeness, leave-one-out, attention rollout.
 #include <cmath>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 #include <catch2/catch.hpp>
 
 #include "attn/models/attribution.h"

@@ -1,6 +1,8 @@
 // bilstm-attention (seed 000): shapes, padding masked and skipped, the seed's parameter layout.
 #include <algorithm>
 
+#include <torch/csrc/autograd/autograd.h>
+
 #include "attn/models/saved_model.h"
 #include "models_test_util.h"
 

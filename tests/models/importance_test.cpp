@@ -4,7 +4,7 @@
 // gradients are taken.
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 #include <catch2/catch.hpp>
 
 #include "attn/models/importance.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 

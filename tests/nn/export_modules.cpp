@@ -6,7 +6,8 @@
 #include <fstream>
 #include <iostream>
 
-#include <torch/torch.h>
+#include <torch/script.h>
+#include <torch/serialize.h>
 
 #include "attn/nn/attention.h"
 #include "attn/nn/transformer.h"

@@ -1,7 +1,7 @@
 // The gradient exchange (parallel/gradient_exchange.h) between two workers (threads of this
 // process): each worker's gradients summed into every worker's, the word-vector table's rows sent
 // only as its share touched them, and a stop asked by one worker known to both.
-#include <torch/torch.h>
+#include <torch/script.h>
 #include <catch2/catch.hpp>
 
 #include "attn/parallel/gradient_exchange.h"

@@ -9,7 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/script.h>
+#include <torch/utils.h>
 #include <catch2/catch.hpp>
 
 #include "attn/parallel/threads.h"

@@ -3,7 +3,7 @@
 // refused at a loopback address instead of waiting.
 #include <cstdlib>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 #include <catch2/catch.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 

@@ -92,7 +92,9 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
       (after[0] - before[0] + after[1] - before[1] + after[2] - before[2] + after[3] - before[3] + after[4] - before[3]) / 5;
   const auto& jewish = report.at("terms")[2].at("swaps");
   CHECK(jewish.at("swapped_in") == 5);
-  CHECK(jewish.at("mean_shift").get<double>() == Approx(shift).epsilon(1e-5));
+  // A mean of differences of float probabilities (~1e-3 here) scored in other batches than the
+  // audit's: equal to float rounding (an AVX2 host differed by 1.2e-8, 1.3e-5 of the shift).
+  CHECK(jewish.at("mean_shift").get<double>() == Approx(shift).margin(1e-6));
   CHECK(swaps.at("flipped").size() <= 3);
   std::filesystem::remove_all(dir);
 }

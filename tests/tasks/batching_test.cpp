@@ -2,7 +2,8 @@
 #include <algorithm>
 #include <mutex>
 
-#include <torch/torch.h>
+#include <torch/script.h>
+#include <torch/utils.h>
 #include <catch2/catch.hpp>
 
 #include "attn/tasks/batching.h"

@@ -2,7 +2,8 @@
 // metrics and the predictions CSV's two layouts.
 #include <cmath>
 
-#include <torch/torch.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/script.h>
 
 #include "tasks/classifier.h"
 #include "tasks_test_util.h"

@@ -2,7 +2,7 @@
 #include <random>
 #include <thread>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/models/registry.h"
 #include "attn/tasks/task.h"

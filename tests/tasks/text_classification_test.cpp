@@ -3,7 +3,9 @@
 #include <cmath>
 #include <fstream>
 
-#include <torch/torch.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/script.h>
+#include <torch/utils.h>
 
 #include "attn/io/atomic_file.h"
 #include "attn/models/registry.h"

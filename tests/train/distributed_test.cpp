@@ -11,7 +11,8 @@
 #include <functional>
 #include <thread>
 
-#include <torch/torch.h>
+#include <torch/script.h>
+#include <torch/utils.h>
 #include <catch2/catch.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/data/synthetic.h"
 #include "attn/models/kinds.h"

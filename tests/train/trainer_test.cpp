@@ -8,7 +8,9 @@
 #include <iomanip>
 #include <sstream>
 
-#include <torch/torch.h>
+#include <torch/script.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
 #include <catch2/catch.hpp>
 
 #include "attn/data/prepare.h"

@@ -4,7 +4,6 @@
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/script.h>
-#include <torch/torch.h>
 
 #include "attn/io/prepared_data_reader.h"
 #include "attn/io/tensors.h"

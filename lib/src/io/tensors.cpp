@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include <caffe2/serialize/inline_container.h>
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/io/checksum.h"
 #include "attn/io/code_check.h"

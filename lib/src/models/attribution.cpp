@@ -5,7 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/script.h>
 
 #include "attn/nn/repeatable_backward.h"
 

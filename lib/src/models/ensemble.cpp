@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/script_module.h"
 #include "model_support.h"

@@ -1,6 +1,6 @@
 #include "attn/models/hierarchical_attention.h"
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/attention.h"
 #include "attn/nn/fused_embedding.h"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/script_module.h"
 

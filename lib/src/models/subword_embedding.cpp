@@ -1,7 +1,7 @@
 // The text classifiers' token lookup (see subword_embedding.h).
 #include "subword_embedding.h"
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/script_module.h"
 #include "attn/text/subwords.h"

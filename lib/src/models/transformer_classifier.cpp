@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/attention.h"
 #include "attn/nn/layers.h"

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "vector_math.h"  // ATTN_VECTOR_CLONES
 

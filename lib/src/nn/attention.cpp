@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/fused_attention.h"
 #include "attn/nn/layers.h"

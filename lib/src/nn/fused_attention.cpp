@@ -8,7 +8,7 @@
 #include <limits>
 
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "kernel_support.h"
 #include "vector_math.h"

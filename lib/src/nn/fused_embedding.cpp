@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "vector_math.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "kernel_support.h"
 #include "vector_math.h"

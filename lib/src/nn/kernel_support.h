@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/script.h>
 
 namespace attn::nn {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 namespace attn::nn::script {
 

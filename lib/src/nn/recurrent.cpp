@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/fused_gru.h"
 #include "attn/nn/fused_lstm.h"

@@ -4,7 +4,7 @@
 
 #include <torch/csrc/jit/frontend/resolver.h>
 #include <torch/csrc/jit/frontend/sugared_value.h>
-#include <torch/torch.h>
+#include <torch/script.h>
 
 namespace attn::nn {
 

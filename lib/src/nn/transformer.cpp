@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/layers.h"
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 namespace attn::parallel {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/parallel/workers.h"
 

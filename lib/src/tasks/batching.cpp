@@ -4,7 +4,7 @@
 #include <random>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/parallel/threads.h"
 #include "attn/text/subwords.h"

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/tasks/metrics.h"
 #include "attn/text/csv.h"

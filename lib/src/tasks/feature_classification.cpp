@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/data/tables.h"
 #include "attn/nn/script_module.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/data/tables.h"
 #include "attn/io/atomic_file.h"
@@ -19,7 +19,12 @@ namespace attn::tasks {
 namespace {
 
 namespace fs = std::filesystem;
-namespace F = torch::nn::functional;
+
+/// The cross-entropy of the target characters, padding (id 0) ignored: torch::nn::functional's, from
+/// ATen directly (the C++ frontend's header costs seconds a compile).
+torch::Tensor cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets, int64_t reduction) {
+  return at::cross_entropy_loss(logits, targets, {}, reduction, /*ignore_index=*/0);
+}
 
 enum class Side { kSource, kTarget };
 
@@ -129,7 +134,7 @@ class Seq2SeqDataset : public Dataset {
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor&) const override {
     const torch::Tensor logits = models::Seq2SeqModel(model).logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
     const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
-    const torch::Tensor loss = F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0));
+    const torch::Tensor loss = cross_entropy(flat, y, at::Reduction::Mean);
     torch::NoGradGuard no_grad;
     const torch::Tensor real = y != 0;
     return {loss, (flat.argmax(-1).eq(y) & real).sum().item<double>() / std::max(1.0, real.sum().item<double>())};
@@ -202,22 +207,21 @@ class Seq2SeqDataset : public Dataset {
     nn::EvalModeGuard eval(module);
     torch::NoGradGuard no_grad;
     models::Seq2SeqModel model(module);
-    for_each_bucket(
-        rows, enc_.source.lengths, batch_size, [&](const std::vector<std::int64_t>& rows_b, const std::vector<std::size_t>& at) {
-          const Batch b = batch(rows_b, Width::kLongestRow);
-          const torch::Tensor logits = model.logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
-          const auto n = static_cast<std::int64_t>(rows_b.size());
-          const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
-          const torch::Tensor real = y != 0;
-          const torch::Tensor loss =
-              F::cross_entropy(flat, y, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kNone)).reshape({n, -1}).sum(1);
-          const torch::Tensor correct = (flat.argmax(-1).eq(y) & real).reshape({n, -1}).sum(1).to(torch::kFloat32);
-          const torch::Tensor chars = real.reshape({n, -1}).sum(1).to(torch::kFloat32);
-          for (std::int64_t j = 0; j < n; ++j) {
-            float* row = t.data() + at[static_cast<std::size_t>(j)] * kTally;
-            row[0] = loss[j].item<float>(), row[1] = correct[j].item<float>(), row[2] = chars[j].item<float>();
-          }
-        });
+    for_each_bucket(rows, enc_.source.lengths, batch_size,
+                    [&](const std::vector<std::int64_t>& rows_b, const std::vector<std::size_t>& at) {
+                      const Batch b = batch(rows_b, Width::kLongestRow);
+                      const torch::Tensor logits = model.logits(b.inputs.at(0).toTensor(), b.inputs.at(1).toTensor()).scores;
+                      const auto n = static_cast<std::int64_t>(rows_b.size());
+                      const torch::Tensor flat = logits.reshape({-1, logits.size(-1)}), y = b.targets.reshape({-1});
+                      const torch::Tensor real = y != 0;
+                      const torch::Tensor loss = cross_entropy(flat, y, at::Reduction::None).reshape({n, -1}).sum(1);
+                      const torch::Tensor correct = (flat.argmax(-1).eq(y) & real).reshape({n, -1}).sum(1).to(torch::kFloat32);
+                      const torch::Tensor chars = real.reshape({n, -1}).sum(1).to(torch::kFloat32);
+                      for (std::int64_t j = 0; j < n; ++j) {
+                        float* row = t.data() + at[static_cast<std::size_t>(j)] * kTally;
+                        row[0] = loss[j].item<float>(), row[1] = correct[j].item<float>(), row[2] = chars[j].item<float>();
+                      }
+                    });
     return t;
   }
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/io/atomic_file.h"
 #include "attn/parallel/workers.h"

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/data/prepare.h"
 #include "attn/tasks/faithfulness.h"

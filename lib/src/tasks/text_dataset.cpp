@@ -10,7 +10,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include <torch/torch.h>
+#include <ATen/Parallel.h>
+#include <torch/script.h>
 
 #include "attn/data/rationales.h"
 #include "attn/io/atomic_file.h"

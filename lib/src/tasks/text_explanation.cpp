@@ -5,7 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/nn/script_module.h"
 #include "attn/parallel/threads.h"

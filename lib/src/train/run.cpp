@@ -9,7 +9,7 @@
 #include <optional>
 #include <unordered_set>
 
-#include <torch/torch.h>
+#include <torch/script.h>
 
 #include "attn/data/embeddings.h"
 #include "attn/data/skipgram.h"

@@ -8,7 +8,10 @@
 #include <stdexcept>
 
 #include <torch/csrc/jit/runtime/graph_executor.h>
-#include <torch/torch.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/script.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/checksum.h"
