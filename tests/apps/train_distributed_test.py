@@ -98,6 +98,8 @@ code, out = run(ATTN, "datagen", "toxic", "--rows", "4000", "--seed", "4", "--ou
 assert code == 0, out
 small = ["--set", "embed_dim=8", "--set", "lstm_units=4", "--batch-size", "32", "--seed", "2"]
 train = [ATTN, "train", "--csv", csv, "--epochs", "3", *small, "--out"]
+# A run a worker is killed in: 30 epochs, so the kill after the first lands with most of the run to go.
+faulted = [ATTN, "train", "--csv", csv, "--epochs", "30", *small, "--out"]
 
 # --nproc 2: a complete run, written and printed once (by rank 0).
 d1 = os.path.join(WORK, "nproc")
@@ -121,12 +123,12 @@ check(code == 0 and "idiot" in out, f"the workers' model.pt explains: {out[-500:
 # A killed worker: the others fail with a clear error, and do not hang.
 d3 = os.path.join(WORK, "killed")
 t0 = time.time()
-proc = subprocess.Popen([ATTN, "train", "--csv", csv, "--epochs", "30", *small, "--out", d3, "--nproc", "2", "--worker-timeout", "60"],
+proc = subprocess.Popen([*faulted, d3, "--nproc", "2", "--worker-timeout", "60"],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 killed, head = kill_rank_after_first_epoch(proc, d3, 1)
 check(killed, "worker 1 was killed while the run was going on")
-try:
-    out = head + proc.communicate(timeout=90)[0]
+try:  # (--worker-timeout 60 and the launcher's 30 s of grace bound it; 300 s: a hang, not a slow machine)
+    out = head + proc.communicate(timeout=300)[0]
 except subprocess.TimeoutExpired:
     proc.kill()
     out = head + proc.communicate()[0]
@@ -150,21 +152,25 @@ check(code == 0, f"torchrun exits 0 (got {code}): {out[-2000:]}")
 check(os.path.exists(os.path.join(d4, "metrics.jsonl")) and metrics(d4) == metrics(d2),
       "torchrun's workers give the run --nproc 2 gives")
 
-# torchrun --max_restarts 1: a worker killed after the first epoch; the restarted group resumes from
-# the checkpoint with the same command line and ends as the unfaulted run.
+# torchrun --max_restarts 1: a worker killed after the first of 30 epochs; the restarted group resumes
+# from the checkpoint with the same command line and ends as the unfaulted run (30 epochs, --nproc 2:
+# the run torchrun's workers give, as above).
+d6 = os.path.join(WORK, "unfaulted")
+code, out = run(*faulted, d6, "--nproc", "2", timeout=600)
+check(code == 0, f"the unfaulted 30-epoch run exits 0 (got {code}): {out[-2000:]}")
 d5 = os.path.join(WORK, "restarted")
-proc = subprocess.Popen([*torchrun(os.path.join(WORK, "logs2"), "--max_restarts", "1"), *train[1:], d5],
+proc = subprocess.Popen([*torchrun(os.path.join(WORK, "logs2"), "--max_restarts", "1"), *faulted[1:], d5],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 killed, head = kill_rank_after_first_epoch(proc, d5, 1)
 check(killed, "a torchrun worker was killed while the run was going on")
 try:
-    out = head + proc.communicate(timeout=300)[0]
+    out = head + proc.communicate(timeout=600)[0]
 except subprocess.TimeoutExpired:
     proc.kill()
     out = head + proc.communicate()[0]
 check(proc.returncode == 0, f"the restarted group finishes (exit {proc.returncode}): {out[-2500:]}")
-check(os.path.exists(os.path.join(d5, "metrics.jsonl")) and metrics(d5) == metrics(d2),
-      "the restarted run ends as the unfaulted one")
+check(os.path.exists(os.path.join(d5, "metrics.jsonl")) and os.path.exists(os.path.join(d6, "metrics.jsonl"))
+      and len(metrics(d5)) == 30 and metrics(d5) == metrics(d6), "the restarted run ends as the unfaulted one")
 
 print(f"{checks - len(failures)}/{checks} checks passed", file=sys.stderr)
 sys.exit(1 if failures else 0)
