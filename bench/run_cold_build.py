@@ -88,8 +88,17 @@ def build_profile(build_dir):
     span = max(e for _, e, _ in steps)
     last_compile = max((e for _, e, _ in compiles), default=0.0)
     slowest = sorted(steps, key=lambda s: s[1] - s[0], reverse=True)[:20]
+    # When fewer than two steps ran (a core idle: waiting on the precompiled header or on the last
+    # big unit): a sweep over the steps' starts and ends.
+    events = sorted([(s, 1) for s, _, _ in steps] + [(e, -1) for _, e, _ in steps])
+    running, last, under_two = 0, 0.0, 0.0
+    for t, d in events:
+        if running < 2:
+            under_two += t - last
+        running, last = running + d, t
     return {"steps": len(steps), "compiles": len(compiles), "links": len(links), "ninja_wall_s": round(span, 1),
             "last_compile_end_s": round(last_compile, 1),
+            "under_two_steps_s": round(under_two, 1),
             "compile_step_s": round(sum(e - s for s, e, _ in compiles), 1), "link_step_s": round(sum(e - s for s, e, _ in links), 1),
             "slowest": [{"output": o, "seconds": round(e - s, 1)} for s, e, o in slowest]}
 
