@@ -56,6 +56,7 @@ def run_logged(cmd, cwd, env, log_path):
             line = line.rstrip("\n")
             lines.append((t, line))
             log.write(f"{t:8.1f} {line}\n")
+            log.flush()  # (progress readable while it runs)
         code = proc.wait()
     return time.perf_counter() - t0, code, lines
 
