@@ -98,8 +98,12 @@ code, out = run(ATTN, "datagen", "toxic", "--rows", "4000", "--seed", "4", "--ou
 assert code == 0, out
 small = ["--set", "embed_dim=8", "--set", "lstm_units=4", "--batch-size", "32", "--seed", "2"]
 train = [ATTN, "train", "--csv", csv, "--epochs", "3", *small, "--out"]
-# A run a worker is killed in: 30 epochs, so the kill after the first lands with most of the run to go.
-faulted = [ATTN, "train", "--csv", csv, "--epochs", "30", *small, "--out"]
+# A run a worker is killed in: 30 epochs of a smaller file (1,500 rows: a tenth of a second or more an
+# epoch), so the kill after the first lands with most of the run to go.
+faulted_csv = os.path.join(WORK, "toxic-1500.csv")
+code, out = run(ATTN, "datagen", "toxic", "--rows", "1500", "--seed", "4", "--out", faulted_csv)
+assert code == 0, out
+faulted = [ATTN, "train", "--csv", faulted_csv, "--epochs", "30", *small, "--out"]
 
 # --nproc 2: a complete run, written and printed once (by rank 0).
 d1 = os.path.join(WORK, "nproc")
