@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phase.sh
 echo "attn's main job: install what is missing, build the library and 3 commands, train on data/toxic_sample.csv,"
-echo "explain 5 sentences. On a fresh 2-core machine about 8 min, most of it compiling; again, seconds plus training."
+echo "explain 5 sentences. On a fresh 2-core machine about 5-6 min, most of it compiling; again, seconds plus training."
 bash scripts/setup.sh main
 
 attn=build/bin/attn

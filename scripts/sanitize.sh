@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phase.sh
-phase sanitize-build "the readers, their tests and the fuzz targets with clang, ASan and UBSan in build-fuzz/ (about 4 min cold)"
+phase sanitize-build "the readers, their tests and the fuzz targets with clang, ASan and UBSan in build-fuzz/ (about 6 min cold)"
 source scripts/clang_tree.sh
 phase_done
 phase sanitize "the readers' tests under ASan and UBSan (about 1 min)"

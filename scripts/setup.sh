@@ -63,9 +63,9 @@ if [ "$mode" = main ]; then
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF -DATTN_BUILD_BENCH=OFF -DATTN_BUILD_SERVER=OFF >/dev/null
   fi
   phase_done
-  build "the library and the attn, attn-train and attn-explain commands" "about 6 min" --target attn attn-train attn-explain
+  build "the library and the attn, attn-train and attn-explain commands" "about 4-5 min" --target attn attn-train attn-explain
 else
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=ON -DATTN_BUILD_BENCH=ON -DATTN_BUILD_SERVER=ON >/dev/null
   phase_done
-  build "the library, every command, the server, the tests and the benchmarks" "about 13 min"
+  build "the library, every command, the server, the tests and the benchmarks" "about 9 min"
 fi
