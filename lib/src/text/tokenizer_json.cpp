@@ -482,24 +482,40 @@ bool is_oov(const std::optional<std::string>& oov_token, const std::string& word
 /// Interns the counted words of a tokenizer read for transforming: word_index's keys, but for the OOV
 /// token, which is one of them only when it collides with a counted word (it then has a later index
 /// than 1: see rebuild_index).
-void intern_counted_words(const WordIndex& word_index, const std::optional<std::string>& oov_token, StringTable& vocab) {
+/// Interns word_index's words (the OOV token too, unless it holds index 1, which Keras' own
+/// fit_on_texts gives it); returns each entry's id, or StringTable::kMissing (a word_index read
+/// for texts_to_sequences alone: one hash look-up per word, not three).
+std::vector<std::int32_t> intern_counted_words(const WordIndex& word_index, const std::optional<std::string>& oov_token, StringTable& vocab) {
   std::int32_t oov_index = 0;
   for (const auto& [word, index] : word_index)
     if (is_oov(oov_token, word)) oov_index = index;
   vocab.reserve(word_index.size());
+  std::vector<std::int32_t> ids;
+  ids.reserve(word_index.size());
   for (const auto& [word, index] : word_index)
-    if (!is_oov(oov_token, word) || oov_index != 1) vocab.intern(word);
+    ids.push_back(!is_oov(oov_token, word) || oov_index != 1 ? vocab.intern(word) : StringTable::kMissing);
+  return ids;
 }
 
-/// Sets each vocabulary word's index (`index_of`, by id) and the OOV token's (`oov_index`) from word_index; returns the largest index.
-std::int32_t assign_indices(const WordIndex& word_index, const std::optional<std::string>& oov_token, const StringTable& vocab,
-                            const std::string& source, std::vector<std::int32_t>& index_of, std::int32_t& oov_index) {
-  index_of.assign(static_cast<std::size_t>(vocab.size()), 0);
+/// Each word_index entry's id in `vocab` (StringTable::kMissing when it is not there).
+std::vector<std::int32_t> ids_of(const WordIndex& word_index, const StringTable& vocab) {
+  std::vector<std::int32_t> ids;
+  ids.reserve(word_index.size());
+  for (const auto& [word, index] : word_index) ids.push_back(vocab.find(word));
+  return ids;
+}
+
+/// Sets each vocabulary word's index (`index_of`, by id) and the OOV token's (`oov_index`) from word_index and
+/// its entries' `ids`; returns the largest index.
+std::int32_t assign_indices(const WordIndex& word_index, const std::vector<std::int32_t>& ids, const std::optional<std::string>& oov_token,
+                            std::size_t vocab_size, const std::string& source, std::vector<std::int32_t>& index_of,
+                            std::int32_t& oov_index) {
+  index_of.assign(vocab_size, 0);
   std::int32_t max_index = 0;
-  for (const auto& [word, index] : word_index) {
-    const std::int32_t id = vocab.find(word);
-    if (id != StringTable::kMissing)
-      index_of[static_cast<std::size_t>(id)] = index;
+  for (std::size_t i = 0; i < word_index.size(); ++i) {
+    const auto& [word, index] = word_index[i];
+    if (ids[i] != StringTable::kMissing)
+      index_of[static_cast<std::size_t>(ids[i])] = index;
     else if (!is_oov(oov_token, word))
       bad(source, "config.word_index", "word '" + word + "' is neither in word_counts nor the oov_token");
     if (is_oov(oov_token, word)) oov_index = index;
@@ -538,15 +554,14 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
 
   // word_index is what texts_to_sequences reads.
   const WordIndex word_index = read_word_index(levels.text[kWordIndex], source);
-  if (tables == TokenizerTables::kForTransform) intern_counted_words(word_index, oov_token, t.vocab_);
-  std::int32_t max_index = assign_indices(word_index, oov_token, t.vocab_, source, t.index_of_, t.oov_index_);
+  const std::vector<std::int32_t> ids =
+      tables == TokenizerTables::kForTransform ? intern_counted_words(word_index, oov_token, t.vocab_) : ids_of(word_index, t.vocab_);
+  std::int32_t max_index = assign_indices(word_index, ids, oov_token, static_cast<std::size_t>(t.vocab_.size()), source, t.index_of_, t.oov_index_);
 
   if (tables == TokenizerTables::kForTransform) {  // index_word is word_index inverted
     t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
-    for (const auto& [word, index] : word_index) {
-      const std::int32_t id = t.vocab_.find(word);
-      t.index_word_[static_cast<std::size_t>(index)] = id != StringTable::kMissing ? id : kOovWord;
-    }
+    for (std::size_t i = 0; i < word_index.size(); ++i)
+      t.index_word_[static_cast<std::size_t>(word_index[i].second)] = ids[i] != StringTable::kMissing ? ids[i] : kOovWord;
     return t;
   }
   const IndexWord index_word = read_index_word(levels.text[kIndexWord], source, max_index);
