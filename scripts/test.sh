@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up, build, and run every test: CTest (Catch2 unit and CLI tests, Keras / torch.load parity,
 # the server and its page in Chromium), then the readers under ASan + UBSan (scripts/sanitize.sh)
-# and every libFuzzer target for 30 s with a fixed seed (scripts/fuzz.sh).
+# and every libFuzzer target for 20 s with a fixed seed (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phase.sh
