@@ -485,7 +485,8 @@ bool is_oov(const std::optional<std::string>& oov_token, const std::string& word
 /// Interns word_index's words (the OOV token too, unless it holds index 1, which Keras' own
 /// fit_on_texts gives it); returns each entry's id, or StringTable::kMissing (a word_index read
 /// for texts_to_sequences alone: one hash look-up per word, not three).
-std::vector<std::int32_t> intern_counted_words(const WordIndex& word_index, const std::optional<std::string>& oov_token, StringTable& vocab) {
+std::vector<std::int32_t> intern_counted_words(const WordIndex& word_index, const std::optional<std::string>& oov_token,
+                                               StringTable& vocab) {
   std::int32_t oov_index = 0;
   for (const auto& [word, index] : word_index)
     if (is_oov(oov_token, word)) oov_index = index;
@@ -556,7 +557,8 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
   const WordIndex word_index = read_word_index(levels.text[kWordIndex], source);
   const std::vector<std::int32_t> ids =
       tables == TokenizerTables::kForTransform ? intern_counted_words(word_index, oov_token, t.vocab_) : ids_of(word_index, t.vocab_);
-  std::int32_t max_index = assign_indices(word_index, ids, oov_token, static_cast<std::size_t>(t.vocab_.size()), source, t.index_of_, t.oov_index_);
+  std::int32_t max_index =
+      assign_indices(word_index, ids, oov_token, static_cast<std::size_t>(t.vocab_.size()), source, t.index_of_, t.oov_index_);
 
   if (tables == TokenizerTables::kForTransform) {  // index_word is word_index inverted
     t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
