@@ -481,10 +481,8 @@ bool is_oov(const std::optional<std::string>& oov_token, const std::string& word
 
 /// Interns the counted words of a tokenizer read for transforming: word_index's keys, but for the OOV
 /// token, which is one of them only when it collides with a counted word (it then has a later index
-/// than 1: see rebuild_index).
-/// Interns word_index's words (the OOV token too, unless it holds index 1, which Keras' own
-/// fit_on_texts gives it); returns each entry's id, or StringTable::kMissing (a word_index read
-/// for texts_to_sequences alone: one hash look-up per word, not three).
+/// than 1: see rebuild_index). Returns each entry's id (StringTable::kMissing for the OOV token), so
+/// that each word is looked up once.
 std::vector<std::int32_t> intern_counted_words(const WordIndex& word_index, const std::optional<std::string>& oov_token,
                                                StringTable& vocab) {
   std::int32_t oov_index = 0;
