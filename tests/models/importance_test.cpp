@@ -1,7 +1,6 @@
 // The importance driver (models/importance.h) with stand-in hooks whose answers are known: each
 // row's scores cut at its own positions, targets split and repeated, empty rows and batches, the
-// methods in the order asked, what each method needs, and the model's parameters frozen only while
-// gradients are taken.
+// methods in the order asked, what each method needs, and the model left as it was (threads share it).
 #include <stdexcept>
 
 #include <torch/script.h>
@@ -14,7 +13,7 @@ using models::Method;
 
 namespace {
 
-/// A module with one trainable parameter (to see it frozen).
+/// A module with one trainable parameter (to see it left alone).
 torch::jit::Module stand_in() {
   torch::jit::Module m("StandIn");
   m.register_parameter("w", torch::ones({2}).requires_grad_(), false);
@@ -225,18 +224,25 @@ TEST_CASE("no targets or no units: no rows, nothing run, a method without its ho
   CHECK_THROWS_WITH(models::importance(bare, o), Catch::Contains("faithfulness's floor"));
 }
 
-TEST_CASE("the model's parameters are frozen while gradients are taken, and only then", "[models][importance]") {
+TEST_CASE("gradients are taken without changing the model (threads share it): its parameters keep requires_grad, get no .grad",
+          "[models][importance]") {
   torch::jit::Module module = stand_in();
   const Linear f;
   models::ImportanceInputs in = f.inputs(module);
-  bool frozen_inside = false;
+  bool changed_inside = false;
   in.z = [&](const torch::Tensor& points, const torch::Tensor&) {
-    frozen_inside = !module.attr("w").toTensor().requires_grad();
-    return torch::einsum("nte,kt->nk", {points, f.c});
+    const torch::Tensor w = module.attr("w").toTensor();
+    changed_inside = changed_inside || !w.requires_grad();
+    return torch::einsum("nte,kt->nk", {points, f.c}) * (w.sum() / 2);  // w on the path: 1 as it stands
   };
   models::ImportanceOptions o;
-  o.methods = {Method::kGradient};
-  models::importance(in, o);
-  CHECK(frozen_inside);
-  CHECK(module.attr("w").toTensor().requires_grad());
+  o.methods = {Method::kGradInput, Method::kIntegratedGradients};
+  o.steps = 4;
+  const auto rows = models::importance(in, o);
+  CHECK_FALSE(changed_inside);
+  const torch::Tensor w = module.attr("w").toTensor();
+  CHECK(w.requires_grad());
+  CHECK_FALSE(w.grad().defined());
+  // The inputs' gradients as without the parameter: row 1's one unit at position 3, target 0.
+  CHECK(rows[1].methods[0].scores[0][0] == Approx(4.0f * (1.4f + 1.5f)));
 }

@@ -173,17 +173,4 @@ std::vector<float> attention_rollout(const std::vector<torch::Tensor>& layers, c
   return {scores.data_ptr<float>(), scores.data_ptr<float>() + T};
 }
 
-FrozenParameters::FrozenParameters(const torch::jit::Module& module) {
-  for (const auto& p : module.named_parameters(/*recurse=*/true)) {
-    if (!p.value.requires_grad()) continue;
-    torch::Tensor t = p.value;
-    t.set_requires_grad(false);
-    frozen_.push_back(t);
-  }
-}
-
-FrozenParameters::~FrozenParameters() {
-  for (torch::Tensor& t : frozen_) t.set_requires_grad(true);
-}
-
 }  // namespace attn::models

@@ -158,7 +158,6 @@ std::vector<RowImportance> importance(const ImportanceInputs& in, const Importan
   go.steps = has(methods, Method::kIntegratedGradients) ? options.steps : 0;
   go.budget = options.budget;
   if (go.gradient || go.steps > 0) {
-    const FrozenParameters frozen(module);  // gradients of the inputs only
     const auto [x, baseline] = in.embed();
     batch.gradients =
         gradient_scores(explained_targets(in), x, baseline.defined() ? baseline : torch::zeros_like(x), in.explained.empty() ? K : 1, go);

@@ -78,17 +78,4 @@ std::vector<std::vector<float>> leave_one_out(const VersionScores& score, const 
 /// attention `pooling` [T]: one score per unit.
 std::vector<float> attention_rollout(const std::vector<torch::Tensor>& layers, const torch::Tensor& pooling);
 
-/// Turns off gradients of a module's parameters for its lifetime (the gradient methods need the
-/// inputs' gradients only), restoring them after.
-class FrozenParameters {
- public:
-  explicit FrozenParameters(const torch::jit::Module& module);
-  ~FrozenParameters();
-  FrozenParameters(const FrozenParameters&) = delete;
-  FrozenParameters& operator=(const FrozenParameters&) = delete;
-
- private:
-  std::vector<torch::Tensor> frozen_;
-};
-
 }  // namespace attn::models

@@ -35,7 +35,9 @@ std::int64_t importance_cost(const std::vector<Method>& methods, int steps, std:
 /// One batch of rows as the model reads them: row b's units[b] units sit at positions
 /// [first[b], first[b] + units[b]) of the batch's `width`.
 struct ImportanceInputs {
-  torch::jit::Module module;        ///< run in evaluation mode; its parameters frozen while gradients are taken
+  /// Run in evaluation mode (callers that share it between threads put it there first); its
+  /// parameters are left as they are (autograd::grad takes the inputs' gradients only).
+  torch::jit::Module module;
   std::int64_t targets = 0;         ///< K: the labels, the produced characters, 1
   std::int64_t width = 0;           ///< T
   std::vector<std::int64_t> units;  ///< per row (the batch has units.size() rows)
