@@ -534,9 +534,11 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
     write(std::move(r), false);
   }
 
-  /// Closes after a final answer: stops sending, then reads and drops what the client still sends
-  /// (at most a body's worth, for at most 2 s), so a client in the middle of sending reads its answer
-  /// rather than a reset.
+  /// Closes after a final answer (lingering close): reads and drops what the client still sends, at
+  /// most options.linger_bytes for at most options.linger, so a client that sends its whole body
+  /// before reading (most client libraries) reads its answer rather than a reset. Plain TCP sends
+  /// its FIN first (the client sees the answer end); TLS sends close_notify at once after a request
+  /// read whole, and after draining one cut short (records after a close_notify would be an error).
   void linger() {
     set_phase(Phase::kClosing);
     if (shared_.stopping || refused_) {
@@ -544,21 +546,29 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
       if constexpr (!kTls) socket().shutdown(tcp::socket::shutdown_send, ignored);
       return close();
     }
-    arm(Clock::now() + std::min<std::chrono::milliseconds>(shared_.options.request_read, std::chrono::milliseconds(2000)));
+    arm(Clock::now() + shared_.options.linger);  // expired() closes
     if constexpr (kTls) {
-      stream_.async_shutdown([self = this->shared_from_this()](const error_code&) { self->close(); });
+      if (!parser_ || parser_->is_done())  // nothing more is coming
+        return stream_.async_shutdown([self = this->shared_from_this()](const error_code&) { self->close(); });
     } else {
       error_code ignored;
       socket().shutdown(tcp::socket::shutdown_send, ignored);
-      buffer_.clear();
-      drain();
     }
+    buffer_.clear();
+    drain();
   }
   void drain() {
     stream_.async_read_some(buffer_.prepare(16384), [self = this->shared_from_this()](const error_code& ec, std::size_t n) {
       self->drained_ += n;
-      if (ec || self->drained_ > self->shared_.options.max_body + self->shared_.options.max_head) return self->close();
-      self->drain();
+      if (!ec && self->drained_ <= self->shared_.options.linger_bytes) return self->drain();
+      if constexpr (kTls) {
+        if (!self->closed_ && ec != net::error::operation_aborted) {  // the client stopped sending (or sent too much): close_notify
+          self->disarm();
+          self->arm(Clock::now() + std::chrono::milliseconds(500));
+          return self->stream_.async_shutdown([self](const error_code&) { self->close(); });
+        }
+      }
+      self->close();
     });
   }
 

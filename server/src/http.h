@@ -15,8 +15,8 @@
 ///
 /// Limits. Headers (and chunked trailers) over `max_head` bytes: 431; a body over `max_body` in any
 /// framing: 413. Both refusals come with Connection: close, after which the connection reads and
-/// discards what the client still sends for a moment (bounded in bytes and time), so the client
-/// reads its answer instead of a reset.
+/// discards what the client still sends (at most `linger_bytes`, for at most `linger`; over TLS
+/// before its close_notify), so the client reads its answer instead of a reset.
 ///
 /// Deadlines, each the whole step's, never per read or write: a TLS handshake and a request (from
 /// its first byte: headers and body) within `request_read` (else 408); an idle keep-alive connection
@@ -52,6 +52,11 @@ struct HttpOptions {
   std::chrono::milliseconds request_read{10000};
   std::chrono::milliseconds keep_alive{5000};
   std::chrono::milliseconds write_timeout{10000};
+  /// After an answer that closes the connection while the client may still be sending (a refused
+  /// body: 413, 411, 415, 431, ...), what is read and dropped at most before closing: a client that
+  /// sends its whole body before reading then reads its answer, not a reset.
+  std::chrono::milliseconds linger{2000};
+  std::size_t linger_bytes = 16 << 20;
   std::string tls_cert, tls_key;  ///< PEM files; both or neither
 };
 

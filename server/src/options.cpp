@@ -38,9 +38,11 @@ const std::vector<Row>& table() {
       text("host", &ServeOptions::host, "Address to bind", "Output"),
       number("port", &ServeOptions::port, "Port (0: a free one, printed)", "Output"),
       text("api-key-file", &ServeOptions::api_key_file,
-           "API keys, one per line (NAME:KEY or KEY; chmod 600): every route but /healthz, /readyz and the page then needs "
-           "'Authorization: Bearer KEY' (or set ATTN_API_KEY)",
+           "API keys, one per line (NAME:KEY or KEY; chmod 600): every path but /healthz and /readyz then needs "
+           "'Authorization: Bearer KEY' (or set ATTN_API_KEY), checked before the path is looked at",
            "Security"),
+      {{"public-docs", "With API keys, still serve the page and /openapi.json without one", "", data::InputSpec::Kind::kFlag, "Security"},
+       [](ServeOptions& o, const data::Inputs& in) { o.public_docs = in.flag("public-docs"); }},
       {{"allow-unauthenticated", "Serve a --host other than loopback without API keys", "", data::InputSpec::Kind::kFlag, "Security"},
        [](ServeOptions& o, const data::Inputs& in) { o.allow_unauthenticated = in.flag("allow-unauthenticated"); }},
       text("tls-cert", &ServeOptions::tls_cert, "Serve HTTPS (TLS 1.2 or later) with this PEM certificate chain", "Security"),
@@ -64,6 +66,12 @@ const std::vector<Row>& table() {
       number("request-timeout-ms", &ServeOptions::request_timeout_ms, "A request still queued after it gets 503 and is dropped (0: never)"),
       number("max-steps", &ServeOptions::max_steps,
              "Integrated gradients' steps a /v1/explain request may ask for (its cost grows with them)"),
+      number("max-request-cost", &ServeOptions::max_request_cost,
+             "Largest cost of one request, in words (or features, characters) read by forward passes: each input's words "
+             "times its passes (a backward pass counts 2), summed; more: 413 before any work (0: no cap)"),
+      number("linger-ms", &ServeOptions::linger_ms,
+             "After refusing a body still arriving (413, 411, 415, 431), read and drop it for at most this long before closing"),
+      number("linger-bytes", &ServeOptions::linger_bytes, "... or at most this many bytes"),
   };
   return rows;
 }

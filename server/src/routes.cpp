@@ -1,5 +1,6 @@
 #include "routes.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <ctime>
@@ -49,6 +50,26 @@ std::string host_of(std::string value, bool origin) {
 }
 
 bool wildcard(const std::string& host) { return host == "0.0.0.0" || host == "::" || host == "[::]" || host.empty(); }
+
+/// Whether a segment of `path` is "." or "..", also spelt with %2e (RFC 3986's dot segments).
+bool dot_segment(const std::string& path) {
+  std::size_t begin = 0;
+  while (begin <= path.size()) {
+    const std::size_t end = std::min(path.find('/', begin), path.size());
+    std::string segment;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (path[i] == '%' && i + 2 < end && path[i + 1] == '2' && (path[i + 2] == 'e' || path[i + 2] == 'E')) {
+        segment += '.';
+        i += 2;
+      } else {
+        segment += path[i];
+      }
+    }
+    if (segment == "." || segment == "..") return true;
+    begin = end + 1;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -122,6 +143,23 @@ std::optional<Response> Api::accept(Head& head) {
     return refuse(error_response(403, "Host '" + *host + "' is not a name this server answers to (--allowed-host adds one)"));
   if (origin && !host_allowed(host_of(*origin, true)))
     return refuse(error_response(403, "Origin '" + *origin + "' may not call this server (--allowed-host adds one)"));
+  // The key, before the path is looked at (a stranger learns no route: every path but the public
+  // ones answers 401) and before any body is read (a stranger's body is never read, let alone run).
+  // A public path is one exactly as sent: /%68ealthz is not /healthz.
+  const bool public_path = std::any_of(routes_.begin(), routes_.end(), [&](const Route& r) { return !r.needs_key && r.path == head.path; });
+  if (!keys_.empty() && !public_path) {
+    const auto authorization = head.field("authorization");
+    const std::optional<std::string> name = keys_.check(authorization.value_or(""));
+    if (!name) {
+      Response r = error_response(
+          401, authorization ? "the API key is not valid" : "an API key is required: send the header Authorization: Bearer KEY");
+      r.headers.push_back({"WWW-Authenticate", "Bearer realm=\"attn\""});
+      return refuse(std::move(r));
+    }
+    head.principal = *name;
+  }
+  // A dot segment is refused rather than resolved: no path reaches a route by two spellings.
+  if (dot_segment(head.path)) return refuse(error_response(400, "the path has a '.' or '..' segment: send it resolved"));
   // The route, then its method.
   const Route* found = nullptr;
   std::string allow;
@@ -139,18 +177,6 @@ std::optional<Response> Api::accept(Head& head) {
     Response r = error_response(405, head.method + " is not allowed on " + head.path + " (" + allow + ")");
     r.headers.push_back({"Allow", allow});
     return refuse(std::move(r));
-  }
-  // The key, before any body is read: a stranger's body is never read, let alone run.
-  if (!keys_.empty() && found->needs_key) {
-    const auto authorization = head.field("authorization");
-    const std::optional<std::string> name = keys_.check(authorization.value_or(""));
-    if (!name) {
-      Response r = error_response(
-          401, authorization ? "the API key is not valid" : "an API key is required: send the header Authorization: Bearer KEY");
-      r.headers.push_back({"WWW-Authenticate", "Bearer realm=\"attn\""});
-      return refuse(std::move(r));
-    }
-    head.principal = *name;
   }
   return std::nullopt;
 }
@@ -327,23 +353,31 @@ std::vector<Route> Api::route_table() {
                      r.body = metrics_.render(batcher_ ? batcher_->queued() : 0, ready_ ? store_.size() : 0, open_connections_());
                      ex->answer(std::move(r));
                    }});
+  // The documentation and the page: public only with --public-docs (on a server with keys).
   table.push_back({"GET",
                    "/openapi.json",
-                   true,
+                   !options_.public_docs,
                    "This description of the API (OpenAPI 3.0)",
                    nullptr,
                    {{"type", "object"}},
                    "application/json",
                    {},
                    [this, reply](const std::shared_ptr<Exchange>& ex) { reply(ex, openapi_); }});
-  // The page is static (no model data): it loads without a key and asks for one when the API does.
-  table.push_back(
-      {"GET", "/", false, "The explain page", nullptr, nullptr, "text/html; charset=utf-8", {}, [](const std::shared_ptr<Exchange>& ex) {
-         Response r;
-         r.content_type = "text/html; charset=utf-8";
-         r.body = kPage;
-         ex->answer(std::move(r));
-       }});
+  // The page is static (no model data); loaded without a key (--public-docs), it asks for one.
+  table.push_back({"GET",
+                   "/",
+                   !options_.public_docs,
+                   "The explain page",
+                   nullptr,
+                   nullptr,
+                   "text/html; charset=utf-8",
+                   {},
+                   [](const std::shared_ptr<Exchange>& ex) {
+                     Response r;
+                     r.content_type = "text/html; charset=utf-8";
+                     r.body = kPage;
+                     ex->answer(std::move(r));
+                   }});
   return table;
 }
 
@@ -374,6 +408,14 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     throw HttpError(400, e.what());
   }
   const tasks::ExplainOptions explain = explain_options(body, first, mode);
+  // What the request would cost, before any of it runs (predict: one forward pass per input).
+  if (options_.max_request_cost > 0) {
+    const std::int64_t cost = first.request_cost(inputs, explain);
+    if (cost > options_.max_request_cost)
+      throw HttpError(413, "the request would cost " + std::to_string(cost) + " (words read by forward passes, summed over its " +
+                               std::to_string(inputs.size()) + " inputs); at most " + std::to_string(options_.max_request_cost) +
+                               " per request (--max-request-cost): send fewer inputs, methods or steps");
+  }
   if (mode == Mode::kExplain && body.self_attention) mode = Mode::kExplainWithSelfAttention;
   // Importance methods cost up to hundreds of passes an input: a client address may have
   // --heavy-per-client such requests in flight, so one client cannot fill the inference threads.

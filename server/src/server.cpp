@@ -62,6 +62,8 @@ HttpOptions http_options(const ServeOptions& o) {
   h.request_read = std::chrono::milliseconds(o.client_timeout_ms);
   h.keep_alive = std::chrono::milliseconds(o.keep_alive_ms);
   h.write_timeout = std::chrono::milliseconds(o.write_timeout_ms);
+  h.linger = std::chrono::milliseconds(o.linger_ms);
+  h.linger_bytes = o.linger_bytes;
   h.tls_cert = o.tls_cert;
   h.tls_key = o.tls_key;
   return h;

@@ -73,6 +73,7 @@ TEST_CASE("which methods a model gives, and what they cost", "[models][importanc
   CHECK(models::importance_cost({Method::kGradient, Method::kGradInput}, 50, 6) == 18);
   CHECK(models::importance_cost({Method::kIntegratedGradients}, 50, 6) == 3 * 6 * 50 + 2);
   CHECK(models::importance_cost({Method::kLeaveOneOut, Method::kAttentionRollout}, 50, 0) == 17);
+  CHECK(models::importance_cost({Method::kLeaveOneOut}, 50, 6, 200) == 201);  // the whole input and one version per word
 }
 
 TEST_CASE("each row's scores are cut at its own positions, per target, in the order asked", "[models][importance]") {

@@ -12,7 +12,6 @@
 
 using namespace attn;
 using attn::testing::connected_workers;
-using attn::testing::free_port;
 using attn::testing::two_workers;
 
 TEST_CASE("torchrun's environment: the worker's place, and a malformed variable named", "[parallel][workers]") {
@@ -53,13 +52,13 @@ TEST_CASE("torchrun's environment: the worker's place, and a malformed variable 
 
 TEST_CASE("torchrun's static form: the workers join the store its agent serves, under the attempt's prefix", "[parallel][workers]") {
   // What torchrun's agent does on --node_rank 0: serve a TCPStore at MASTER_ADDR:MASTER_PORT itself.
-  const int port = free_port();
   c10d::TCPStoreOptions o;
-  o.port = static_cast<std::uint16_t>(port);
+  o.port = 0;  // the kernel picks a free one as the store binds it
   o.isServer = true;
   o.waitWorkers = false;
   o.timeout = std::chrono::seconds(30);
   const auto agent = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", o);
+  const int port = agent->getPort();
   std::vector<double> sums(2);
   const auto errors = two_workers(
       std::chrono::seconds(30),
@@ -82,7 +81,7 @@ TEST_CASE("torchrun's static form: the workers join the store its agent serves, 
 
 TEST_CASE("workers on several machines cannot meet at a loopback address: each says so at once instead of waiting", "[parallel][workers]") {
   parallel::WorkerPlace place;
-  place.rank = 1, place.world_size = 2, place.local_world_size = 1, place.master_port = free_port();
+  place.rank = 1, place.world_size = 2, place.local_world_size = 1, place.master_port = 29500;  // never dialled: refused first
   place.master_addr = "localhost";  // what a host name mapped to 127.0.1.1 in /etc/hosts resolves to
   CHECK_THROWS_WITH(parallel::Workers::connect(place, std::chrono::seconds(600)),
                     Catch::Contains("worker 1 of 2") && Catch::Contains("MASTER_ADDR=localhost resolves to") &&

@@ -42,6 +42,11 @@ class EchoModel : public tasks::TrainedModel {
     return std::make_unique<tasks::ExplanationList<report::FeatureExplanation>>(out);
   }
   std::vector<models::Method> methods() const override { return {models::Method::kAttention, models::Method::kIntegratedGradients}; }
+  std::vector<std::int64_t> units(const std::vector<tasks::Input>& inputs) const override {
+    std::vector<std::int64_t> out;
+    for (const auto& in : inputs) out.push_back(static_cast<std::int64_t>(in.text.size()));
+    return out;
+  }
   std::vector<tasks::Input> read_inputs(const std::vector<std::string>&, const data::Inputs&,
                                         const std::function<std::vector<std::string>()>&) const override {
     return {};

@@ -18,6 +18,10 @@ found against the earlier server (two HTTP parsers reading the same bytes) is tr
   --heavy-per-client: 429), and a one-text prediction answered while those admitted still run;
 - the connection cap with half-sent requests from five addresses: a new client is served, the
   oldest unfinished request closed to make room;
+- the second probe's: 8 MB posted whole by http.client before it reads (a readable 413, 20 of 20),
+  every path but the probes 401 without a key (no route told from a missing one), a %-encoded dot
+  segment 400, and 256 texts x 4 methods x 64 steps refused by --max-request-cost (413) before any
+  batch runs;
 - the rest: a number out of range (400), a large curl -d form body (200), Host and Origin allow-list
   (403), /v1/models without absolute paths, a key with '%' in it, Expect without its space, the
   Keep-Alive max the server keeps, 60,000 keys in a body, --host that merely starts with 127.
@@ -25,6 +29,7 @@ found against the earlier server (two HTTP parsers reading the same bytes) is tr
 usage: hostile_test.py ATTN TINY_RUN_DIR SCRATCH_DIR
 """
 import gzip
+import http.client
 import json
 import os
 import re
@@ -204,7 +209,7 @@ with connect(port) as s:
 check([r[0] for r in got] == [413] and b"--max-body-bytes" in got[0][2], f"an oversized body: a readable 413 ({got[:1]})")
 ranges = ",".join(f"{i}-{i}" for i in range(1500))
 for path in [b"/", b"/healthz"]:
-    got = exchange(port, b"GET " + path + b" HTTP/1.1\r\n" + HOST + b"Range: bytes=" + ranges.encode() + b"\r\nConnection: close\r\n\r\n")
+    got = exchange(port, b"GET " + path + b" HTTP/1.1\r\n" + HOST + AUTH + b"Range: bytes=" + ranges.encode() + b"\r\nConnection: close\r\n\r\n")
     check([r[0] for r in got] == [200] and "multipart" not in got[0][1].get("content-type", ""), f"Range on {path!r} ignored: one whole 200")
 
 # ---- Clients that never read: each sends an explanation of 256 long texts (a ~5.6 MB answer, more
@@ -212,7 +217,7 @@ for path in [b"/", b"/healthz"]:
 # it, and reads nothing. Once --write-timeout-ms passes with an answer unwritten the server closes
 # each (it then holds no connection but the test's own); read afterwards, none got its 100 answers.
 long_text = " ".join(["you are a stupid idiot and your edits are garbage"] * 20)  # 200 words: the model's maxlen
-page = b"GET / HTTP/1.1\r\n" + HOST + b"\r\n"
+page = b"GET / HTTP/1.1\r\n" + HOST + AUTH + b"\r\n"
 unread = post(b"/v1/explain", json.dumps({"texts": [long_text] * 256}).encode()) + page * 99
 
 
@@ -233,6 +238,35 @@ for s in readers:
     s.close()
 check(cut == 16, f"each client that did not read was cut off after --write-timeout-ms ({cut} of 16)")
 print(f"clients that did not read, cut off: {cut} of 16")
+
+# ---- The second probe's three. (1) A plain client (Python's http.client, as most libraries) posts
+# 8 MB, eight times --max-body-bytes, whole before it reads: it reads the 413, never a broken pipe.
+answers = serving.oversized_posts(lambda: http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_S), 20,
+                                  {"Authorization": f"Bearer {KEY}"})
+check(answers == [(413, 413)] * 20, f"8 MB posted whole by http.client: a readable 413 JSON error, 20 of 20 ({answers[:3]})")
+# (2) Without a key nothing tells a route from a missing path; with it, a dot segment is refused.
+keyless = [exchange(port, b"GET " + p + b" HTTP/1.1\r\n" + HOST + b"Connection: close\r\n\r\n")
+           for p in [b"/metrics", b"/no-such-path", b"/v1/models/../metrics", b"/%6detrics", b"/"]]
+check([[r[0] for r in got] for got in keyless] == [[401]] * 5, f"without a key, every path but the probes: 401 ({keyless})")
+got = exchange(port, b"GET /v1/models/%2e%2e/metrics HTTP/1.1\r\n" + HOST + AUTH + b"Connection: close\r\n\r\n")
+check([r[0] for r in got] == [400], f"a %-encoded dot segment with the key: 400, never resolved ({[r[0] for r in got]})")
+
+
+def batches():
+    text = server.request("GET", "/metrics", headers={"Authorization": f"Bearer {KEY}"}, timeout=HANG_S)[2]
+    return int(re.search(r"^attn_batch_size_count (\d+)$", text, re.M).group(1))
+
+
+# (3) One request that would buy minutes of CPU (256 texts of 200 words, four methods, 64 steps) is
+# refused with 413 before any of it runs (no batch ran); the same for one text is served.
+costly = {"texts": [long_text] * 256, "methods": ["attention", "grad-input", "integrated-gradients", "leave-one-out"], "steps": 64}
+before = batches()
+status, _, text = server.request("POST", "/v1/explain", costly, headers={"Authorization": f"Bearer {KEY}"}, timeout=HANG_S)
+check(status == 413 and "--max-request-cost" in text and batches() == before,
+      f"256 texts x 4 methods x 64 steps: 413 naming the cap, before any work ({status}: {text[:160]})")
+costly["texts"] = [long_text]
+status = server.request("POST", "/v1/explain", costly, headers={"Authorization": f"Bearer {KEY}"}, timeout=HANG_S)[0]
+check(status == 200, f"one such text by the same methods: served ({status})")
 
 # ---- The rest.
 got = exchange(port, post(b"/v1/predict", b'{"texts": ["a"], "x": 1e400}', b"Connection: close\r\n"))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""`attn serve` with API keys, on 127.0.0.1: every route but /healthz, /readyz and the page answers 401
-(WWW-Authenticate, JSON) without a valid `Authorization: Bearer KEY`, and as before with one; a key
-from ATTN_API_KEY works the same; /metrics and the access log name the key, never show it; a key file
+"""`attn serve` with API keys, on 127.0.0.1: every path but /healthz and /readyz answers 401
+(WWW-Authenticate, JSON) without a valid `Authorization: Bearer KEY`, unknown ones and other spellings
+included (no route can be told from a missing one), and as before with one; --public-docs opens the page
+and /openapi.json; dot segments are 400; a key from ATTN_API_KEY works the same; /metrics and the access log name the key, never show it; a key file
 others may read, and a --host other than loopback without keys, stop the server before it starts.
 
 usage: serve_auth_test.py ATTN TINY_RUN_DIR SCRATCH_DIR
@@ -54,9 +55,23 @@ check(code == 2 and "--allow-unauthenticated" in err and "--api-key-file" in err
 # ---- Keys from a file.
 server = Server("--api-key-file", keys, "--access-log", log)
 check(any("API keys required" in line for line in server.lines), "the server says it requires keys")
-for path in ["/healthz", "/readyz", "/"]:
+for path in ["/healthz", "/readyz"]:
     status, _, _ = server.request("GET", path)
     check(status == 200, f"GET {path} needs no key ({status})")
+# Without a key, a route, a missing path, a wrong method and other spellings all look the same.
+status, _, _ = server.request("POST", "/healthz")
+check(status == 405, f"POST /healthz without a key: 405, as anyone may know the probes ({status})")
+for method, path in [("GET", "/"), ("GET", "/openapi.json"), ("GET", "/nothing-here"), ("DELETE", "/v1/models"),
+                     ("GET", "/v1/models/../metrics"), ("GET", "/%6detrics"), ("GET", "/%68ealthz"), ("GET", "/healthz/"),
+                     ("GET", "/v1/models/toxic/reload")]:
+    status, headers, text = server.request(method, path)
+    check(status == 401 and headers.get("WWW-Authenticate", "").startswith("Bearer"), f"{method} {path} without a key: 401 ({status})")
+# With one, as ever: 404, 405; a dot segment (also %-encoded) is refused, never resolved.
+for method, path, expected in [("GET", "/nothing-here", 404), ("GET", "/%6detrics", 404), ("POST", "/healthz", 405),
+                               ("GET", "/v1/models/../metrics", 400), ("GET", "/v1/%2e%2E/metrics", 400), ("GET", "/./healthz", 400),
+                               ("GET", "/openapi.json", 200), ("GET", "/", 200)]:
+    status, _, text = server.request(method, path, key=ALICE)
+    check(status == expected, f"{method} {path} with alice's key: {expected} ({status}: {text[:80]})")
 body = {"texts": ["you are an idiot"]}
 for method, path, payload in [("GET", "/v1/models", None), ("POST", "/v1/predict", body), ("POST", "/v1/explain", body),
                               ("GET", "/metrics", None)]:
@@ -70,7 +85,7 @@ for method, path, payload in [("GET", "/v1/models", None), ("POST", "/v1/predict
 status, _, text = server.request("POST", "/v1/predict", key=BOB, body=body, scheme="bearer")
 check(status == 200 and len(json.loads(text)["results"]) == 1, "bob's key, the scheme in lower case: 200")
 status, _, metrics = server.request("GET", "/metrics", key=ALICE)
-check('attn_requests_by_key_total{key="alice"} 4' in metrics and 'attn_requests_by_key_total{key="bob"} 1' in metrics,
+check('attn_requests_by_key_total{key="alice"} 11' in metrics and 'attn_requests_by_key_total{key="bob"} 1' in metrics,
       "/metrics counts requests by key name")
 check(ALICE not in metrics and BOB not in metrics, "/metrics never shows a key")
 code, out = server.stop()
@@ -84,6 +99,16 @@ check(len(predicts) == 2 and {e.get("key") for e in predicts} == {"alice", "bob"
       "the access log names the key and counts the inputs")
 check(all({"time", "client", "method", "path", "status", "ms"} <= set(e) for e in lines) and
       any(e["status"] == 401 and "key" not in e for e in lines), "every request is a line; refused ones carry no key name")
+
+# ---- --public-docs: the page and the API's description without a key; the rest as before.
+server = Server("--api-key-file", keys, "--public-docs")
+for path in ["/", "/openapi.json", "/healthz"]:
+    status, _, _ = server.request("GET", path)
+    check(status == 200, f"--public-docs: GET {path} needs no key ({status})")
+for path in ["/v1/models", "/metrics", "/nothing-here"]:
+    status, _, _ = server.request("GET", path)
+    check(status == 401, f"--public-docs: GET {path} without a key: 401 ({status})")
+check(server.stop()[0] == 0, "stopped")
 
 # ---- One key from the environment.
 env = dict(os.environ, ATTN_API_KEY=ALICE)

@@ -93,7 +93,7 @@ cases = [
     ("POST", "/v1/models/toxic/reload", None, None, KEY, "reload"),
     ("GET", "/metrics", None, None, KEY, "metrics"),
     ("GET", "/openapi.json", None, None, KEY, "openapi"),
-    ("GET", "/", None, None, None, "the page"),
+    ("GET", "/", None, None, KEY, "the page"),
     ("POST", "/v1/predict", None, b"{not json", KEY, "400 malformed JSON"),
     ("POST", "/v1/predict", {"model": "toxic", "rows": [[1]]}, None, KEY, "400 wrong field"),
     ("POST", "/v1/predict", {"model": "nobody", "texts": ["a"]}, None, KEY, "404 unknown model"),

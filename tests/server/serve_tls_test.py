@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`attn serve --tls-cert --tls-key`, on 127.0.0.1 with a self-signed certificate made here: HTTPS
-answers as HTTP did (a client that checks the certificate), TLS 1.1 and plain HTTP get no answer, a
+answers as HTTP did (a client that checks the certificate), 8 MB posted whole gets a readable 413, TLS 1.1 and plain HTTP get no answer, a
 client stalled in its handshake holds no thread (others are served: with --client-timeout-ms at 10
 minutes, so a starved client would hang, not merely wait; no check measures a time) and is closed
 after --client-timeout-ms, and a key file others may read or a key that does not match the
@@ -8,6 +8,7 @@ certificate stop the server before it starts, naming the file.
 
 usage: serve_tls_test.py ATTN TINY_RUN_DIR SCRATCH_DIR
 """
+import http.client
 import json
 import os
 import re
@@ -21,6 +22,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
 
 ATTN, DIR, SCRATCH = sys.argv[1:4]
 
@@ -117,6 +119,11 @@ with socket.create_connection(("127.0.0.1", port), timeout=60) as raw:
                     break
                 data += chunk
             check(data.startswith(b"HTTP/1.1 200") and b"alive" in data, "a keep-alive request over TLS")
+
+# A client that posts 8 MB (over --max-body-bytes) whole before it reads gets its 413 over TLS too:
+# the server drains what is still coming before its close_notify, so nothing resets the connection.
+answers = serving.oversized_posts(lambda: http.client.HTTPSConnection("127.0.0.1", port, timeout=60, context=context), 10)
+check(answers == [(413, 413)] * 10, f"8 MB posted whole over TLS: a readable 413 JSON error, 10 of 10 ({answers[:3]})")
 
 # TLS 1.1: no handshake.
 old = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)

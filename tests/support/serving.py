@@ -41,3 +41,21 @@ class Server:
         self.proc.send_signal(signal.SIGTERM)
         out = self.proc.communicate(timeout=timeout)[0]
         return self.proc.returncode, "".join(self.lines) + out
+
+
+def oversized_posts(connect, tries, headers=None, size=8_000_000):
+    """[(status, the JSON error's status) or the error] of `tries` POSTs of `size` bytes to /v1/predict,
+    each on a new connection from `connect()` (http.client's), the body sent whole before the answer is
+    read, as most client libraries send one."""
+    answers = []
+    for _ in range(tries):
+        c = connect()
+        try:
+            c.request("POST", "/v1/predict", body=b"x" * size, headers={"Content-Type": "application/json", **(headers or {})})
+            r = c.getresponse()
+            answers.append((r.status, json.loads(r.read())["error"]["status"]))
+        except OSError as e:
+            answers.append(str(e))
+        finally:
+            c.close()
+    return answers

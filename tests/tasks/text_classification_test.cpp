@@ -177,6 +177,20 @@ TEST_CASE("text: evaluate scores a CSV, the same shared by two workers, predict 
   const auto k = scored->evaluate(model->module(), tasks::all_rows(scored->rows()), {});
   CHECK(k.metrics.at("rows") == 40);
   CHECK(k.metrics.at("rows_skipped") == 10);
+  // What a request costs (a server's --max-request-cost): the words each text is read by, cut to
+  // maxlen as in training, times its passes; leave-one-out by the text's own length.
+  std::string long_text;
+  for (int i = 0; i < 20; ++i) long_text += "good edit ";
+  const tasks::Input long_input{long_text, {}}, unknown{"zzz qqq", {}};
+  CHECK(model->units({long_input, unknown}) == std::vector<std::int64_t>{12, 0});
+  tasks::ExplainOptions ig;
+  ig.methods = {models::Method::kAttention, models::Method::kIntegratedGradients};
+  ig.steps = 8;
+  CHECK(model->request_cost({long_input, unknown}, ig) == 12 * (1 + 3 * 2 * 8 + 2) + 1 * (1 + 3 * 2 * 8 + 2));
+  tasks::ExplainOptions loo;
+  loo.methods = {models::Method::kLeaveOneOut};
+  CHECK(model->request_cost({long_input, long_input}, loo) == 2 * 12 * (1 + 13));
+  CHECK(model->request_cost({long_input}, {}) == 12);
   std::filesystem::remove_all(dir);
 }
 

@@ -39,12 +39,12 @@ std::vector<Method> available_methods(const ImportanceAbilities& abilities) {
   return out;
 }
 
-std::int64_t importance_cost(const std::vector<Method>& methods, int steps, std::int64_t targets) {
+std::int64_t importance_cost(const std::vector<Method>& methods, int steps, std::int64_t targets, std::int64_t units) {
   const std::int64_t K = std::max<std::int64_t>(1, targets);
   std::int64_t cost = 0;
   if (has(methods, Method::kGradient) || has(methods, Method::kGradInput)) cost += 3 * K;
   if (has(methods, Method::kIntegratedGradients)) cost += 3 * K * steps + 2;
-  if (has(methods, Method::kLeaveOneOut)) cost += 16;  // a version per unit, in batches: a short text's worth
+  if (has(methods, Method::kLeaveOneOut)) cost += std::max<std::int64_t>(0, units) + 1;  // the whole input and a version per unit
   if (has(methods, Method::kAttentionRollout)) cost += 1;
   return cost;
 }

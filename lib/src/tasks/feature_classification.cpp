@@ -262,6 +262,10 @@ class FeatureModel : public TrainedModel {
 
   std::vector<models::Method> methods() const override { return models::available_methods({true, false}); }
 
+  std::vector<std::int64_t> units(const std::vector<Input>& inputs) const override {
+    return std::vector<std::int64_t>(inputs.size(), static_cast<std::int64_t>(config_.features.size()));
+  }
+
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size, const ExplainOptions& options) override {
     if (!options.label.empty() && options.label != config_.label)
       throw std::invalid_argument("--label: '" + options.label + "' is not this model's label (" + config_.label + ")");

@@ -269,6 +269,13 @@ class Seq2SeqTrainedModel : public TrainedModel {
 
   std::int64_t targets() const override { return std::max<std::int64_t>(1, config_.max_target_length); }
 
+  std::vector<std::int64_t> units(const std::vector<Input>& inputs) const override {  // the characters (UTF-8 lead bytes)
+    std::vector<std::int64_t> out;
+    for (const Input& in : inputs)
+      out.push_back(std::count_if(in.text.begin(), in.text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return out;
+  }
+
   std::vector<models::Method> methods() const override {
     return models::available_methods({models::Seq2SeqModel(model_.module).has_embedded(), false});
   }

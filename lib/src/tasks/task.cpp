@@ -119,6 +119,15 @@ std::int64_t TrainedModel::explain_cost(const ExplainOptions& options) const {
   return 1 + models::importance_cost(options.methods, options.steps, targets());
 }
 
+std::int64_t TrainedModel::request_cost(const std::vector<Input>& inputs, const ExplainOptions& options) const {
+  std::int64_t cost = 0;
+  for (const std::int64_t read : units(inputs)) {
+    const std::int64_t n = std::max<std::int64_t>(1, read);
+    cost += n * (1 + models::importance_cost(options.methods, options.steps, targets(), n));
+  }
+  return cost;
+}
+
 std::unique_ptr<Erasures> TrainedModel::erasures(const std::string&, const data::Inputs&, std::int64_t, int) {
   throw std::invalid_argument("attn faithfulness measures text and feature classifiers; a " + model_.entry->name +
                               " model's outputs are not class probabilities to erase tokens from");

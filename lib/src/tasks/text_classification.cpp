@@ -139,6 +139,12 @@ class TextModel : public TrainedModel {
 
   std::int64_t targets() const override { return static_cast<std::int64_t>(config_.labels.size()); }
 
+  std::vector<std::int64_t> units(const std::vector<Input>& inputs) const override {  // the words read, cut to maxlen as in training
+    std::vector<std::string> texts;
+    for (const Input& in : inputs) texts.push_back(in.text);
+    return pad_texts(tokenizer_, config_, texts).lengths;
+  }
+
   std::vector<models::Method> methods() const override {
     models::TextClassifier model(model_.module);
     return models::available_methods({model.has_embedded(), model.has_self_attention()});

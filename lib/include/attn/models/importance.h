@@ -28,9 +28,10 @@ struct ImportanceAbilities {
 /// The methods a model with `abilities` gives, in all_methods()' order (never random: faithfulness's floor).
 std::vector<Method> available_methods(const ImportanceAbilities& abilities);
 
-/// What `methods` cost an input beyond the one forward pass every explanation makes, in forward
-/// passes (a forward and backward pass counts 3), with `targets` targets.
-std::int64_t importance_cost(const std::vector<Method>& methods, int steps, std::int64_t targets);
+/// What `methods` cost an input of `units` units beyond the one forward pass every explanation
+/// makes, in forward passes (a forward and backward pass counts 3), with `targets` targets:
+/// leave-one-out runs units + 1 versions (15 units: a short text's worth).
+std::int64_t importance_cost(const std::vector<Method>& methods, int steps, std::int64_t targets, std::int64_t units = 15);
 
 /// One batch of rows as the model reads them: row b's units[b] units sit at positions
 /// [first[b], first[b] + units[b]) of the batch's `width`.

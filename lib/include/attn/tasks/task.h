@@ -237,6 +237,13 @@ class TrainedModel {
   /// forward and backward pass counts 3): 1 for the attention alone, ~3 x labels x steps for
   /// integrated gradients. What a server weighs requests by.
   std::int64_t explain_cost(const ExplainOptions& options) const;
+  /// What explaining all of `inputs` with `options` costs, in units read by forward passes: each
+  /// input's units() times its passes (explain_cost's, leave-one-out's for its own length). What a
+  /// server caps a request at (--max-request-cost). Inputs check() would refuse may be counted anyhow.
+  std::int64_t request_cost(const std::vector<Input>& inputs, const ExplainOptions& options) const;
+  /// How many units (words, features, characters) the model reads of each input (all at once: a
+  /// text model tokenises them together).
+  virtual std::vector<std::int64_t> units(const std::vector<Input>& inputs) const = 0;
   /// How many outputs per input the gradient methods attribute: the labels, a seq2seq model's
   /// typical output length.
   virtual std::int64_t targets() const { return 1; }

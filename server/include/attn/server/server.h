@@ -54,13 +54,20 @@ struct ServeOptions {
   int request_timeout_ms = 30000;            ///< a request still queued after it: 503, its work dropped (0: never)
   int workers = 1;                           ///< inference threads (each batch runs on one LibTorch thread)
   int max_steps = 64;                        ///< integrated gradients' steps a request may ask for
-  std::string api_key_file;                  ///< keys, one per line (auth.h); every route but /healthz, /readyz and / needs one
-  std::string api_key;                       ///< or one key (the app passes ATTN_API_KEY)
-  bool allow_unauthenticated = false;        ///< needed to serve a non-loopback --host without keys
-  std::vector<std::string> allowed_hosts;    ///< Host/Origin names answered besides loopback's and the bound address's ("*": any)
-  std::string access_log;                    ///< "" off, "-" stderr, else a file (appended): one JSON line per request
-  std::string tls_cert, tls_key;             ///< HTTPS only (TLS 1.2+), PEM files; the key file private (chmod 600)
-  std::string version;                       ///< attn's version, for /openapi.json
+  /// A request's cost (TrainedModel::request_cost: words read times passes, summed over its inputs)
+  /// above it: 413 before any work (0: no cap). The default, about 13 CPU-seconds of a BiLSTM here,
+  /// takes 256 texts of 200 words explained by attention, or one such text by every method.
+  std::int64_t max_request_cost = 10000000;
+  int linger_ms = 2000;                    ///< after refusing a body still arriving, read and drop it for at most this long
+  std::size_t linger_bytes = 16 << 20;     ///< ... or this many bytes
+  std::string api_key_file;                ///< keys, one per line (auth.h); every path but /healthz and /readyz needs one
+  std::string api_key;                     ///< or one key (the app passes ATTN_API_KEY)
+  bool allow_unauthenticated = false;      ///< needed to serve a non-loopback --host without keys
+  bool public_docs = false;                ///< with keys, the page and /openapi.json still load without one
+  std::vector<std::string> allowed_hosts;  ///< Host/Origin names answered besides loopback's and the bound address's ("*": any)
+  std::string access_log;                  ///< "" off, "-" stderr, else a file (appended): one JSON line per request
+  std::string tls_cert, tls_key;           ///< HTTPS only (TLS 1.2+), PEM files; the key file private (chmod 600)
+  std::string version;                     ///< attn's version, for /openapi.json
 };
 
 /// A running server. It changes no process-wide setting: the app blocks the signals it waits for
