@@ -67,5 +67,5 @@ if [ "$mode" = main ]; then
 else
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=ON -DATTN_BUILD_BENCH=ON -DATTN_BUILD_SERVER=ON >/dev/null
   phase_done
-  build "the library, every command, the server, the tests and the benchmarks" "about 9 min"
+  build "the library, every command, the server, the tests and the benchmarks" "about 10 min"
 fi

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phase.sh
 echo "attn's tests: install what is missing, build everything, CTest, the sanitizers, the fuzzers. On a fresh"
-echo "2-core machine about 24 min: build 9, CTest 7, the sanitizers' clang build and runs 6, fuzzing 1."
+echo "2-core machine about 23 min: build 10, CTest 6, the sanitizers' clang build and runs 6, fuzzing 1."
 bash scripts/setup.sh
 phase ctest "every test, two at a time (about 6 min on 2 cores)"
 ctest --test-dir build --output-on-failure -j 2
