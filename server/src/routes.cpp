@@ -409,7 +409,9 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
   }
   const tasks::ExplainOptions explain = explain_options(body, first, mode);
   // What the request would cost, before any of it runs (predict: one forward pass per input).
-  if (options_.max_request_cost > 0) {
+  // The bound needs no tokenising: most requests (a few texts, few methods) are far under the cap.
+  const std::int64_t bound = first.request_cost_bound(inputs.size(), explain);
+  if (options_.max_request_cost > 0 && (bound < 0 || bound > options_.max_request_cost)) {
     const std::int64_t cost = first.request_cost(inputs, explain);
     if (cost > options_.max_request_cost)
       throw HttpError(413, "the request would cost " + std::to_string(cost) + " (words read by forward passes, summed over its " +

@@ -191,6 +191,9 @@ TEST_CASE("text: evaluate scores a CSV, the same shared by two workers, predict 
   loo.methods = {models::Method::kLeaveOneOut};
   CHECK(model->request_cost({long_input, long_input}, loo) == 2 * 12 * (1 + 13));
   CHECK(model->request_cost({long_input}, {}) == 12);
+  // Its bound, without reading the texts: every one at maxlen (here reached), never below the cost.
+  CHECK(model->request_cost_bound(2, loo) == model->request_cost({long_input, long_input}, loo));
+  CHECK(model->request_cost_bound(2, ig) >= model->request_cost({long_input, unknown}, ig));
   std::filesystem::remove_all(dir);
 }
 

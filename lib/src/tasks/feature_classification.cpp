@@ -265,6 +265,7 @@ class FeatureModel : public TrainedModel {
   std::vector<std::int64_t> units(const std::vector<Input>& inputs) const override {
     return std::vector<std::int64_t>(inputs.size(), static_cast<std::int64_t>(config_.features.size()));
   }
+  std::int64_t most_units() const override { return static_cast<std::int64_t>(config_.features.size()); }
 
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size, const ExplainOptions& options) override {
     if (!options.label.empty() && options.label != config_.label)

@@ -119,6 +119,13 @@ std::int64_t TrainedModel::explain_cost(const ExplainOptions& options) const {
   return 1 + models::importance_cost(options.methods, options.steps, targets());
 }
 
+std::int64_t TrainedModel::request_cost_bound(std::size_t inputs, const ExplainOptions& options) const {
+  const std::int64_t n = most_units();
+  if (n < 0) return -1;
+  const std::int64_t m = std::max<std::int64_t>(1, n);  // (a cost grows with the units: at most m each)
+  return static_cast<std::int64_t>(inputs) * m * (1 + models::importance_cost(options.methods, options.steps, targets(), m));
+}
+
 std::int64_t TrainedModel::request_cost(const std::vector<Input>& inputs, const ExplainOptions& options) const {
   std::int64_t cost = 0;
   for (const std::int64_t read : units(inputs)) {

@@ -144,6 +144,7 @@ class TextModel : public TrainedModel {
     for (const Input& in : inputs) texts.push_back(in.text);
     return pad_texts(tokenizer_, config_, texts).lengths;
   }
+  std::int64_t most_units() const override { return std::max<std::int64_t>(1, config_.maxlen); }
 
   std::vector<models::Method> methods() const override {
     models::TextClassifier model(model_.module);

@@ -241,6 +241,12 @@ class TrainedModel {
   /// input's units() times its passes (explain_cost's, leave-one-out's for its own length). What a
   /// server caps a request at (--max-request-cost). Inputs check() would refuse may be counted anyhow.
   std::int64_t request_cost(const std::vector<Input>& inputs, const ExplainOptions& options) const;
+  /// The most request_cost can be for `inputs` inputs, without reading them (every one at
+  /// most_units()), or -1 when the model reads inputs of any length. Cheaper than request_cost,
+  /// which tokenises: a server checks this bound first.
+  std::int64_t request_cost_bound(std::size_t inputs, const ExplainOptions& options) const;
+  /// The most units the model reads of one input (a text model's maxlen), or -1: no bound.
+  virtual std::int64_t most_units() const { return -1; }
   /// How many units (words, features, characters) the model reads of each input (all at once: a
   /// text model tokenises them together).
   virtual std::vector<std::int64_t> units(const std::vector<Input>& inputs) const = 0;
