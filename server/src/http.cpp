@@ -563,8 +563,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
       if (!ec && self->drained_ <= self->shared_.options.linger_bytes) return self->drain();
       if constexpr (kTls) {
         if (!self->closed_ && ec != net::error::operation_aborted) {  // the client stopped sending (or sent too much): close_notify
-          self->disarm();
-          self->arm(Clock::now() + std::chrono::milliseconds(500));
+          self->arm(Clock::now() + std::chrono::milliseconds(500));   // (replaces the linger deadline)
           return self->stream_.async_shutdown([self](const error_code&) { self->close(); });
         }
       }

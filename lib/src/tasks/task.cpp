@@ -119,19 +119,20 @@ std::int64_t TrainedModel::explain_cost(const ExplainOptions& options) const {
   return 1 + models::importance_cost(options.methods, options.steps, targets());
 }
 
+/// One input's share of request_cost: its units (at least 1) times the passes over them.
+static std::int64_t input_cost(std::int64_t units, const ExplainOptions& options, std::int64_t targets) {
+  const std::int64_t n = std::max<std::int64_t>(1, units);
+  return n * (1 + models::importance_cost(options.methods, options.steps, targets, n));
+}
+
 std::int64_t TrainedModel::request_cost_bound(std::size_t inputs, const ExplainOptions& options) const {
-  const std::int64_t n = most_units();
-  if (n < 0) return -1;
-  const std::int64_t m = std::max<std::int64_t>(1, n);  // (a cost grows with the units: at most m each)
-  return static_cast<std::int64_t>(inputs) * m * (1 + models::importance_cost(options.methods, options.steps, targets(), m));
+  const std::int64_t most = most_units();  // (an input's cost grows with its units)
+  return most < 0 ? -1 : static_cast<std::int64_t>(inputs) * input_cost(most, options, targets());
 }
 
 std::int64_t TrainedModel::request_cost(const std::vector<Input>& inputs, const ExplainOptions& options) const {
   std::int64_t cost = 0;
-  for (const std::int64_t read : units(inputs)) {
-    const std::int64_t n = std::max<std::int64_t>(1, read);
-    cost += n * (1 + models::importance_cost(options.methods, options.steps, targets(), n));
-  }
+  for (const std::int64_t read : units(inputs)) cost += input_cost(read, options, targets());
   return cost;
 }
 
