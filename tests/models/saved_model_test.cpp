@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <ATen/Parallel.h>
+
 #include "attn/io/atomic_file.h"
 #include "attn/io/checksum.h"
 #include "attn/models/saved_model.h"
@@ -124,6 +126,21 @@ TEST_CASE("checksums: one flipped bit in a tensor or an embedded file of model.p
   REQUIRE(flip_bit_of(edited, "some notes", 2));
   CHECK_THROWS_WITH(models::load_model(edited, nn::Runtime::kPortable),
                     Catch::Contains("embedded file 'notes.txt' does not match its checksum"));
+  // A flipped bit in config.json is reported as that, not as what the config then says (here: a model
+  // that does not exist), whether the checksums are compared on a second thread while the config is
+  // read and the native module built, or after.
+  const std::string config_flipped = (dir / "config.pt").string();
+  std::filesystem::copy_file(good, config_flipped);
+  REQUIRE(flip_bit_of(config_flipped, "\"model\": \"feature-attention\"", 10));  // "veature-attention"
+  const int threads = at::get_num_threads();
+  for (const int n : {1, 2}) {
+    at::set_num_threads(n);
+    for (const nn::Runtime runtime : {nn::Runtime::kPortable, nn::Runtime::kNative})
+      CHECK_THROWS_WITH(models::load_model(config_flipped, runtime),
+                        Catch::Contains("embedded file 'config.json' does not match its checksum"));
+    CHECK_NOTHROW(models::load_model(good, nn::Runtime::kNative));
+  }
+  at::set_num_threads(threads);
   // The TorchScript code and pickles, which LibTorch parses before any checksum of attn's could be
   // read: their ZIP CRC-32 is checked first (a flipped bit in the code crashed LibTorch's parser).
   const std::string code = (dir / "code.pt").string();

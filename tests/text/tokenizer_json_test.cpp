@@ -55,6 +55,54 @@ TEST_CASE("from_json reads any valid JSON layout and refuses invalid JSON", "[to
   CHECK_THAT(error(j), Contains("t.json: config.word_counts: not a JSON object of words: expected a flat object"));
 }
 
+TEST_CASE("words with escapes, control characters and UTF-8 at every offset read back exactly", "[tokenizer][json]") {
+  // The scanner copies plain runs eight bytes at a time: put each kind of byte at every offset of
+  // such a block, in word_index (decoded) and in the tables a transform-only load skips.
+  TokenizerOptions o;
+  o.filters = "";
+  o.split = " ";
+  std::vector<std::string> texts;
+  for (const std::string special : {"\"", "\\", "\t", "\x01", "\x7f", "é", "😀", "/"})
+    for (std::size_t n = 0; n < 20; ++n)
+      texts.push_back(std::string(n, 'a') + special + std::string(19 - n, 'b') + " w" + std::to_string(n));
+  Tokenizer t(o);
+  t.fit_on_texts(texts);
+  const std::string json = t.to_json();
+  CHECK(Tokenizer::from_json(json).to_json() == json);
+  const Tokenizer u = Tokenizer::from_json(json, "t.json", attn::text::TokenizerTables::kForTransform);
+  CHECK(u.texts_to_sequences(texts) == t.texts_to_sequences(texts));
+  CHECK(u.vocabulary_size() == t.vocabulary_size());
+}
+
+TEST_CASE("a table a transform-only load skips is still checked as a JSON string", "[tokenizer][json]") {
+  Tokenizer t;
+  t.fit_on_texts({"the cat sat on the mat"});
+  const std::string json = t.to_json();
+  const auto error = [](const std::string& j) {
+    try {
+      Tokenizer::from_json(j, "t.json", attn::text::TokenizerTables::kForTransform);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  using Catch::Contains;
+  for (std::size_t n = 0; n < 17; ++n) {  // the bad byte at every offset of an eight-byte block
+    INFO("after " << n << " plain bytes");
+    const std::string plain(n, 'x');
+    const auto with = [&](const std::string& bad) {
+      std::string j = json;
+      j.replace(j.find("\"word_counts\": \"{"), 17, "\"word_counts\": \"" + plain + bad + "{");
+      return j;
+    };
+    CHECK_THAT(error(with("\x01")), Contains("t.json: not valid JSON: control character"));
+    CHECK_THAT(error(with("\xff")), Contains("t.json: not valid JSON: invalid UTF-8"));
+    CHECK_THAT(error(with("\\q")), Contains("t.json: not valid JSON: bad escape"));
+    CHECK_THAT(error(with("\\u12")), Contains("t.json: not valid JSON: bad hex digit"));
+    CHECK(error(with("\\\"\\\\\\/")) == "no error");
+  }
+}
+
 TEST_CASE("a tokenizer loaded only to apply it applies it exactly as the full one", "[tokenizer][json]") {
   const std::vector<std::string> texts{"the cat sat on the mat oov", "the dog ate the oov cat", "a b c d e f g h"};
   const std::vector<std::string> probe{"the cat ate a 😀 mat", "dog oov zzz h", ""};

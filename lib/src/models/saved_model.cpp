@@ -1,9 +1,11 @@
 #include "attn/models/saved_model.h"
 
 #include <filesystem>
+#include <future>
 #include <sstream>
 #include <stdexcept>
 
+#include <ATen/Parallel.h>
 #include <caffe2/serialize/inline_container.h>
 
 #include "attn/io/atomic_file.h"
@@ -121,6 +123,37 @@ void copy_weights(const torch::jit::Module& from, torch::jit::Module& to) {
   if (copied != source.size()) throw std::logic_error("copy_weights: the modules do not have the same tensors");
 }
 
+/// Reads `m`'s embedded config and finds its registry entry; with the native runtime, rebuilds the
+/// module natively (when the file's model revision is this build's) with the loaded weights.
+void use_config(SavedModel& m, const std::string& config, nn::Runtime runtime) {
+  const std::string& path = m.path;
+  try {
+    m.config = nlohmann::json::parse(config);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": embedded config.json is not valid JSON");
+  }
+  if (!m.config.is_object() || !m.config.contains("model") || !m.config.contains("model_config") || !m.config.contains("data"))
+    throw std::runtime_error(path + ": embedded config.json: keys 'model', 'model_config' and 'data' are required");
+  try {
+    m.entry = &find_model(m.config.at("model").get<std::string>());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": embedded config.json: key 'model': " + e.what());
+  }
+  require_interface(m.entry->kind, m.module, path);
+  const nlohmann::json& revision = m.config.contains("model_revision") ? m.config["model_revision"] : nlohmann::json();
+  if (runtime == nn::Runtime::kNative && revision.is_number_integer() && revision.get<int>() == m.entry->revision) {
+    try {
+      m.module =
+          build_model(*m.entry, resolve_config(*m.entry, m.config.at("model_config")), ensemble_size(m.config), nn::Runtime::kNative);
+      copy_weights(m.portable, m.module);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": embedded config.json: key 'model_config' does not describe the model in the file (" + e.what() +
+                               ")");
+    }
+    m.module.eval();
+  }
+}
+
 SavedModel load_model(const std::string& given, nn::Runtime runtime) {
   SavedModel m;
   m.path = std::filesystem::is_directory(given) ? (std::filesystem::path(given) / "model.pt").string() : given;
@@ -139,36 +172,22 @@ SavedModel load_model(const std::string& given, nn::Runtime runtime) {
   for (const auto& p : m.module.named_parameters(/*recurse=*/true)) io::require_in_storage(p.value, path, p.name);
   for (const auto& b : m.module.named_buffers(/*recurse=*/true)) io::require_in_storage(b.value, path, b.name);
   if (extra[kConfig].empty()) throw std::runtime_error(path + ": no embedded config.json: not a model saved by attn");
-  verify(path, m.module, extra);
-  try {
-    m.config = nlohmann::json::parse(extra[kConfig]);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": embedded config.json is not valid JSON");
-  }
-  if (!m.config.is_object() || !m.config.contains("model") || !m.config.contains("model_config") || !m.config.contains("data"))
-    throw std::runtime_error(path + ": embedded config.json: keys 'model', 'model_config' and 'data' are required");
-  try {
-    m.entry = &find_model(m.config.at("model").get<std::string>());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": embedded config.json: key 'model': " + e.what());
-  }
-  require_interface(m.entry->kind, m.module, path);
-  for (auto& [name, content] : extra)
-    if (name != kConfig && name != kChecksums) m.files[name] = std::move(content);
   m.module.eval();
   m.portable = m.module;
-  const nlohmann::json& revision = m.config.contains("model_revision") ? m.config["model_revision"] : nlohmann::json();
-  if (runtime == nn::Runtime::kNative && revision.is_number_integer() && revision.get<int>() == m.entry->revision) {
-    try {
-      m.module =
-          build_model(*m.entry, resolve_config(*m.entry, m.config.at("model_config")), ensemble_size(m.config), nn::Runtime::kNative);
-      copy_weights(m.portable, m.module);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path + ": embedded config.json: key 'model_config' does not describe the model in the file (" + e.what() +
-                               ")");
-    }
-    m.module.eval();
+  // The checksums (a CRC of every byte loaded) are compared on a second thread while this one reads
+  // the config and builds the native module; a mismatch is the error reported, whatever else failed.
+  const bool alongside = at::get_num_threads() > 1;
+  std::future<void> verified = std::async(alongside ? std::launch::async : std::launch::deferred,
+                                          [&path, module = m.portable, &extra] { verify(path, module, extra); });
+  try {
+    use_config(m, extra.at(kConfig), runtime);
+  } catch (...) {
+    verified.get();
+    throw;
   }
+  verified.get();
+  for (auto& [name, content] : extra)
+    if (name != kConfig && name != kChecksums) m.files[name] = std::move(content);
   return m;
 }
 

@@ -81,8 +81,18 @@ std::int32_t StringTable::intern(std::string_view key, const Probe& p) {
   return id;
 }
 
-void StringTable::reserve(std::size_t n) {
-  while (slots_.size() < 2 * n) grow();
+void StringTable::reserve(std::size_t n, std::size_t key_bytes) {
+  arena_.reserve(arena_.size() + key_bytes);
+  offsets_.reserve(offsets_.size() + n);
+  if (size() == 0) {  // nothing to rehash: the slots at their final size at once
+    std::size_t slots = slots_.size();
+    while (slots < 2 * n) slots *= 2;
+    if (slots != slots_.size()) {
+      slots_.assign(slots, Slot{0, 0, kMissing});
+      mask_ = slots - 1;
+    }
+  }
+  while (slots_.size() < 2 * (static_cast<std::size_t>(size()) + n)) grow();
 }
 
 void StringTable::grow() {

@@ -5,6 +5,8 @@
 // is strict RFC 8259 JSON too, but reads only these shapes and copies unescaped runs whole, and
 // from_json reads only the tables it is asked for.
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 
@@ -33,6 +35,48 @@ struct Value {
   std::string_view text;  // the value as written, for messages
 };
 
+/// The bytes a string copies as they are: printable ASCII but the quote and the backslash.
+constexpr std::array<bool, 256> plain_ascii() {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}
+constexpr std::array<bool, 256> kPlainAscii = plain_ascii();
+
+/// What JSON's two-character escapes stand for, by the character after the backslash (0: not one).
+constexpr std::array<char, 256> two_character_escapes() {
+  std::array<char, 256> t{};
+  for (const char c : {'"', '\\', '/'}) t[static_cast<unsigned char>(c)] = c;
+  t['b'] = '\b';
+  t['f'] = '\f';
+  t['n'] = '\n';
+  t['r'] = '\r';
+  t['t'] = '\t';
+  return t;
+}
+constexpr std::array<char, 256> kTwoCharacterEscapes = two_character_escapes();
+
+/// The end of the run of bytes at `p` that a string copies as they are (see kPlainAscii). Eight
+/// bytes at a time where it can: runs in the tables are short, and a loop that stops at every byte
+/// pays a mispredicted branch at the end of each run.
+const char* plain_run_end(const char* p, const char* end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+  // Per byte: its high bit set in `mask` when it is '"', '\\', below 0x20 or above 0x7F. (A byte above
+  // the first such one may be marked too, by a borrow; the lowest mark is always right.)
+  const auto zero_bytes = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  for (; end - p >= 8; p += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    const std::uint64_t mask =
+        zero_bytes(w ^ (kOnes * '"')) | zero_bytes(w ^ (kOnes * '\\')) | ((w - kOnes * 0x20) & ~w & kHighs) | (w & kHighs);
+    if (mask) return p + __builtin_ctzll(mask) / 8;
+  }
+#endif
+  while (p < end && kPlainAscii[static_cast<unsigned char>(*p)]) ++p;
+  return p;
+}
+
 /// A strict JSON reader over one buffer: whitespace, strings (escapes, surrogate pairs and UTF-8
 /// checked), numbers, literals, and nested values to skip (at most kMaxDepth deep).
 class Scanner {
@@ -56,33 +100,40 @@ class Scanner {
     if (!consume(c)) fail(std::string("expected '") + c + "'");
   }
   bool at_end() { return peek() == '\0' && i_ >= s_.size(); }
+  /// The bytes after the cursor.
+  std::size_t remaining() const { return s_.size() - i_; }
 
   /// A string at the cursor, decoded into `out` (replacing its contents); with `out` null, checked
   /// and skipped.
   void string(std::string* out) {
     if (out) out->clear();
     expect('"');
+    const char* const end = s_.data() + s_.size();
     for (;;) {
-      const std::size_t start = i_;
-      unsigned char high = 0;  // a run without quotes, escapes or control characters, copied whole
-      while (i_ < s_.size()) {
-        const auto c = static_cast<unsigned char>(s_[i_]);
-        if (c == '"' || c == '\\' || c < 0x20) break;
-        high |= c;
+      const char* const run = s_.data() + i_;
+      const char* const p = plain_run_end(run, end);  // copied whole
+      if (out) out->append(run, static_cast<std::size_t>(p - run));
+      i_ = static_cast<std::size_t>(p - s_.data());
+      if (p == end) fail("unterminated string");
+      const auto c = static_cast<unsigned char>(*p);
+      if (c == '"') {
         ++i_;
+        return;
       }
-      const std::string_view run = s_.substr(start, i_ - start);
-      if (high & 0x80) {  // not all ASCII: check the UTF-8
-        const std::size_t invalid = find_invalid_utf8(run);
-        if (invalid != std::string_view::npos) fail_at(start + invalid, "invalid UTF-8");
+      if (c == '\\') {
+        const char plain = p + 1 < end ? kTwoCharacterEscapes[static_cast<unsigned char>(p[1])] : 0;
+        if (plain) {  // the common escapes, inline
+          if (out) *out += plain;
+          i_ += 2;
+        } else {
+          ++i_;
+          escape(out);
+        }
+      } else if (c >= 0x80) {
+        utf8_run(out);
+      } else {
+        fail("control character in a string");
       }
-      if (out) out->append(run);
-      if (i_ >= s_.size()) fail("unterminated string");
-      const char c = s_[i_++];
-      if (c == '"') return;
-      if (c != '\\') fail_at(i_ - 1, "control character in a string");
-      escape(out ? *out : scratch_);
-      if (!out) scratch_.clear();
     }
   }
   void string(std::string& out) { string(&out); }
@@ -159,38 +210,25 @@ class Scanner {
     return v;
   }
 
-  void escape(std::string& out) {
+  /// A run of non-ASCII bytes at the cursor: checked as UTF-8, appended to `out` when given.
+  void utf8_run(std::string* out) {
+    const std::size_t start = i_;
+    while (i_ < s_.size() && static_cast<unsigned char>(s_[i_]) >= 0x80) ++i_;
+    const std::string_view run = s_.substr(start, i_ - start);
+    const std::size_t invalid = find_invalid_utf8(run);
+    if (invalid != std::string_view::npos) fail_at(start + invalid, "invalid UTF-8");
+    if (out) out->append(run);
+  }
+
+  /// The escape after a backslash, appended to `out` decoded (when given).
+  void escape(std::string* out) {
     if (i_ >= s_.size()) fail("unterminated string");
     const char e = s_[i_++];
-    switch (e) {
-      case '"':
-        out += '"';
-        return;
-      case '\\':
-        out += '\\';
-        return;
-      case '/':
-        out += '/';
-        return;
-      case 'b':
-        out += '\b';
-        return;
-      case 'f':
-        out += '\f';
-        return;
-      case 'n':
-        out += '\n';
-        return;
-      case 'r':
-        out += '\r';
-        return;
-      case 't':
-        out += '\t';
-        return;
-      case 'u':
-        break;
-      default:
-        fail_at(i_ - 1, "bad escape");
+    if (e != 'u') {  // one of JSON's two-character escapes
+      const char plain = kTwoCharacterEscapes[static_cast<unsigned char>(e)];
+      if (!plain) fail_at(i_ - 1, "bad escape");
+      if (out) *out += plain;
+      return;
     }
     unsigned cp = hex4();
     if (cp >= 0xDC00 && cp <= 0xDFFF) fail("lone low surrogate in a \\u escape");
@@ -201,20 +239,22 @@ class Scanner {
       if (low < 0xDC00 || low > 0xDFFF) fail("high surrogate without its low surrogate");
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
     }
+    if (!out) return;
+    std::string& o = *out;
     if (cp < 0x80) {
-      out += static_cast<char>(cp);
+      o += static_cast<char>(cp);
     } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
+      o += static_cast<char>(0xC0 | (cp >> 6));
+      o += static_cast<char>(0x80 | (cp & 0x3F));
     } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
+      o += static_cast<char>(0xE0 | (cp >> 12));
+      o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      o += static_cast<char>(0x80 | (cp & 0x3F));
     } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
+      o += static_cast<char>(0xF0 | (cp >> 18));
+      o += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      o += static_cast<char>(0x80 | (cp & 0x3F));
     }
   }
 
@@ -280,7 +320,6 @@ class Scanner {
 
   std::string_view s_;
   std::size_t i_ = 0;
-  std::string scratch_;
 };
 
 /// The config's double-encoded tables, by name.
@@ -347,6 +386,9 @@ void read_config(Scanner& sc, std::string& config_key, TokenizerTables tables, O
       if (sc.peek() == '"' && wanted(tables, t)) {
         levels.table_value[t] = Value();
         levels.table_value[t].kind = Value::Kind::kString;
+        // (decoded, a string is no longer than what is left of the file: reserved at once, as
+        // address space that costs only the pages the table fills, instead of copied as it grows)
+        levels.text[t].reserve(sc.remaining());
         sc.string(levels.text[t]);
       } else {
         levels.table_value[t] = sc.value(Scanner::Strings::kSkip);  // a string not wanted is checked, not kept
@@ -461,8 +503,32 @@ void read_counts(const OuterLevels& levels, const std::string& source, StringTab
   for_each_entry(levels.text[kIndexDocs], "index_docs", source, [](const std::string&, const Value&) {});  // derived; form only
 }
 
-/// word_index's entries: a word and its index.
-using WordIndex = std::vector<std::pair<std::string, std::int32_t>>;
+/// word_index's entries in file order: each word (kept one after another in one buffer: a
+/// vocabulary's 220,000 words in a few allocations, not one each) and its index.
+class WordIndex {
+ public:
+  void reserve(std::size_t n) {
+    ends_.reserve(n);
+    indices_.reserve(n);
+  }
+  void add(std::string_view word, std::int32_t index) {
+    words_.append(word);
+    ends_.push_back(words_.size());
+    indices_.push_back(index);
+  }
+  std::size_t size() const { return indices_.size(); }
+  std::string_view word(std::size_t i) const {
+    const std::size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(words_).substr(begin, ends_[i] - begin);
+  }
+  std::int32_t index(std::size_t i) const { return indices_[i]; }
+  std::size_t word_bytes() const { return words_.size(); }
+
+ private:
+  std::string words_;
+  std::vector<std::size_t> ends_;
+  std::vector<std::int32_t> indices_;
+};
 
 /// Reads word_index's entries in file order, each index checked to be a positive int32.
 WordIndex read_word_index(const std::string& table, const std::string& source) {
@@ -471,13 +537,13 @@ WordIndex read_word_index(const std::string& table, const std::string& source) {
   for_each_entry(table, "word_index", source, [&](const std::string& word, const Value& value) {
     const std::int64_t index = entry_integer(value, source, "word_index", word);
     if (index < 1 || index > INT32_MAX) bad(source, "config.word_index['" + word + "']", "index must be >= 1");
-    word_index.emplace_back(word, static_cast<std::int32_t>(index));
+    word_index.add(word, static_cast<std::int32_t>(index));
   });
   return word_index;
 }
 
 /// Whether `word` is the OOV token.
-bool is_oov(const std::optional<std::string>& oov_token, const std::string& word) { return oov_token && word == *oov_token; }
+bool is_oov(const std::optional<std::string>& oov_token, std::string_view word) { return oov_token && word == *oov_token; }
 
 /// Interns the counted words of a tokenizer read for transforming: word_index's keys, but for the OOV
 /// token, which is one of them only when it collides with a counted word (it then has a later index
@@ -486,13 +552,17 @@ bool is_oov(const std::optional<std::string>& oov_token, const std::string& word
 std::vector<std::int32_t> intern_counted_words(const WordIndex& word_index, const std::optional<std::string>& oov_token,
                                                StringTable& vocab) {
   std::int32_t oov_index = 0;
-  for (const auto& [word, index] : word_index)
-    if (is_oov(oov_token, word)) oov_index = index;
-  vocab.reserve(word_index.size());
-  std::vector<std::int32_t> ids;
-  ids.reserve(word_index.size());
-  for (const auto& [word, index] : word_index)
-    ids.push_back(!is_oov(oov_token, word) || oov_index != 1 ? vocab.intern(word) : StringTable::kMissing);
+  for (std::size_t i = 0; i < word_index.size(); ++i)
+    if (is_oov(oov_token, word_index.word(i))) oov_index = word_index.index(i);
+  std::vector<std::size_t> counted;  // the entries that are words of the vocabulary
+  counted.reserve(word_index.size());
+  for (std::size_t i = 0; i < word_index.size(); ++i)
+    if (!is_oov(oov_token, word_index.word(i)) || oov_index != 1) counted.push_back(i);
+  vocab.reserve(counted.size(), word_index.word_bytes());
+  std::vector<std::int32_t> ids(word_index.size(), StringTable::kMissing);
+  vocab.intern_each(
+      counted.size(), [&](std::size_t k) { return word_index.word(counted[k]); },
+      [&](std::size_t k, std::int32_t id) { ids[counted[k]] = id; });
   return ids;
 }
 
@@ -500,7 +570,7 @@ std::vector<std::int32_t> intern_counted_words(const WordIndex& word_index, cons
 std::vector<std::int32_t> ids_of(const WordIndex& word_index, const StringTable& vocab) {
   std::vector<std::int32_t> ids;
   ids.reserve(word_index.size());
-  for (const auto& [word, index] : word_index) ids.push_back(vocab.find(word));
+  for (std::size_t i = 0; i < word_index.size(); ++i) ids.push_back(vocab.find(word_index.word(i)));
   return ids;
 }
 
@@ -512,11 +582,12 @@ std::int32_t assign_indices(const WordIndex& word_index, const std::vector<std::
   index_of.assign(vocab_size, 0);
   std::int32_t max_index = 0;
   for (std::size_t i = 0; i < word_index.size(); ++i) {
-    const auto& [word, index] = word_index[i];
+    const std::string_view word = word_index.word(i);
+    const std::int32_t index = word_index.index(i);
     if (ids[i] != StringTable::kMissing)
       index_of[static_cast<std::size_t>(ids[i])] = index;
     else if (!is_oov(oov_token, word))
-      bad(source, "config.word_index", "word '" + word + "' is neither in word_counts nor the oov_token");
+      bad(source, "config.word_index", "word '" + std::string(word) + "' is neither in word_counts nor the oov_token");
     if (is_oov(oov_token, word)) oov_index = index;
     max_index = std::max(max_index, index);
   }
@@ -561,7 +632,7 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
   if (tables == TokenizerTables::kForTransform) {  // index_word is word_index inverted
     t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
     for (std::size_t i = 0; i < word_index.size(); ++i)
-      t.index_word_[static_cast<std::size_t>(word_index[i].second)] = ids[i] != StringTable::kMissing ? ids[i] : kOovWord;
+      t.index_word_[static_cast<std::size_t>(word_index.index(i))] = ids[i] != StringTable::kMissing ? ids[i] : kOovWord;
     return t;
   }
   const IndexWord index_word = read_index_word(levels.text[kIndexWord], source, max_index);

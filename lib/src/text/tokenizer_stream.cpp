@@ -171,7 +171,7 @@ struct Tokenizer::Stream::Impl {
       to_vocab[w].resize(workers[w].stats.size());
       total += workers[w].stats.size();
     }
-    t.vocab_.reserve(static_cast<std::size_t>(t.vocab_.size()) + total);
+    t.vocab_.reserve(total);
     // The stream order first (worker, local id), then the interning, with the table slots of the
     // words a little ahead prefetched (the table is larger than the caches).
     std::vector<std::pair<std::uint32_t, std::int32_t>> order;
@@ -185,31 +185,20 @@ struct Tokenizer::Stream::Impl {
       if (best == workers.size()) break;
       order.emplace_back(static_cast<std::uint32_t>(best), static_cast<std::int32_t>(next[best]++));
     }
-    constexpr std::size_t kAhead = 16;
-    std::vector<StringTable::Probe> probes(kAhead);
-    const auto key_of = [&](std::size_t i) { return workers[order[i].first].words.key(order[i].second); };
-    for (std::size_t i = 0; i < std::min(kAhead, order.size()); ++i) {
-      probes[i] = StringTable::probe_of(key_of(i));
-      t.vocab_.prefetch(probes[i]);
-    }
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const std::size_t best = order[i].first;
-      const std::size_t lid = static_cast<std::size_t>(order[i].second);
-      const StringTable::Probe probe = probes[i % kAhead];
-      if (i + kAhead < order.size()) {
-        probes[i % kAhead] = StringTable::probe_of(key_of(i + kAhead));
-        t.vocab_.prefetch(probes[i % kAhead]);
-      }
-      const WordStat& st = workers[best].stats[lid];
-      const std::int32_t gid = t.vocab_.intern(key_of(i), probe);
-      if (gid == static_cast<std::int32_t>(t.counts_.size())) {
-        t.counts_.push_back(0);
-        t.docs_.push_back(0);
-      }
-      t.counts_[static_cast<std::size_t>(gid)] += st.count;
-      t.docs_[static_cast<std::size_t>(gid)] += st.docs;
-      to_vocab[best][lid] = gid;
-    }
+    t.vocab_.intern_each(
+        order.size(), [&](std::size_t i) { return workers[order[i].first].words.key(order[i].second); },
+        [&](std::size_t i, std::int32_t gid) {
+          const std::size_t w = order[i].first;
+          const std::size_t lid = static_cast<std::size_t>(order[i].second);
+          const WordStat& st = workers[w].stats[lid];
+          if (gid == static_cast<std::int32_t>(t.counts_.size())) {
+            t.counts_.push_back(0);
+            t.docs_.push_back(0);
+          }
+          t.counts_[static_cast<std::size_t>(gid)] += st.count;
+          t.docs_[static_cast<std::size_t>(gid)] += st.docs;
+          to_vocab[w][lid] = gid;
+        });
     t.document_count_ += texts_added;
     t.rebuild_index();
     // Each worker's local id -> emitted index; every occurrence of a word is decided alike, so
