@@ -21,7 +21,7 @@ echo
 phase explain "5 sentences, attention and integrated gradients"
 # Each word's attention beside its integrated gradients (for the most probable label): attention says
 # where the model looked, integrated gradients what moved its logit (docs/importance.md).
-"$attn" explain --model "$run" --method attention,integrated-gradients --html "$run/explain.html" \
+"$attn" explain --model "$run" --methods attention,integrated-gradients --html "$run/explain.html" \
   "ice cream" "ice cream is worthless" "ice cream sucks" "Thanks for fixing the citation, good work." \
   "You are a stupid idiot and your edits are garbage"
 phase_done

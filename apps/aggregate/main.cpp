@@ -4,6 +4,7 @@
 #include "../common/app.h"
 #include "../common/launcher.h"
 #include "../common/memory.h"
+#include "../common/options.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/aggregate.h"
 #include "attn/tasks/commands.h"
@@ -25,13 +26,12 @@ int run(int argc, char** argv) {
       "  attn aggregate --model runs/toxic --csv comments.csv --nproc 2 --threads 1 --json words.json\n\n"
       "With --nproc N (or under torchrun) the workers share the chunks of rows and rank 0 writes the files: the same\n"
       "bytes one process writes.");
-  options.add_options("Input")("model", "Run directory or model.pt (a text classifier)", cxxopts::value<std::string>());
+  add_model_option(options, "a text classifier");
   const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
   add_inputs(options, inputs);
+  add_methods_option(options, "the words each ranks (default: attention and grad-input)");
+  add_steps_option(options);
   options.add_options("Methods")
-      ("methods", "Methods, comma-separated (default: attention and grad-input)", cxxopts::value<std::string>()->default_value(""))
-      ("steps", "Integrated gradients' steps, 1.." + std::to_string(models::kMaxSteps),
-       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
       ("top", "Words listed per method and label", cxxopts::value<std::int64_t>()->default_value("20"))
       ("min-count", "Rank a word only if seen this often in the label's rows", cxxopts::value<std::int64_t>()->default_value("5"))
       ("batch-size", "Texts explained at once", cxxopts::value<std::int64_t>()->default_value("64"));
@@ -39,35 +39,31 @@ int run(int argc, char** argv) {
       ("json", "Write every method and label's words as JSON here", cxxopts::value<std::string>())
       ("words-csv", "Write them as CSV here (method, label, rank, word, count, mean)", cxxopts::value<std::string>())
       ("html", "Write them as an HTML page here", cxxopts::value<std::string>());
-  options.add_options("Distributed")
-      ("nproc", "Explain as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)",
-       cxxopts::value<int>())
-      ("worker-timeout", "Seconds a worker waits for the others before failing", cxxopts::value<int>()->default_value("300"));
+  add_distributed_options(options, "Explain");
   // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  if (r.count("nproc"))
-    return run_as_local_workers(r["nproc"].as<int>(), "attn aggregate", argc, argv, run);  // each worker: without --nproc
+  if (const auto nproc = nproc_option(r))
+    return run_as_local_workers(*nproc, "attn aggregate", argc, argv, run);  // each worker: without --nproc
   set_torch_threads(threads_option(r));
   // A heap per thread: the threads explain a batch each at once, every row's words and tokens many
   // small blocks; on one heap they waited for each other (20,000 comments: 12,400 context switches
   // against 200, 2.12 -> 1.88 s).
   keep_freed_memory(Heaps::kPerThread);
   tasks::AggregateRequest request;
-  request.model = required<std::string>(r, "model");
+  request.model = model_option(r);
   request.options = inputs_of(r, inputs);
-  if (const std::string methods = r["methods"].as<std::string>(); !methods.empty())
-    request.methods = models::parse_method_list(methods, "--methods");
-  request.steps = r["steps"].as<int>();
+  if (auto methods = methods_option(r); !methods.empty()) request.methods = std::move(methods);
+  request.steps = steps_option(r);
   request.top = r["top"].as<std::int64_t>();
   request.min_count = r["min-count"].as<std::int64_t>();
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.json = given<std::string>(r, "json").value_or("");
   request.csv = given<std::string>(r, "words-csv").value_or("");
   request.html = given<std::string>(r, "html").value_or("");
-  std::fputs(tasks::aggregate(request, std::chrono::seconds(r["worker-timeout"].as<int>())).c_str(), stdout);
+  std::fputs(tasks::aggregate(request, worker_timeout_option(r)).c_str(), stdout);
   return kExitOk;
 }
 

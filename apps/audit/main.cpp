@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "../common/options.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/audit.h"
 #include "attn/text/identity_terms.h"
@@ -23,8 +24,8 @@ int run(int argc, char** argv) {
       "Definitions: docs/bias.md.\n\n"
       "  attn audit --model runs/toxic --html audit.html\n"
       "  attn audit --model runs/hx --benign normal --csv hatexplain/val.jsonl --json audit.json");
+  add_model_option(options, "a text classifier");
   options.add_options("Input")
-      ("model", "Run directory or model.pt (a text classifier)", cxxopts::value<std::string>())
       ("terms", "Identity terms, one per line (default: the " + std::to_string(text::builtin_identity_terms().size()) +
        " built in)", cxxopts::value<std::string>());
   const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
@@ -33,9 +34,8 @@ int run(int argc, char** argv) {
       ("label", "The label whose probability is the toxicity (default: the model's first)", cxxopts::value<std::string>()->default_value(""))
       ("benign", "Or, one class per row: the class whose probability's complement is (e.g. normal)",
        cxxopts::value<std::string>()->default_value(""));
+  add_steps_option(options, "Audit");
   options.add_options("Audit")
-      ("steps", "Integrated gradients' steps, 1.." + std::to_string(models::kMaxSteps),
-       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
       ("no-why", "Leave out the integrated gradients")
       ("examples", "Flipped rows listed (those that shift most)", cxxopts::value<std::int64_t>()->default_value("20"))
       ("batch-size", "Texts scored at once", cxxopts::value<std::int64_t>()->default_value(std::to_string(tasks::kScoringBatchSize)));
@@ -49,12 +49,12 @@ int run(int argc, char** argv) {
   const auto& r = *parsed;
   set_torch_threads(threads_option(r));
   tasks::AuditRequest request;
-  request.model = required<std::string>(r, "model");
+  request.model = model_option(r);
   request.terms_file = given<std::string>(r, "terms").value_or("");
   request.options = inputs_of(r, inputs);
   request.label = r["label"].as<std::string>();
   request.benign = r["benign"].as<std::string>();
-  request.steps = r["steps"].as<int>();
+  request.steps = steps_option(r);
   request.why = !r.count("no-why");
   request.examples = r["examples"].as<std::int64_t>();
   request.batch_size = r["batch-size"].as<std::int64_t>();

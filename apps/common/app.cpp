@@ -51,12 +51,12 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
   if (result.count("help")) {
     // Groups in a fixed, task-first order (cxxopts would sort them by name).
     std::vector<std::string> order;
-    for (const char* g : {"Input", "Model", "Training", "Output", "Tokenizer (Keras Tokenizer arguments)",
+    for (const char* g : {"Input", "Model", "Training", "Methods", "Output", "Tokenizer (Keras Tokenizer arguments)",
                           "Padding (Keras pad_sequences arguments)", "Compute", "Help"})
       for (const std::string& have : options.groups())
         if (have == g) order.push_back(have);
     for (const std::string& have : options.groups())
-      if (std::find(order.begin(), order.end(), have) == order.end()) order.push_back(have);
+      if (have != kHiddenGroup && std::find(order.begin(), order.end(), have) == order.end()) order.push_back(have);
     std::cout << options.help(order) << std::flush;
     return std::nullopt;
   }

@@ -35,6 +35,9 @@ int guarded(const std::string& command, const std::function<int()>& body);
 /// end of every command. Sanitizer builds exit normally (LeakSanitizer reports at exit).
 [[noreturn]] void exit_now(int code);
 
+/// The options group --help leaves out: old names still read (options.h's --method).
+inline constexpr const char* kHiddenGroup = "Hidden";
+
 /// Parses argv; prints help and returns nullopt for --help. Unknown flags and stray positional
 /// arguments (unless the command takes them) are usage errors.
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv, bool takes_positional = false);

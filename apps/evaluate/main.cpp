@@ -5,6 +5,7 @@
 #include "../common/app.h"
 #include "../common/launcher.h"
 #include "../common/memory.h"
+#include "../common/options.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
 
@@ -24,35 +25,33 @@ int run(int argc, char** argv) {
       "  attn evaluate --model runs/toxic --csv test.csv --predictions sub.csv --nproc 2 --threads 1\n\n"
       "With --nproc N (or under torchrun) the workers share the rows' batches and rank 0 writes the files:\n"
       "the same bytes one process writes.");
-  options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
+  add_model_option(options);
   const auto inputs = tasks::all_inputs(tasks::Command::kEvaluate);
   add_inputs(options, inputs);
   options.add_options("Output")
       ("predictions", "Write the predictions here (text models: id + one probability column per label)", cxxopts::value<std::string>())
       ("metrics", "Write the metrics as JSON here", cxxopts::value<std::string>())
       ("batch-size", "Rows per batch (the batches validation scored)", cxxopts::value<std::int64_t>()->default_value(std::to_string(attn::tasks::kScoringBatchSize)));
-  options.add_options("Distributed")
-      ("nproc", "Score as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)", cxxopts::value<int>())
-      ("worker-timeout", "Seconds a worker waits for the others before failing", cxxopts::value<int>()->default_value("300"));
+  add_distributed_options(options, "Score");
   // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  if (r.count("nproc"))
-    return run_as_local_workers(r["nproc"].as<int>(), "attn evaluate", argc, argv, run);  // each worker: without --nproc
+  if (const auto nproc = nproc_option(r))
+    return run_as_local_workers(*nproc, "attn evaluate", argc, argv, run);  // each worker: without --nproc
   const int threads = threads_option(r);
   set_torch_threads(threads);
   keep_freed_memory(Heaps::kOne);  // batch after batch of similar tensors: keep their pages (20k comments: 6.0 -> 4.4-5.4 s)
   data::Inputs in = inputs_of(r, inputs);
-  const tasks::EvaluateRequest request{required<std::string>(r, "model"),
+  const tasks::EvaluateRequest request{model_option(r),
                                        in.text("csv"),
                                        in,
                                        r["batch-size"].as<std::int64_t>(),
                                        threads,
                                        given<std::string>(r, "predictions").value_or(""),
                                        given<std::string>(r, "metrics").value_or("")};
-  std::fputs(tasks::evaluate(request, std::chrono::seconds(r["worker-timeout"].as<int>())).c_str(), stdout);
+  std::fputs(tasks::evaluate(request, worker_timeout_option(r)).c_str(), stdout);
   return kExitOk;
 }
 

@@ -3,42 +3,33 @@
 
 #include "../common/app.h"
 #include "../common/memory.h"
+#include "../common/options.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
 
 namespace attn::apps {
 namespace {
 
-/// Every importance method's name, for the help.
-std::string method_list() {
-  std::string out;
-  for (const std::string& m : tasks::method_names()) out += (out.empty() ? "" : ", ") + m;
-  return out;
-}
-
 int run(int argc, char** argv) {
   // (the option tables read best as written)
   // clang-format off
   cxxopts::Options options(
       "attn explain",
-      "Show what a trained model attends to, and with --method what drives its outputs by other measures.\n"
+      "Show what a trained model attends to, and with --methods what drives its outputs by other measures.\n"
       "Inputs come as arguments (rows of numbers after -- when one starts with '-'), one per stdin line, or\n"
       "from --csv FILE [--rows N,...]. By model:\n" +
           tasks::tasks_help(tasks::Command::kExplain) + "\n"
       "  attn explain --model runs/toxic \"ice cream\" \"ice cream sucks\"\n"
-      "  attn explain --model runs/toxic --method attention,integrated-gradients,leave-one-out \"you are an idiot\"\n"
-      "  attn explain --model runs/toxic --csv test.csv --method integrated-gradients --json > importance.jsonl\n"
+      "  attn explain --model runs/toxic --methods attention,integrated-gradients,leave-one-out \"you are an idiot\"\n"
+      "  attn explain --model runs/toxic --csv test.csv --methods integrated-gradients --json > importance.jsonl\n"
       "  attn explain --model runs/features --csv features.csv --rows 1,2 --svg row-attention.svg");
   options.positional_help("TEXT...");
-  options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
+  add_model_option(options);
   const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
   add_inputs(options, inputs);
-  options.add_options("Importance")
-      ("method", "Importance methods, comma-separated: " + method_list() +
-                     " (default: attention, today's output). Each per label; see docs/importance.md",
-       cxxopts::value<std::string>()->default_value("attention"))
-      ("steps", "Integrated gradients' steps (Gauss-Legendre nodes), 1.." + std::to_string(models::kMaxSteps),
-       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
+  add_methods_option(options, "each per label (attention alone: today's output); see docs/importance.md", "attention");
+  add_steps_option(options);
+  options.add_options("Methods")
       ("label", "The label whose scores the text and HTML show (default: the most probable; --json has all)",
        cxxopts::value<std::string>()->default_value(""));
   options.add_options("Output")
@@ -53,13 +44,13 @@ int run(int argc, char** argv) {
   set_torch_threads(threads_option(r));
   keep_freed_memory(Heaps::kOne);  // the importance methods' passes: batch after batch of similar tensors
   tasks::ExplainRequest request;
-  request.model = required<std::string>(r, "model");
+  request.model = model_option(r);
   request.arguments = r.unmatched();
   request.options = inputs_of(r, inputs);
   request.format = r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText;
   request.html = given<std::string>(r, "html").value_or("");
-  request.methods = models::parse_method_list(r["method"].as<std::string>(), "--method");
-  request.steps = r["steps"].as<int>();
+  request.methods = methods_option(r);
+  request.steps = steps_option(r);
   request.label = r["label"].as<std::string>();
   tasks::explain(request, stdin_lines, [](const std::string& s) {
     std::fputs(s.c_str(), stdout);

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "../common/options.h"
 #include "attn/tasks/commands.h"
 
 namespace attn::apps {
@@ -15,12 +16,12 @@ int run(int argc, char** argv) {
                            "embedded, for attn or Python's torch.jit.load. Its methods, by model:\n" +
                                tasks::tasks_help(tasks::Command::kExport) + "\n"
                            "  attn export --model runs/toxic --out toxic.pt");
-  options.add_options("Input")("model", "Run directory or model.pt", cxxopts::value<std::string>());
+  add_model_option(options);
   options.add_options("Output")("out", "Output file", cxxopts::value<std::string>());
   // clang-format on
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
-  std::fputs(tasks::export_model(required<std::string>(*parsed, "model"), required<std::string>(*parsed, "out")).c_str(), stdout);
+  std::fputs(tasks::export_model(model_option(*parsed), required<std::string>(*parsed, "out")).c_str(), stdout);
   return kExitOk;
 }
 

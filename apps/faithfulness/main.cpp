@@ -6,6 +6,7 @@
 
 #include "../common/app.h"
 #include "../common/memory.h"
+#include "../common/options.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/commands.h"
 
@@ -26,17 +27,15 @@ int run(int argc, char** argv) {
           tasks::tasks_help(tasks::Command::kFaithfulness) + "\n"
       "  attn faithfulness --model runs/toxic --csv data/toxic_sample.csv --rows 150 --json faithfulness.json\n"
       "  attn faithfulness --model runs/toxic --csv test.csv --methods attention,integrated-gradients --per-row rows.jsonl");
+  add_model_option(options);
   options.add_options("Input")
-      ("model", "Run directory or model.pt", cxxopts::value<std::string>())
       ("csv", "The rows to measure on", cxxopts::value<std::string>())
       ("rows", "How many rows (the first that can be measured)", cxxopts::value<std::int64_t>()->default_value("100"));
   const auto inputs = tasks::all_inputs(tasks::Command::kFaithfulness);
   add_inputs(options, inputs);
+  add_methods_option(options, "the ones to measure (default: every one the model gives; random is always added)");
+  add_steps_option(options);
   options.add_options("Methods")
-      ("methods", "Methods to measure, comma-separated (default: every one the model gives; random is always added)",
-       cxxopts::value<std::string>()->default_value(""))
-      ("steps", "Integrated gradients' steps, 1.." + std::to_string(models::kMaxSteps),
-       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
       ("seed", "The random ranking's seed", cxxopts::value<std::uint64_t>()->default_value("1"));
   options.add_options("Output")
       ("json", "Write the figures as JSON here", cxxopts::value<std::string>())
@@ -50,13 +49,12 @@ int run(int argc, char** argv) {
   set_torch_threads(threads);
   keep_freed_memory(Heaps::kOne);  // thousands of forward and backward passes of similar tensors: keep their pages
   tasks::FaithfulnessRequest request;
-  request.model = required<std::string>(r, "model");
+  request.model = model_option(r);
   request.csv = required<std::string>(r, "csv");
   request.options = inputs_of(r, inputs);
   request.rows = r["rows"].as<std::int64_t>();
-  if (const std::string methods = r["methods"].as<std::string>(); !methods.empty())
-    request.methods = models::parse_method_list(methods, "--methods");
-  request.steps = r["steps"].as<int>();
+  if (auto methods = methods_option(r); !methods.empty()) request.methods = std::move(methods);
+  request.steps = steps_option(r);
   request.seed = r["seed"].as<std::uint64_t>();
   request.threads = threads;
   request.json = given<std::string>(r, "json").value_or("");

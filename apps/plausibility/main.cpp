@@ -4,6 +4,7 @@
 
 #include "../common/app.h"
 #include "../common/memory.h"
+#include "../common/options.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/plausibility.h"
 
@@ -22,18 +23,16 @@ int run(int argc, char** argv) {
       "beside them) or a SemEval-2021 Toxic Spans CSV (spans, text). Definitions: docs/importance.md.\n"
       "  attn plausibility --model runs/hx --rationales hatexplain/eraser/val_split3.json --json plausibility.json\n"
       "  attn plausibility --model runs/hx --rationales tsd_trial.csv --methods attention,integrated-gradients");
+  add_model_option(options);
   options.add_options("Input")
-      ("model", "Run directory or model.pt", cxxopts::value<std::string>())
       ("rationales", "ERASER annotations (.json, .jsonl) or a Toxic Spans CSV (.csv)", cxxopts::value<std::string>())
       ("docs", "ERASER's documents (default: docs.jsonl beside --rationales)", cxxopts::value<std::string>())
       ("rows", "Only the first this many rows with a rationale (0: all)", cxxopts::value<std::int64_t>()->default_value("0"))
       ("label", "The label explained for every row (default: the row's class when the model has it, else the most probable)",
        cxxopts::value<std::string>()->default_value(""));
+  add_methods_option(options, "the ones to measure (default: every one the model gives)");
+  add_steps_option(options);
   options.add_options("Methods")
-      ("methods", "Methods to measure, comma-separated (default: every one the model gives)",
-       cxxopts::value<std::string>()->default_value(""))
-      ("steps", "Integrated gradients' steps, 1.." + std::to_string(models::kMaxSteps),
-       cxxopts::value<int>()->default_value(std::to_string(models::kDefaultSteps)))
       ("top-k", "Words in a method's hard rationale", cxxopts::value<std::int64_t>()->default_value("5"))
       ("batch-size", "Texts explained at once", cxxopts::value<std::int64_t>()->default_value("64"));
   options.add_options("Output")
@@ -46,14 +45,13 @@ int run(int argc, char** argv) {
   set_torch_threads(threads_option(r));
   keep_freed_memory(Heaps::kOne);
   tasks::PlausibilityRequest request;
-  request.model = required<std::string>(r, "model");
+  request.model = model_option(r);
   request.rationales = required<std::string>(r, "rationales");
   request.docs = given<std::string>(r, "docs").value_or("");
   request.rows = r["rows"].as<std::int64_t>();
   request.label = r["label"].as<std::string>();
-  if (const std::string methods = r["methods"].as<std::string>(); !methods.empty())
-    request.methods = models::parse_method_list(methods, "--methods");
-  request.steps = r["steps"].as<int>();
+  if (auto methods = methods_option(r); !methods.empty()) request.methods = std::move(methods);
+  request.steps = steps_option(r);
   request.top_k = r["top-k"].as<std::int64_t>();
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.json = given<std::string>(r, "json").value_or("");

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "../common/options.h"
 #include "../common/torch_threads.h"
 #include "attn/tasks/robustness.h"
 
@@ -22,7 +23,7 @@ int run(int argc, char** argv) {
       "perturbation the metrics' drops and the share of decisions that flip (Hosseini et al. 2017).\n\n"
       "  attn robustness --model runs/hx --csv hatexplain/val.jsonl --rate 0.3 --json robustness.json\n"
       "  attn robustness --model runs/toxic --csv test.csv --words toxic_words.txt --perturbations leet,mask");
-  options.add_options("Input")("model", "Run directory or model.pt (a text classifier)", cxxopts::value<std::string>());
+  add_model_option(options, "a text classifier");
   const auto inputs = tasks::all_inputs(tasks::Command::kEvaluate);
   add_inputs(options, inputs);
   options.add_options("Perturbations")
@@ -41,7 +42,7 @@ int run(int argc, char** argv) {
   const int threads = threads_option(r);
   set_torch_threads(threads);
   tasks::RobustnessRequest request;
-  request.model = required<std::string>(r, "model");
+  request.model = model_option(r);
   request.options = inputs_of(r, inputs);
   request.csv = request.options.text("csv");
   for (const std::string& name : data::split_list(r["perturbations"].as<std::string>()))

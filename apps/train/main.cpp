@@ -11,6 +11,7 @@
 #include "../common/app.h"
 #include "../common/launcher.h"
 #include "../common/memory.h"
+#include "../common/options.h"
 #include "../common/progress.h"
 #include "../common/torch_threads.h"
 #include "attn/models/overrides.h"
@@ -55,15 +56,14 @@ int run(int argc, char** argv) {
   options.add_options("Output")
       ("out", "Run directory (created)", cxxopts::value<std::string>())
       ("resume", "Continue the run in this directory from its checkpoint", cxxopts::value<std::string>());
-  options.add_options("Distributed")
-      ("nproc", "Train as N data-parallel local workers (c10d/Gloo), as torchrun --nproc_per_node N would (docs/distributed.md)", cxxopts::value<int>())
-      ("worker-timeout", "Seconds a worker waits for the others before failing", cxxopts::value<int>()->default_value("300"));
+  add_distributed_options(options, "Train");
   // clang-format on
   add_threads_option(options);
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  if (r.count("nproc")) return run_as_local_workers(r["nproc"].as<int>(), "attn train", argc, argv, run);  // each worker: without --nproc
+  if (const auto nproc = nproc_option(r))
+    return run_as_local_workers(*nproc, "attn train", argc, argv, run);  // each worker: without --nproc
   train::TrainCommand command{
       {r["model"].as<std::string>(),
        models::read_overrides(given<std::string>(r, "config").value_or(""),
@@ -71,7 +71,7 @@ int run(int argc, char** argv) {
        train::training_overrides(inputs_of(r, training)), given<std::string>(r, "out").value_or(""), inputs_of(r, inputs), nullptr},
       given<std::string>(r, "resume").value_or(""),
       {},
-      std::chrono::seconds(r["worker-timeout"].as<int>())};
+      worker_timeout_option(r)};
   for (const auto& kv : r.arguments()) command.given.push_back(kv.key());
   if (command.resume.empty()) command.request.training["threads"] = threads_option(r);
   if (r.count("dump-config")) return std::printf("%s\n", train::planned_config(command.request).dump(2).c_str()), kExitOk;

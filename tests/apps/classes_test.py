@@ -75,7 +75,7 @@ check(sum(sum(row.values()) for row in m["confusion"].values()) == 150, "the con
 check(0 <= m["ovo_auc"] <= 1 and m["macro_f1"] >= 0.9, "macro-F1 and one-vs-one AUC")
 
 # explain per class: --label names a class.
-e = json.loads(attn("explain", "--model", RUN, "--json", "--method", "gradient", "--label", "hatespeech", "see vermin today").stdout)
+e = json.loads(attn("explain", "--model", RUN, "--json", "--methods", "gradient", "--label", "hatespeech", "see vermin today").stdout)
 check(set(e["probabilities"]) == {"normal", "offensive", "hatespeech"}, "explain: a probability per class")
 check(max(e["words"], key=lambda w: w["weight"])["word"] == "vermin", "the attention finds the class's word")
 

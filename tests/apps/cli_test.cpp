@@ -204,19 +204,19 @@ TEST_CASE("explain shows every word, dropped ones included", "[cli][explain]") {
   CHECK_THAT(page, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("ice"));
 }
 
-TEST_CASE("explain --method: the methods per word for a label, every label in --json, a CSV streamed", "[cli][explain][importance]") {
+TEST_CASE("explain --methods: the methods per word for a label, every label in --json, a CSV streamed", "[cli][explain][importance]") {
   auto r = attn("explain --model " + kRun +
-                " --method attention,gradient,integrated-gradients,leave-one-out --label insult "
+                " --methods attention,gradient,integrated-gradients,leave-one-out --label insult "
                 "\"you are a stupid idiot zzzqqq\"");
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("importance for insult") && Catch::Contains("integrated-gradients") &&
                         Catch::Contains("completeness gap") && Catch::Contains("dropped (unknown word)"));
   // The default is today's output, byte for byte.
-  CHECK(attn("explain --model " + kRun + " --method attention \"ice cream sucks\"").out ==
+  CHECK(attn("explain --model " + kRun + " --methods attention \"ice cream sucks\"").out ==
         attn("explain --model " + kRun + " \"ice cream sucks\"").out);
   // --json: every method for every label, one score per id.
-  r = attn("explain --json --model " + kRun + " --method grad-input,leave-one-out --steps 8 \"ice cream sucks\"");
+  r = attn("explain --json --model " + kRun + " --methods grad-input,leave-one-out --steps 8 \"ice cream sucks\"");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("importance").at("grad-input").size() == 6);
@@ -226,7 +226,7 @@ TEST_CASE("explain --method: the methods per word for a label, every label in --
   // A whole CSV, one JSON line per row, its rows picked by --rows.
   const auto d = scratch("explain_csv");
   const std::string csv = write(d / "texts.csv", "id,comment_text\na,ice cream sucks\nb,\"thanks, good edit\"\nc,zzzqqq\n");
-  r = attn("explain --json --model " + kRun + " --csv " + csv + " --method integrated-gradients --steps 4");
+  r = attn("explain --json --model " + kRun + " --csv " + csv + " --methods integrated-gradients --steps 4");
   REQUIRE(r.code == 0);
   std::istringstream lines(r.out);
   std::string line;
@@ -240,18 +240,31 @@ TEST_CASE("explain --method: the methods per word for a label, every label in --
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("{\"text\":\"zzzqqq\""));
   // Bad flags: exit 2 naming the flag and the choices.
+  r = attn("explain --model " + kRun + " --methods shap hi");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--methods: unknown method 'shap'") && Catch::Contains("integrated-gradients"));
+  // --method, the flag's old name, still reads the same, is named in its errors, and is not taken with --methods.
+  CHECK(attn("explain --json --model " + kRun + " --method grad-input,leave-one-out --steps 8 \"ice cream sucks\"").out ==
+        attn("explain --json --model " + kRun + " --methods grad-input,leave-one-out --steps 8 \"ice cream sucks\"").out);
   r = attn("explain --model " + kRun + " --method shap hi");
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("--method: unknown method 'shap'") && Catch::Contains("integrated-gradients"));
-  r = attn("explain --model " + kRun + " --method attention-rollout hi");
+  CHECK_THAT(r.out, Catch::Contains("--method: unknown method 'shap'"));
+  r = attn("explain --model " + kRun + " --method gradient --methods gradient hi");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--method is --methods' old name"));
+  for (const char* command : {"explain", "aggregate", "faithfulness", "plausibility"}) {  // one name, one line in --help
+    r = attn(std::string(command) + " --help");
+    CHECK_THAT(r.out, Catch::Contains("--methods arg") && !Catch::Contains("--method arg") && Catch::Contains("--steps arg"));
+  }
+  r = attn("explain --model " + kRun + " --methods attention-rollout hi");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("cannot give 'attention-rollout'"));
   for (const char* steps : {"0", "5000"}) {
-    r = attn("explain --model " + kRun + " --method integrated-gradients --steps " + std::string(steps) + " hi");
+    r = attn("explain --model " + kRun + " --methods integrated-gradients --steps " + std::string(steps) + " hi");
     CHECK(r.code == 2);
     CHECK_THAT(r.out, Catch::Contains("--steps must be in 1..1024"));
   }
-  r = attn("explain --model " + kRun + " --method gradient --label spam hi");
+  r = attn("explain --model " + kRun + " --methods gradient --label spam hi");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--label: 'spam'") && Catch::Contains("identity_hate"));
   r = attn("explain --model " + kRun + " --csv " + csv + " --rows 9");

@@ -111,7 +111,7 @@ e = json.loads(attn("explain", "--model", path("sub"), "--json", "see verrrmin t
 word = next(w for w in e["words"] if w["word"] == "verrrmin")
 check(word["status"] == "subwords" and word["weight"] > 0, f"explain: 'verrrmin' read by its n-grams ({word})")
 check(max(e["probabilities"], key=e["probabilities"].get) == "hatespeech", f"and its class is found ({e['probabilities']})")
-e = json.loads(attn("explain", "--model", path("sub"), "--json", "--method", "integrated-gradients,leave-one-out", "--label", "hatespeech",
+e = json.loads(attn("explain", "--model", path("sub"), "--json", "--methods", "integrated-gradients,leave-one-out", "--label", "hatespeech",
                     "see verrrmin today").stdout)
 check(set(e["importance"]) == {"integrated-gradients", "leave-one-out"}, f"explain: the other methods with subwords ({sorted(e['importance'])})")
 gap = abs(e["integrated_gradients"]["completeness_gap"]["hatespeech"])

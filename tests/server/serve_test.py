@@ -92,19 +92,19 @@ try:
     check(close(srv.post("/v1/explain", {"model": "features", "rows": rows})[2]["results"],
                 attn_explain("features", "--", *[",".join(map(str, r)) for r in rows])), "/v1/explain == attn explain --json (features)")
 
-    # ---- importance methods: what attn explain --json --method prints; bad methods and steps are 400 ----
+    # ---- importance methods: what attn explain --json --methods prints; bad methods and steps are 400 ----
     check(models["toxic"]["methods"] == ["attention", "gradient", "grad-input", "integrated-gradients", "leave-one-out"]
           and models["transformer"]["methods"][-1] == "attention-rollout" and models["toxic"]["max_steps"] == 64,
           "/v1/models lists each model's importance methods and --max-steps")
     status, _, got = srv.post("/v1/explain", {"model": "toxic", "texts": texts[:4], "methods": ["integrated-gradients", "leave-one-out"],
                                               "steps": 8})
-    check(status == 200 and close(got["results"], attn_explain("run", "--method", "integrated-gradients,leave-one-out", "--steps", "8",
+    check(status == 200 and close(got["results"], attn_explain("run", "--methods", "integrated-gradients,leave-one-out", "--steps", "8",
                                                                *texts[:4]), 1e-5),
-          "/v1/explain with methods == attn explain --json --method (text classifier)")
+          "/v1/explain with methods == attn explain --json --methods (text classifier)")
     dates_in = ["may 9, 1998"]
     status, _, got = srv.post("/v1/explain", {"model": "dates", "texts": dates_in, "methods": "grad-input"})
-    check(status == 200 and close(got["results"], attn_explain("dates", "--method", "grad-input", *dates_in), 1e-5),
-          "/v1/explain with methods == attn explain --json --method (seq2seq)")
+    check(status == 200 and close(got["results"], attn_explain("dates", "--methods", "grad-input", *dates_in), 1e-5),
+          "/v1/explain with methods == attn explain --json --methods (seq2seq)")
     status, _, got = srv.post("/v1/explain", {"model": "transformer", "texts": texts[:2], "methods": ["attention-rollout"]})
     check(status == 200 and len(got["results"][0]["importance"]["attention-rollout"]["toxic"]) == len(got["results"][0]["ids"]),
           "attention rollout for the transformer")

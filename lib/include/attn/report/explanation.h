@@ -81,7 +81,7 @@ struct TextExplanation {
   std::vector<float> word_attention, sentence_attention;
   /// Transformer classifiers: per layer, per head, [ids x ids] row-major (query rows, key columns).
   std::vector<std::vector<std::vector<float>>> self_attention;
-  /// `attn explain --method`: each method's scores, [labels][ids]; empty: attention only, as ever.
+  /// `attn explain --methods`: each method's scores, [labels][ids]; empty: attention only, as ever.
   std::vector<Importance> importance;
   IntegratedGradients integrated;
   std::size_t shown_label = 0;  ///< the label whose scores text and HTML show
@@ -96,7 +96,7 @@ struct FeatureExplanation {
   std::vector<float> values;
   float probability = 0;         ///< of label 1
   std::vector<float> attention;  ///< per feature, sums to 1
-  /// `attn explain --method`: each method's scores, [1][features]; empty: attention only, as ever.
+  /// `attn explain --methods`: each method's scores, [1][features]; empty: attention only, as ever.
   std::vector<Importance> importance;
   std::vector<float> baseline;  ///< what a removed feature is set to, per feature (with importance)
   std::string baseline_kind;    ///< "training mean" or "zero"
@@ -108,7 +108,7 @@ struct AlignmentExplanation {
   std::vector<std::string> source_tokens;  ///< input characters as the model saw them (lowercased)
   std::vector<std::string> output_tokens;  ///< output characters
   std::vector<float> attention;            ///< [output_tokens x source_tokens] row-major; each row sums to 1
-  /// `attn explain --method`: each method's scores, [output_tokens][source_tokens]; empty: attention only.
+  /// `attn explain --methods`: each method's scores, [output_tokens][source_tokens]; empty: attention only.
   std::vector<Importance> importance;
   IntegratedGradients integrated;
 };

@@ -23,7 +23,7 @@ enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport };
 std::vector<data::InputSpec> all_inputs(Command command);
 /// For --help: per task, its registered models and what `command` does with them (Task::about).
 std::string tasks_help(Command command);
-/// The importance methods a user can ask for (--method), in the order explanations show them.
+/// The importance methods a user can ask for (--methods), in the order explanations show them.
 std::vector<std::string> method_names();
 
 /// Validation and `attn evaluate` score rows in length-bucketed batches of this many: the same
@@ -42,7 +42,7 @@ struct ExplainRequest {
   data::Inputs options;                ///< the task's explain inputs (--csv, --rows, --svg)
   Format format = Format::kText;
   std::string html;                     ///< write one page of every explanation here ("" = none)
-  std::vector<models::Method> methods;  ///< --method M[,M...] (none, or the attention alone: the attention only)
+  std::vector<models::Method> methods;  ///< --methods M[,M...] (none, or the attention alone: the attention only)
   int steps = models::kDefaultSteps;    ///< integrated gradients' steps
   std::string label;                    ///< the label text output shows ("": the most probable)
 };

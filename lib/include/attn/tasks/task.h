@@ -227,7 +227,7 @@ class TrainedModel {
   /// `stdin_lines()`), and the task's explain inputs (`options`, e.g. --csv --rows).
   virtual std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
                                          const std::function<std::vector<std::string>()>& stdin_lines) const = 0;
-  /// The importance methods it can give besides the attention (attn explain --method).
+  /// The importance methods it can give besides the attention (attn explain --methods).
   virtual std::vector<models::Method> methods() const = 0;
   /// Explanations of `inputs`, run in (length-bucketed) batches of at most `batch_size`, with the
   /// scores of options.methods (each one of methods(); an unknown label throws std::invalid_argument).
@@ -326,10 +326,10 @@ std::string describe_model(const models::SavedModel& model);
 /// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
 std::unique_ptr<TrainedModel> open_model(const std::string& path);
 
-/// The inputs of `attn explain --method`: methods checked against what `model` gives (one it cannot
+/// The inputs of `attn explain --methods`: methods checked against what `model` gives (one it cannot
 /// give throws std::invalid_argument naming `flag`), steps checked. No methods, or the attention
 /// alone, is the attention only: today's output.
 ExplainOptions explain_options(const TrainedModel& model, const std::vector<models::Method>& methods, int steps, const std::string& label,
-                               const std::string& flag = "--method");
+                               const std::string& flag = "--methods");
 
 }  // namespace attn::tasks

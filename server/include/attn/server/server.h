@@ -12,7 +12,7 @@
 ///                      the importance methods it gives, max_steps, the file's name and SHA-256
 ///   POST /v1/explain   {"model": NAME, "texts": [...]} or {"rows": [[...], ...]} (+ "self_attention": true,
 ///                      "methods": ["integrated-gradients", ...], "steps": N <= --max-steps)
-///                      -> {"model": NAME, "results": [what `attn explain --json [--method ...]` prints, per input]}
+///                      -> {"model": NAME, "results": [what `attn explain --json [--methods ...]` prints, per input]}
 ///   POST /v1/predict   the same body -> {"model": NAME, "results": [outputs only, per input]}
 ///   POST /v1/models/NAME/reload  re-read the model's file and swap it in while requests continue
 ///   GET  /metrics      Prometheus' text format
