@@ -27,7 +27,7 @@ int run(int argc, char** argv) {
       "With --nproc N (or under torchrun) the workers share the chunks of rows and rank 0 writes the files: the same\n"
       "bytes one process writes.");
   add_model_option(options, "a text classifier");
-  const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
+  const auto inputs = tasks::all_inputs(tasks::Command::kAggregate);
   add_inputs(options, inputs);
   add_methods_option(options, "the words each ranks (default: attention and grad-input)");
   add_steps_option(options);

@@ -28,7 +28,7 @@ int run(int argc, char** argv) {
   options.add_options("Input")
       ("terms", "Identity terms, one per line (default: the " + std::to_string(text::builtin_identity_terms().size()) +
        " built in)", cxxopts::value<std::string>());
-  const auto inputs = tasks::all_inputs(tasks::Command::kExplain);
+  const auto inputs = tasks::all_inputs(tasks::Command::kAudit);
   add_inputs(options, inputs);
   options.add_options("Toxicity")
       ("label", "The label whose probability is the toxicity (default: the model's first)", cxxopts::value<std::string>()->default_value(""))

@@ -256,6 +256,14 @@ TEST_CASE("explain --methods: the methods per word for a label, every label in -
     r = attn(std::string(command) + " --help");
     CHECK_THAT(r.out, Catch::Contains("--methods arg") && !Catch::Contains("--method arg") && Catch::Contains("--steps arg"));
   }
+  // Each command offers the inputs of the models it takes: aggregate and audit read texts, so not
+  // seq2seq's --beam or feature models' --svg, which explain offers.
+  CHECK_THAT(attn("explain --help").out, Catch::Contains("--beam arg") && Catch::Contains("--svg arg") && Catch::Contains("--rows arg"));
+  for (const char* command : {"aggregate", "audit"}) {
+    r = attn(std::string(command) + " --help");
+    CHECK_THAT(r.out, Catch::Contains("--text-column arg") && Catch::Contains("--rows arg") && !Catch::Contains("--beam") &&
+                          !Catch::Contains("--svg"));
+  }
   r = attn("explain --model " + kRun + " --methods attention-rollout hi");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("cannot give 'attention-rollout'"));

@@ -178,7 +178,7 @@ std::string aggregate(const AggregateRequest& r) {
   const nlohmann::ordered_json described = model->describe();
   if (described.value("input", "") != "texts")
     throw std::invalid_argument("aggregate ranks the words of texts; " + describe_model(model->saved()) + " reads no texts");
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe_model(model->saved()));
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kAggregate), describe_model(model->saved()));
   if (!r.options.given("csv")) throw std::invalid_argument("--csv is required");
   const std::vector<models::Method> available = model->methods();
   std::vector<models::Method> methods = r.methods;

@@ -385,7 +385,7 @@ std::string audit(const AuditRequest& r) {
   const nlohmann::ordered_json described = model->describe();
   if (described.value("input", "") != "texts")
     throw std::invalid_argument("an audit reads texts; " + describe_model(model->saved()) + " reads no texts");
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe_model(model->saved()));
+  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kAudit), describe_model(model->saved()));
   const Toxicity tox = toxicity_of(described, r);
   const std::vector<models::Method> available = model->methods();
   const bool can_explain = r.why && std::find(available.begin(), available.end(), models::Method::kIntegratedGradients) != available.end();

@@ -372,6 +372,9 @@ class FeatureClassification : public Task {
         return "each method's top features set to their training mean, or only they kept";
       case Command::kExport:
         return "forward(x) -> (probability, attention)";
+      case Command::kAggregate:
+      case Command::kAudit:
+        return "not for this task (they read texts)";
     }
     return "";
   }
@@ -392,6 +395,8 @@ class FeatureClassification : public Task {
                  "Output"}};
       case Command::kFaithfulness:
       case Command::kExport:
+      case Command::kAggregate:
+      case Command::kAudit:
         return {};
     }
     return {};

@@ -423,6 +423,9 @@ class Seq2Seq : public Task {
         return "not measured (its outputs are not class probabilities to erase from)";
       case Command::kExport:
         return "translate(src, max_length) and beam_search(src, beam, max_length) -> (ids, attention)";
+      case Command::kAggregate:
+      case Command::kAudit:
+        return "not for this task (they read texts)";
     }
     return "";
   }
@@ -443,6 +446,8 @@ class Seq2Seq : public Task {
                 {"target-column", "Seq2seq models: the expected-output column (default: the training run's)", ""}};
       case Command::kFaithfulness:
       case Command::kExport:
+      case Command::kAggregate:
+      case Command::kAudit:
         return {};
     }
     return {};

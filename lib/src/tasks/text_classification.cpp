@@ -304,6 +304,10 @@ class TextClassification : public Task {
         return "each method's top tokens removed, or kept alone (rows keeping at least 2 tokens)";
       case Command::kExport:
         return "forward(ids) -> (probabilities, attention); embeddings(ids), logits_embedded(x, ids) for gradients";
+      case Command::kAggregate:
+        return "the words that drive each label over a file's texts (--csv)";
+      case Command::kAudit:
+        return "template sentences per identity term; with --csv, its texts with the terms swapped";
     }
     return "";
   }
@@ -365,6 +369,8 @@ class TextClassification : public Task {
         return specs;
       }
       case Command::kExplain:
+      case Command::kAggregate:
+      case Command::kAudit:  // the texts of a file, read as explain reads them
         return {explain_csv_input(), text_input_spec("text-column", command), explain_rows_input()};
       case Command::kFaithfulness:
         return {text_input_spec("text-column", command), text_input_spec("id-column", command)};

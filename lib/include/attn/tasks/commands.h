@@ -18,7 +18,7 @@
 namespace attn::tasks {
 
 /// The commands whose inputs (and help) a task declares.
-enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport };
+enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport, kAggregate, kAudit };
 /// Every task's inputs for `command`, each name once (an app registers them all).
 std::vector<data::InputSpec> all_inputs(Command command);
 /// For --help: per task, its registered models and what `command` does with them (Task::about).
