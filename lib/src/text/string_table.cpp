@@ -1,5 +1,6 @@
 #include "attn/text/string_table.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace attn::text {
@@ -81,9 +82,20 @@ std::int32_t StringTable::intern(std::string_view key, const Probe& p) {
   return id;
 }
 
+namespace {
+
+/// Room for `more` elements in `v`, growing it at least twofold (a table filled by many calls of
+/// reserve and intern grows as often as push_back alone would have it).
+template <class Container>
+void reserve_more(Container& v, std::size_t more) {
+  if (v.capacity() - v.size() < more) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+}
+
+}  // namespace
+
 void StringTable::reserve(std::size_t n, std::size_t key_bytes) {
-  arena_.reserve(arena_.size() + key_bytes);
-  offsets_.reserve(offsets_.size() + n);
+  reserve_more(arena_, key_bytes);
+  reserve_more(offsets_, n);
   if (size() == 0) {  // nothing to rehash: the slots at their final size at once
     std::size_t slots = slots_.size();
     while (slots < 2 * n) slots *= 2;
