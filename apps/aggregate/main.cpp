@@ -6,8 +6,8 @@
 #include "../common/memory.h"
 #include "../common/options.h"
 #include "../common/torch_threads.h"
-#include "attn/tasks/aggregate.h"
-#include "attn/tasks/commands.h"
+#include "attn/analyses/aggregate.h"
+#include "attn/analyses/commands.h"
 
 namespace attn::apps {
 namespace {
@@ -52,7 +52,7 @@ int run(int argc, char** argv) {
   // small blocks; on one heap they waited for each other (20,000 comments: 12,400 context switches
   // against 200, 2.12 -> 1.88 s).
   keep_freed_memory(Heaps::kPerThread);
-  tasks::AggregateRequest request;
+  analyses::AggregateRequest request;
   request.model = model_option(r);
   request.options = inputs_of(r, inputs);
   if (auto methods = methods_option(r); !methods.empty()) request.methods = std::move(methods);
@@ -63,7 +63,7 @@ int run(int argc, char** argv) {
   request.json = given<std::string>(r, "json").value_or("");
   request.csv = given<std::string>(r, "words-csv").value_or("");
   request.html = given<std::string>(r, "html").value_or("");
-  std::fputs(tasks::aggregate(request, worker_timeout_option(r)).c_str(), stdout);
+  std::fputs(analyses::aggregate(request, worker_timeout_option(r)).c_str(), stdout);
   return kExitOk;
 }
 

@@ -4,7 +4,7 @@
 #include "../common/app.h"
 #include "../common/options.h"
 #include "../common/torch_threads.h"
-#include "attn/tasks/audit.h"
+#include "attn/analyses/audit.h"
 #include "attn/text/identity_terms.h"
 
 namespace attn::apps {
@@ -48,7 +48,7 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   set_torch_threads(threads_option(r));
-  tasks::AuditRequest request;
+  analyses::AuditRequest request;
   request.model = model_option(r);
   request.terms_file = given<std::string>(r, "terms").value_or("");
   request.options = inputs_of(r, inputs);
@@ -60,7 +60,7 @@ int run(int argc, char** argv) {
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.json = given<std::string>(r, "json").value_or("");
   request.html = given<std::string>(r, "html").value_or("");
-  std::fputs(tasks::audit(request).c_str(), stdout);
+  std::fputs(analyses::audit(request).c_str(), stdout);
   return kExitOk;
 }
 

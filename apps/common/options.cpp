@@ -1,7 +1,7 @@
 #include "options.h"
 
 #include "app.h"
-#include "attn/tasks/commands.h"
+#include "attn/tasks/command.h"
 
 namespace attn::apps {
 

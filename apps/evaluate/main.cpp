@@ -7,7 +7,7 @@
 #include "../common/memory.h"
 #include "../common/options.h"
 #include "../common/torch_threads.h"
-#include "attn/tasks/commands.h"
+#include "attn/analyses/commands.h"
 
 namespace attn::apps {
 namespace {
@@ -44,14 +44,14 @@ int run(int argc, char** argv) {
   set_torch_threads(threads);
   keep_freed_memory(Heaps::kOne);  // batch after batch of similar tensors: keep their pages (20k comments: 6.0 -> 4.4-5.4 s)
   data::Inputs in = inputs_of(r, inputs);
-  const tasks::EvaluateRequest request{model_option(r),
-                                       in.text("csv"),
-                                       in,
-                                       r["batch-size"].as<std::int64_t>(),
-                                       threads,
-                                       given<std::string>(r, "predictions").value_or(""),
-                                       given<std::string>(r, "metrics").value_or("")};
-  std::fputs(tasks::evaluate(request, worker_timeout_option(r)).c_str(), stdout);
+  const analyses::EvaluateRequest request{model_option(r),
+                                          in.text("csv"),
+                                          in,
+                                          r["batch-size"].as<std::int64_t>(),
+                                          threads,
+                                          given<std::string>(r, "predictions").value_or(""),
+                                          given<std::string>(r, "metrics").value_or("")};
+  std::fputs(analyses::evaluate(request, worker_timeout_option(r)).c_str(), stdout);
   return kExitOk;
 }
 

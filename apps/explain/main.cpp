@@ -5,7 +5,7 @@
 #include "../common/memory.h"
 #include "../common/options.h"
 #include "../common/torch_threads.h"
-#include "attn/tasks/commands.h"
+#include "attn/analyses/commands.h"
 
 namespace attn::apps {
 namespace {
@@ -43,16 +43,16 @@ int run(int argc, char** argv) {
   const auto& r = *parsed;
   set_torch_threads(threads_option(r));
   keep_freed_memory(Heaps::kOne);  // the importance methods' passes: batch after batch of similar tensors
-  tasks::ExplainRequest request;
+  analyses::ExplainRequest request;
   request.model = model_option(r);
   request.arguments = r.unmatched();
   request.options = inputs_of(r, inputs);
-  request.format = r.count("json") ? tasks::ExplainRequest::Format::kJson : tasks::ExplainRequest::Format::kText;
+  request.format = r.count("json") ? analyses::ExplainRequest::Format::kJson : analyses::ExplainRequest::Format::kText;
   request.html = given<std::string>(r, "html").value_or("");
   request.methods = methods_option(r);
   request.steps = steps_option(r);
   request.label = r["label"].as<std::string>();
-  tasks::explain(request, stdin_lines, [](const std::string& s) {
+  analyses::explain(request, stdin_lines, [](const std::string& s) {
     std::fputs(s.c_str(), stdout);
     std::fflush(stdout);
   });

@@ -3,7 +3,7 @@
 
 #include "../common/app.h"
 #include "../common/options.h"
-#include "attn/tasks/commands.h"
+#include "attn/analyses/commands.h"
 
 namespace attn::apps {
 namespace {
@@ -21,7 +21,7 @@ int run(int argc, char** argv) {
   // clang-format on
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
-  std::fputs(tasks::export_model(model_option(*parsed), required<std::string>(*parsed, "out")).c_str(), stdout);
+  std::fputs(analyses::export_model(model_option(*parsed), required<std::string>(*parsed, "out")).c_str(), stdout);
   return kExitOk;
 }
 

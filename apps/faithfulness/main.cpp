@@ -8,7 +8,7 @@
 #include "../common/memory.h"
 #include "../common/options.h"
 #include "../common/torch_threads.h"
-#include "attn/tasks/commands.h"
+#include "attn/analyses/commands.h"
 
 namespace attn::apps {
 namespace {
@@ -48,7 +48,7 @@ int run(int argc, char** argv) {
   const int threads = threads_option(r);
   set_torch_threads(threads);
   keep_freed_memory(Heaps::kOne);  // thousands of forward and backward passes of similar tensors: keep their pages
-  tasks::FaithfulnessRequest request;
+  analyses::FaithfulnessRequest request;
   request.model = model_option(r);
   request.csv = required<std::string>(r, "csv");
   request.options = inputs_of(r, inputs);
@@ -65,7 +65,7 @@ int run(int argc, char** argv) {
       if (done == total) std::fputs("\n", stderr);
       std::fflush(stderr);
     };
-  std::fputs(tasks::faithfulness(request).c_str(), stdout);
+  std::fputs(analyses::faithfulness(request).c_str(), stdout);
   return kExitOk;
 }
 

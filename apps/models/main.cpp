@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "../common/app.h"
-#include "attn/tasks/commands.h"
+#include "attn/analyses/commands.h"
 #include "attn/train/options.h"
 
 namespace attn::apps {
@@ -11,7 +11,7 @@ namespace {
 int run(int argc, char** argv) {
   cxxopts::Options options("attn models", "List the models attn can train, with their tasks, training defaults and configuration keys.");
   if (!parse_or_help(options, argc, argv)) return kExitOk;
-  std::fputs(tasks::describe_models(train::training_flags).c_str(), stdout);
+  std::fputs(analyses::describe_models(train::training_flags).c_str(), stdout);
   return kExitOk;
 }
 

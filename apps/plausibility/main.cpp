@@ -6,7 +6,7 @@
 #include "../common/memory.h"
 #include "../common/options.h"
 #include "../common/torch_threads.h"
-#include "attn/tasks/plausibility.h"
+#include "attn/analyses/plausibility.h"
 
 namespace attn::apps {
 namespace {
@@ -44,7 +44,7 @@ int run(int argc, char** argv) {
   const auto& r = *parsed;
   set_torch_threads(threads_option(r));
   keep_freed_memory(Heaps::kOne);
-  tasks::PlausibilityRequest request;
+  analyses::PlausibilityRequest request;
   request.model = model_option(r);
   request.rationales = required<std::string>(r, "rationales");
   request.docs = given<std::string>(r, "docs").value_or("");
@@ -55,7 +55,7 @@ int run(int argc, char** argv) {
   request.top_k = r["top-k"].as<std::int64_t>();
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.json = given<std::string>(r, "json").value_or("");
-  std::fputs(tasks::plausibility(request).c_str(), stdout);
+  std::fputs(analyses::plausibility(request).c_str(), stdout);
   return kExitOk;
 }
 

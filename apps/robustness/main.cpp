@@ -5,7 +5,7 @@
 #include "../common/app.h"
 #include "../common/options.h"
 #include "../common/torch_threads.h"
-#include "attn/tasks/robustness.h"
+#include "attn/analyses/robustness.h"
 
 namespace attn::apps {
 namespace {
@@ -41,7 +41,7 @@ int run(int argc, char** argv) {
   const auto& r = *parsed;
   const int threads = threads_option(r);
   set_torch_threads(threads);
-  tasks::RobustnessRequest request;
+  analyses::RobustnessRequest request;
   request.model = model_option(r);
   request.options = inputs_of(r, inputs);
   request.csv = request.options.text("csv");
@@ -53,7 +53,7 @@ int run(int argc, char** argv) {
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.threads = threads;
   request.json = given<std::string>(r, "json").value_or("");
-  std::fputs(tasks::robustness(request).c_str(), stdout);
+  std::fputs(analyses::robustness(request).c_str(), stdout);
   return kExitOk;
 }
 

@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "../common/app.h"
+#include "attn/analyses/commands.h"
 #include "attn/models/overrides.h"
-#include "attn/tasks/commands.h"
 
 namespace attn::apps {
 namespace {
@@ -21,7 +21,7 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   const auto overrides = models::read_overrides("", given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{}));
-  std::fputs(tasks::summarize(required<std::string>(r, "model"), overrides).c_str(), stdout);
+  std::fputs(analyses::summarize(required<std::string>(r, "model"), overrides).c_str(), stdout);
   return kExitOk;
 }
 

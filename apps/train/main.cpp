@@ -15,7 +15,7 @@
 #include "../common/progress.h"
 #include "../common/torch_threads.h"
 #include "attn/models/overrides.h"
-#include "attn/tasks/commands.h"
+#include "attn/tasks/command.h"
 #include "attn/train/command.h"
 
 namespace attn::apps {

@@ -11,7 +11,7 @@
 #include <openssl/evp.h>
 
 #include "attn/server/server.h"
-#include "attn/tasks/commands.h"
+#include "attn/tasks/command.h"
 
 namespace attn::server {
 

@@ -7,8 +7,8 @@
 #include <future>
 #include <stdexcept>
 
-#include "attn/tasks/commands.h"
-#include "attn/tasks/plausibility.h"
+#include "attn/analyses/commands.h"
+#include "attn/analyses/plausibility.h"
 
 namespace attn::server {
 
@@ -389,7 +389,7 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
   const std::string& name = store_.name(model);
   const std::shared_ptr<const Loaded> loaded = store_.current(model);  // one load throughout, even if a reload swaps it
   const tasks::TrainedModel& first = *loaded->copies.front();
-  const std::string wanted = loaded->info.at("input");  // "texts" or "rows"
+  const std::string wanted = first.facts().input == tasks::ModelFacts::Input::kTexts ? "texts" : "rows";
   if ((wanted == "texts" && body.rows) || (wanted == "rows" && body.texts))
     throw HttpError(400, "model '" + name + "' reads \"" + wanted + "\", not \"" + (wanted == "texts" ? "rows" : "texts") + "\"");
   if (!body.texts && !body.rows) throw HttpError(400, "field \"" + wanted + "\" is required");
@@ -463,7 +463,7 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
                              if ((*rationales)[i].empty()) continue;
                              nlohmann::ordered_json e = nlohmann::ordered_json::parse(results[i]);
                              e["plausibility"] =
-                                 tasks::explanation_plausibility(e, (*rationales)[i], 5, "rationales[" + std::to_string(i) + "]");
+                                 analyses::explanation_plausibility(e, (*rationales)[i], 5, "rationales[" + std::to_string(i) + "]");
                              results[i] = e.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
                            }
                          } catch (const std::invalid_argument& e) {

@@ -52,6 +52,7 @@ class EchoModel : public tasks::TrainedModel {
     return {};
   }
   nlohmann::ordered_json describe() const override { return {}; }
+  tasks::ModelFacts facts() const override { return {}; }
   std::vector<std::string> examples() const override { return {}; }
   void check(const std::vector<tasks::Input>&) const override {}
   std::unique_ptr<tasks::Dataset> open_csv(const std::string&, const data::Inputs&, int) const override { return nullptr; }

@@ -1,4 +1,4 @@
-// The task table: every registered model has a task; the tasks' inputs; workers sharing the scoring of rows.
+// The task table: every registered model has a task; opening a model for a command; workers sharing the scoring of rows.
 #include <random>
 #include <thread>
 
@@ -24,15 +24,94 @@ TEST_CASE("every registered model's kind has a task that reads a CSV to train an
   CHECK(std::string(tasks::task_for(models::ModelKind::kSeq2Seq).name()) == "seq2seq");
 }
 
-TEST_CASE("all_inputs: each task's inputs, each name once", "[tasks][table]") {
-  for (auto command : {tasks::Command::kTrain, tasks::Command::kExplain, tasks::Command::kEvaluate}) {
-    const auto specs = tasks::all_inputs(command);
-    std::set<std::string> names;
-    for (const auto& s : specs) CHECK(names.insert(s.name).second);
+TEST_CASE("open_for: a model for a command, refusing inputs its task does not declare for it", "[tasks][table]") {
+  using tasks_test::fs::path;
+  const path dir = tasks_test::scratch("open_for");
+  const std::string run = tasks_test::saved_model(
+      "bilstm-attention", dir / "run",
+      {{"csv", tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(40))}, {"labels", "bad,rude"}},
+      {{"embed_dim", 8}, {"lstm_units", 4}});
+  data::Inputs declared, undeclared;
+  declared.set("text-column", "comment_text", data::Inputs::Origin::kGiven);
+  CHECK(tasks::open_for(run, tasks::Command::kEvaluate, declared) != nullptr);
+  undeclared.set("beam", "3", data::Inputs::Origin::kGiven);
+  CHECK_THROWS_WITH(tasks::open_for(run, tasks::Command::kEvaluate, undeclared),
+                    "--beam does not apply to bilstm-attention (a text-classification model)");
+  // Robustness reads a labelled file as evaluate does, but draws no pictures and writes no page.
+  data::Inputs page;
+  page.set("bias-html", "bias.html", data::Inputs::Origin::kGiven);
+  CHECK_NOTHROW(tasks::open_for(run, tasks::Command::kEvaluate, page));
+  CHECK_THROWS_WITH(tasks::open_for(run, tasks::Command::kRobustness, page),
+                    "--bias-html does not apply to bilstm-attention (a text-classification model)");
+  // A default (not given) is no request: only what the user gave is checked.
+  data::Inputs defaults;
+  defaults.set("beam", "3", data::Inputs::Origin::kDefault);
+  CHECK_NOTHROW(tasks::open_for(run, tasks::Command::kExplain, defaults));
+}
+
+TEST_CASE("open_for: a command not for a task says why", "[tasks][table]") {
+  const auto dir = tasks_test::scratch("open_for_features");
+  const std::string run = tasks_test::saved_model(
+      "feature-attention", dir / "run", {{"csv", tasks_test::write_csv(dir / "f.csv", "a,b,label", {"1,2,0", "2,1,1", "0,3,0", "3,0,1"})}});
+  data::Inputs csv;
+  csv.set("csv", "x.csv", data::Inputs::Origin::kGiven);
+  CHECK_THROWS_WITH(tasks::open_for(run, tasks::Command::kAggregate, csv),
+                    "--csv does not apply to feature-attention (a feature-classification model): not for this task (they read texts)");
+  CHECK_THROWS_WITH(tasks::open_for(run, tasks::Command::kRobustness, csv),
+                    "--csv does not apply to feature-attention (a feature-classification model): not for this task (it rewrites texts)");
+  CHECK(tasks::open_for(run, tasks::Command::kEvaluate, csv) != nullptr);
+}
+
+TEST_CASE("facts: what a model is, typed; a text classifier's numbers and explanations as explain and predict give them",
+          "[tasks][table]") {
+  const auto dir = tasks_test::scratch("facts");
+  const std::string text_run = tasks_test::saved_model(
+      "bilstm-attention", dir / "text",
+      {{"csv", tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(40))}, {"labels", "bad,rude"}},
+      {{"embed_dim", 8}, {"lstm_units", 4}});
+  const auto text = tasks::open_model(text_run);
+  const tasks::ModelFacts f = text->facts();
+  CHECK(f.input == tasks::ModelFacts::Input::kTexts);
+  CHECK(f.labels == std::vector<std::string>{"bad", "rude"});
+  CHECK_FALSE(f.one_class_per_row);
+  // The typed capability gives the numbers predict() and explain() put in their JSON.
+  tasks::TextClassifierModel* classifier = text->text_classifier();
+  REQUIRE(classifier != nullptr);
+  const std::vector<std::string> texts = {"thanks good page", "stupid idiot sucks", ""};
+  const std::vector<float> p = classifier->text_probabilities(texts, 2);
+  REQUIRE(p.size() == texts.size() * 2);
+  std::vector<tasks::Input> inputs;
+  for (const std::string& t : texts) inputs.push_back({t, {}});
+  const auto predicted = text->predict(inputs, 64);
+  const auto explained = classifier->text_explanations(inputs, 64, {});
+  REQUIRE(explained.size() == texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    CHECK(predicted[i].at("probabilities").at("bad").get<float>() == p[i * 2]);
+    CHECK(predicted[i].at("probabilities").at("rude").get<float>() == p[i * 2 + 1]);
+    CHECK(explained[i].probabilities == std::vector<float>{p[i * 2], p[i * 2 + 1]});
   }
-  const auto train = tasks::all_inputs(tasks::Command::kTrain);
-  for (const char* name : {"csv", "data", "text-column", "labels", "maxlen", "feature-columns", "label-column", "source-column"})
-    CHECK(std::any_of(train.begin(), train.end(), [&](const data::InputSpec& s) { return s.name == name; }));
+  CHECK(text->explain(inputs, 64, {})->json(1) == report::to_json(explained[1]));
+
+  // One class per row: the classes are the labels.
+  const std::string class_run =
+      tasks_test::saved_model("bilstm-attention", dir / "classes",
+                              {{"csv", tasks_test::write_csv(dir / "c.csv", "post_id,text,label", tasks_test::class_rows(30))},
+                               {"text-column", "text"},
+                               {"label-column", "label"},
+                               {"word-only", ""}},
+                              {{"embed_dim", 8}, {"lstm_units", 4}});
+  const tasks::ModelFacts c = tasks::open_model(class_run)->facts();
+  CHECK(c.one_class_per_row);
+  CHECK(c.labels.size() == 3);
+
+  // Feature models read rows and are no text classifier.
+  const std::string feature_run =
+      tasks_test::saved_model("feature-attention", dir / "features",
+                              {{"csv", tasks_test::write_csv(dir / "f.csv", "a,b,label", {"1,2,0", "2,1,1", "0,3,0", "3,0,1"})}});
+  const auto features = tasks::open_model(feature_run);
+  CHECK(features->facts().input == tasks::ModelFacts::Input::kRows);
+  CHECK(features->facts().labels == std::vector<std::string>{"label"});
+  CHECK(features->text_classifier() == nullptr);
 }
 
 TEST_CASE("text inputs: arguments, else stdin lines, invalid UTF-8 names the text", "[tasks][table]") {

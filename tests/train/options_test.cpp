@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/analyses/commands.h"
 #include "attn/models/registry.h"
-#include "attn/tasks/commands.h"
 #include "attn/train/options.h"
 #include "attn/train/run.h"
 
@@ -90,7 +90,7 @@ TEST_CASE("the training table: bad values name their flag, schedules are a close
 }
 
 TEST_CASE("every model's training recipe is made of the table's settings, and attn models prints them as flags", "[train][options]") {
-  const std::string described = tasks::describe_models(train::training_flags);
+  const std::string described = analyses::describe_models(train::training_flags);
   for (const auto& entry : models::models()) {
     INFO(entry.name);
     CHECK_NOTHROW(train::effective_options(entry.training, nlohmann::json::object()));

@@ -9,12 +9,12 @@
 
 #include <zlib.h>
 
+#include "attn/analyses/commands.h"
 #include "attn/data/skipgram.h"
 #include "attn/io/atomic_file.h"
 #include "attn/models/ensemble.h"
 #include "attn/models/kinds.h"
 #include "attn/models/saved_model.h"
-#include "attn/tasks/commands.h"
 #include "attn/tasks/task.h"
 #include "attn/train/run.h"
 #include "train_test_util.h"
@@ -472,7 +472,7 @@ TEST_CASE("ensemble runs: members trained side by side from the same start vecto
   const auto members = models::ensemble_members(module);
   REQUIRE(members.size() == 3);
   CHECK(model->saved().config.at("training").at("ensemble") == 3);
-  CHECK_THAT(tasks::summarize((dir / "run").string(), nlohmann::json::object()),
+  CHECK_THAT(analyses::summarize((dir / "run").string(), nlohmann::json::object()),
              Catch::Contains("An ensemble of 3 such models (attn train --ensemble)"));
   // each member its own weights; the n-gram rows the skip-gram wrote are where every member started
   CHECK_FALSE(torch::equal(members[0].attr("embedding").toTensor(), members[1].attr("embedding").toTensor()));

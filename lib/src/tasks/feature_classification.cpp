@@ -12,7 +12,6 @@
 #include "attn/data/tables.h"
 #include "attn/nn/script_module.h"
 #include "attn/report/plots.h"
-#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/metrics.h"
 #include "classifier.h"
 #include "task_support.h"
@@ -299,6 +298,8 @@ class FeatureModel : public TrainedModel {
                                              baseline(), rows);
   }
 
+  ModelFacts facts() const override { return {ModelFacts::Input::kRows, {config_.label}, false}; }
+
   nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j;
     j["task"] = feature_classification().name();
@@ -375,6 +376,8 @@ class FeatureClassification : public Task {
       case Command::kAggregate:
       case Command::kAudit:
         return "not for this task (they read texts)";
+      case Command::kRobustness:
+        return "not for this task (it rewrites texts)";
     }
     return "";
   }
@@ -397,6 +400,7 @@ class FeatureClassification : public Task {
       case Command::kExport:
       case Command::kAggregate:
       case Command::kAudit:
+      case Command::kRobustness:
         return {};
     }
     return {};

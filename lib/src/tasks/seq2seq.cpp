@@ -300,6 +300,8 @@ class Seq2SeqTrainedModel : public TrainedModel {
     return std::make_unique<ExplanationList<report::AlignmentExplanation>>(std::move(all));
   }
 
+  ModelFacts facts() const override { return {ModelFacts::Input::kTexts, {}, false}; }
+
   nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j;
     j["task"] = seq2seq().name();
@@ -426,6 +428,8 @@ class Seq2Seq : public Task {
       case Command::kAggregate:
       case Command::kAudit:
         return "not for this task (they read texts)";
+      case Command::kRobustness:
+        return "not for this task (it rewrites texts)";
     }
     return "";
   }
@@ -448,6 +452,7 @@ class Seq2Seq : public Task {
       case Command::kExport:
       case Command::kAggregate:
       case Command::kAudit:
+      case Command::kRobustness:
         return {};
     }
     return {};

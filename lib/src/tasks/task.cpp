@@ -11,7 +11,6 @@
 
 #include "attn/io/atomic_file.h"
 #include "attn/parallel/workers.h"
-#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/feature_classification.h"
 #include "attn/tasks/seq2seq.h"
 #include "attn/tasks/text_classification.h"
@@ -22,13 +21,13 @@ namespace attn::tasks {
 
 namespace {
 
-struct TaskRow {
+struct TableRow {
   models::ModelKind kind;
   const Task& (*task)();
 };
 
 // The table: a new task is one file and one row here.
-const TaskRow kTasks[] = {
+const TableRow kTasks[] = {
     {models::ModelKind::kTextClassifier, text_classification},
     {models::ModelKind::kFeatureClassifier, feature_classification},
     {models::ModelKind::kSeq2Seq, seq2seq},
@@ -37,26 +36,14 @@ const TaskRow kTasks[] = {
 }  // namespace
 
 const Task& task_for(models::ModelKind kind) {
-  for (const TaskRow& row : kTasks)
+  for (const TableRow& row : kTasks)
     if (row.kind == kind) return row.task();
   throw std::logic_error("a model kind without a task (add it to kTasks in task.cpp)");
 }
 
-std::vector<data::InputSpec> all_inputs(Command command) {
-  std::vector<std::vector<data::InputSpec>> lists;
-  for (const TaskRow& row : kTasks) lists.push_back(row.task().inputs(command));
-  return data::merge_inputs(lists);
-}
-
-std::string tasks_help(Command command) {
-  std::string out;
-  for (const TaskRow& row : kTasks) {
-    std::string names;
-    for (const models::ModelEntry& m : models::models())
-      if (m.kind == row.kind) names += (names.empty() ? "" : ", ") + m.name;
-    if (names.empty()) continue;
-    out += "  " + names + ": " + row.task().about(command) + "\n";
-  }
+std::vector<TaskRow> all_tasks() {
+  std::vector<TaskRow> out;
+  for (const TableRow& row : kTasks) out.push_back({row.kind, &row.task()});
   return out;
 }
 
@@ -64,6 +51,28 @@ std::unique_ptr<TrainedModel> open_model(const std::string& path) {
   models::SavedModel saved = models::load_model(path, nn::Runtime::kNative);
   const Task& task = task_for(saved.entry->kind);
   return task.use(std::move(saved));
+}
+
+std::unique_ptr<TrainedModel> open_for(const std::string& path, Command command, const data::Inputs& inputs) {
+  std::unique_ptr<TrainedModel> model = open_model(path);
+  const Task& task = task_for(model->saved().entry->kind);
+  const std::vector<data::InputSpec> declared = task.inputs(command);
+  const std::vector<std::string> given = inputs.given_names();
+  if (declared.empty() && !given.empty())  // the command is not for this task: say why
+    throw std::invalid_argument("--" + given.front() + " does not apply to " + describe_model(model->saved()) + ": " + task.about(command));
+  data::require_declared(inputs, declared, describe_model(model->saved()));
+  return model;
+}
+
+ExplainOptions explain_options(const TrainedModel& model, const std::vector<models::Method>& methods, int steps, const std::string& label,
+                               const std::string& flag) {
+  ExplainOptions o;
+  check_steps(steps, "--steps");
+  o.steps = steps;
+  o.label = label;
+  if (!methods.empty()) o.methods = models::check_available(methods, model.methods(), flag);
+  if (o.methods == std::vector<models::Method>{models::Method::kAttention}) o.methods.clear();  // today's output
+  return o;
 }
 
 data::InputSpec csv_input(const std::string& help) { return {"csv", help, ""}; }

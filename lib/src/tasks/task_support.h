@@ -1,7 +1,7 @@
 #pragma once
 // What the task files (text_classification.cpp, feature_classification.cpp, seq2seq.cpp) share:
 // input declarations, reading texts and tokenizers, the runs' copies of CSVs. Internal to the tasks
-// layer: a C++ user of attn calls task.h and commands.h.
+// layer: a C++ user of attn calls task.h and analyses/.
 #include <chrono>
 #include <functional>
 #include <string>
@@ -25,10 +25,6 @@ namespace attn::tasks {
 /// each is scored as one process scores it).
 parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
                                        std::int64_t batch_size, const parallel::RowSharing* sharing);
-
-/// A command run by the workers the environment names (torchrun's, `--nproc`'s): `run(sharing)`
-/// with them sharing its work, or `run(nullptr)` when it names one process.
-std::string run_by_workers(const std::function<std::string(const parallel::RowSharing*)>& run, std::chrono::seconds worker_timeout);
 
 /// shared_scoring(rows, lengths, batch_size, sharing).scores(score).
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,

@@ -9,7 +9,6 @@
 #include <torch/script.h>
 
 #include "attn/data/prepare.h"
-#include "attn/tasks/faithfulness.h"
 #include "attn/text/csv.h"
 #include "classifier.h"
 #include "task_support.h"
@@ -114,7 +113,7 @@ class TextErasures : public Erasures {
   std::unordered_map<std::int64_t, text::Sequence> ids_;  ///< the real ids of the rows attributed so far
 };
 
-class TextModel : public TrainedModel {
+class TextModel : public TrainedModel, public TextClassifierModel {
  public:
   explicit TextModel(models::SavedModel saved)
       : TrainedModel(std::move(saved)),
@@ -152,12 +151,25 @@ class TextModel : public TrainedModel {
   }
 
   std::unique_ptr<Explanations> explain(const std::vector<Input>& inputs, std::int64_t batch_size, const ExplainOptions& options) override {
+    return std::make_unique<ExplanationList<report::TextExplanation>>(text_explanations(inputs, batch_size, options));
+  }
+
+  std::vector<report::TextExplanation> text_explanations(const std::vector<Input>& inputs, std::int64_t batch_size,
+                                                         const ExplainOptions& options) override {
     models::TextClassifier model(module());
     std::vector<std::string> texts;
     for (const Input& in : inputs) texts.push_back(in.text);
-    return std::make_unique<ExplanationList<report::TextExplanation>>(
-        explain_texts(model, tokenizer_, config_, texts, batch_size, options));
+    return explain_texts(model, tokenizer_, config_, texts, batch_size, options);
   }
+
+  std::vector<float> text_probabilities(const std::vector<std::string>& texts, std::int64_t batch_size) override {
+    const text::PaddedSequences x = pad_texts(tokenizer_, config_, texts);
+    return predict_texts(module(), x, config_.padding, all_rows(x.rows), batch_size);
+  }
+
+  TextClassifierModel* text_classifier() override { return this; }
+
+  ModelFacts facts() const override { return {ModelFacts::Input::kTexts, config_.labels, config_.one_class_per_row()}; }
 
   std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs& options, std::int64_t rows, int) override {
     const TextInputs in = TextInputs::read(options, config_);
@@ -185,8 +197,7 @@ class TextModel : public TrainedModel {
   std::vector<nlohmann::ordered_json> predict(const std::vector<Input>& inputs, std::int64_t batch_size) override {
     std::vector<std::string> texts;
     for (const Input& in : inputs) texts.push_back(in.text);
-    const text::PaddedSequences x = pad_texts(tokenizer_, config_, texts);
-    const std::vector<float> probs = predict_texts(module(), x, config_.padding, all_rows(x.rows), batch_size);
+    const std::vector<float> probs = text_probabilities(texts, batch_size);
     std::vector<nlohmann::ordered_json> out;
     const std::size_t L = config_.labels.size();
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -308,6 +319,8 @@ class TextClassification : public Task {
         return "the words that drive each label over a file's texts (--csv)";
       case Command::kAudit:
         return "template sentences per identity term; with --csv, its texts with the terms swapped";
+      case Command::kRobustness:
+        return "a labelled file's metrics and decisions with its words misspelt on purpose";
     }
     return "";
   }
@@ -388,6 +401,9 @@ class TextClassification : public Task {
                  data::InputSpec::Kind::kValue, "Identity bias"},
                 {"bias-html", "Text models: draw the bias metric's identity x metric heatmap here (HTML)", "",
                  data::InputSpec::Kind::kValue, "Identity bias"}};
+      case Command::kRobustness:  // a labelled file, read as evaluate reads it
+        return {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
+                text_input_spec("labels-csv", command), thresholds_input()};
       case Command::kExport:
         return {};
     }

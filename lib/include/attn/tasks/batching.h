@@ -8,7 +8,6 @@
 
 #include <torch/types.h>
 
-#include "attn/tasks/commands.h"  // kScoringBatchSize
 #include "attn/text/padding.h"
 
 namespace attn::tasks {

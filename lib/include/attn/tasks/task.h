@@ -28,6 +28,7 @@
 ///   aux_mean_auc  number  (the other metrics leave the auxiliary outputs out; the loss covers them)
 /// feature classification adds  mean_attention  object  {feature: mean weight}
 /// seq2seq adds  exact_match, char_accuracy  numbers  of the greedy outputs against the targets
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -44,9 +45,13 @@
 #include "attn/models/saved_model.h"
 #include "attn/report/explanation.h"
 #include "attn/tasks/batching.h"
-#include "attn/tasks/commands.h"
+#include "attn/tasks/command.h"
 #include "attn/tasks/metrics.h"
 #include "attn/text/tokenizer.h"
+
+namespace attn::parallel {
+class RowSharing;  // parallel/sharing.h
+}
 
 namespace attn::tasks {
 
@@ -173,7 +178,33 @@ struct ExplainOptions {
 /// Throws std::invalid_argument naming `flag` unless 1 <= steps <= models::kMaxSteps.
 void check_steps(int steps, const std::string& flag);
 
-class Erasures;  // tasks/faithfulness.h
+/// One row with its units' scores, as a task attributes it for faithfulness.
+struct AttributedRow {
+  std::int64_t row = 0;  ///< 1-based data row of the file
+  std::string id;        ///< the row's id ("" when the file has none)
+  std::int64_t units = 0;
+  std::vector<float> probabilities;  ///< p_l(x), per label
+  /// Per method (in the order asked for), per label, one score per unit.
+  std::vector<std::vector<std::vector<float>>> scores;
+};
+
+/// A task's rows for `attn faithfulness` (analyses/faithfulness.h): what they are, their scores,
+/// and their probabilities with units removed. Version::row indexes the rows (0-based, in the order
+/// attribute() gives them). The task says what a row, a unit and a removal are; the measuring is
+/// the analysis's, the same for every task.
+class Erasures {
+ public:
+  virtual ~Erasures() = default;
+  /// The labels' names.
+  virtual std::vector<std::string> labels() const = 0;
+  /// The rows to measure.
+  virtual std::int64_t size() const = 0;
+  /// Rows [first, first + count) with the scores of `methods` (never random).
+  virtual std::vector<AttributedRow> attribute(std::int64_t first, std::int64_t count, const std::vector<models::Method>& methods,
+                                               int steps) = 0;
+  /// p_l of versions of rows (Version::row: 0-based over all rows): [versions x labels] row-major.
+  virtual std::vector<float> score(const std::vector<models::Version>& versions) = 0;
+};
 
 /// Explanations of several inputs, rendered on request.
 class Explanations {
@@ -210,6 +241,30 @@ class ExplanationList : public Explanations {
 
  private:
   std::vector<E> items_;
+};
+
+/// What a trained model is, typed: what the analyses and the server ask of it (describe() gives
+/// clients the same, and more, as JSON).
+struct ModelFacts {
+  enum class Input { kTexts, kRows };
+  Input input = Input::kTexts;  ///< texts (text classifiers, seq2seq) or rows of numbers (feature models)
+  /// Classifiers: the names of the probabilities they give, in their order (0/1 labels, or the
+  /// classes of a model with one class per row); empty for a seq2seq model.
+  std::vector<std::string> labels;
+  bool one_class_per_row = false;  ///< the labels are classes: their probabilities sum to 1
+};
+
+/// What a text classifier gives, typed (TrainedModel::text_classifier()): what the analyses that
+/// read its words and probabilities use, instead of its JSON.
+class TextClassifierModel {
+ public:
+  virtual ~TextClassifierModel() = default;
+  /// Each text's probabilities [texts x labels] row-major (ModelFacts::labels' order), in
+  /// length-bucketed batches of at most `batch_size`: the numbers predict() gives.
+  virtual std::vector<float> text_probabilities(const std::vector<std::string>& texts, std::int64_t batch_size) = 0;
+  /// explain()'s explanations, as they are.
+  virtual std::vector<report::TextExplanation> text_explanations(const std::vector<Input>& inputs, std::int64_t batch_size,
+                                                                 const ExplainOptions& options) = 0;
 };
 
 /// A trained model with what its task needs to use it (its tokenizers, its data config).
@@ -253,7 +308,7 @@ class TrainedModel {
   /// How many outputs per input the gradient methods attribute: the labels, a seq2seq model's
   /// typical output length.
   virtual std::int64_t targets() const { return 1; }
-  /// The rows of `csv` as `attn faithfulness` measures them (tasks/faithfulness.h): the first
+  /// The rows of `csv` as `attn faithfulness` measures them (analyses/faithfulness.h): the first
   /// `rows` of them that it can measure, read with the task's faithfulness inputs (`options`).
   /// Tasks it does not apply to throw std::invalid_argument.
   virtual std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs& options, std::int64_t rows, int threads);
@@ -263,6 +318,10 @@ class TrainedModel {
   /// What a client needs to call it: "task", "input" ("texts" or "rows") and the task's facts
   /// (labels, features, columns, whether it has self-attention).
   virtual nlohmann::ordered_json describe() const = 0;
+  /// What the model is, typed.
+  virtual ModelFacts facts() const = 0;
+  /// The model as a text classifier, or nullptr when it is none (feature models, seq2seq).
+  virtual TextClassifierModel* text_classifier() { return nullptr; }
   /// A few inputs as a user would type them (the explain page's examples; warming a server up).
   virtual std::vector<std::string> examples() const = 0;
   /// Throws std::invalid_argument naming what is wrong with an input (a text where a row is wanted,
@@ -325,6 +384,20 @@ const Task& task_for(models::ModelKind kind);
 std::string describe_model(const models::SavedModel& model);
 /// Loads model.pt (or RUN_DIR/model.pt) and hands it to its task.
 std::unique_ptr<TrainedModel> open_model(const std::string& path);
+/// open_model(path) for `command`, whose `inputs` its task must declare for that command (one it
+/// does not declare throws std::invalid_argument naming the model): every command's first step.
+std::unique_ptr<TrainedModel> open_for(const std::string& path, Command command, const data::Inputs& inputs);
+
+/// Every task with the kind of model it serves, in the table's order.
+struct TaskRow {
+  models::ModelKind kind;
+  const Task* task;
+};
+std::vector<TaskRow> all_tasks();
+
+/// A command run by the workers the environment names (torchrun's, `--nproc`'s): `run(sharing)`
+/// with them sharing its work, or `run(nullptr)` when it names one process.
+std::string run_by_workers(const std::function<std::string(const parallel::RowSharing*)>& run, std::chrono::seconds worker_timeout);
 
 /// The inputs of `attn explain --methods`: methods checked against what `model` gives (one it cannot
 /// give throws std::invalid_argument naming `flag`), steps checked. No methods, or the attention

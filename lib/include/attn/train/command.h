@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
-#include "attn/tasks/commands.h"
 #include "attn/train/options.h"
 
 namespace attn::parallel {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "attn/analyses/commands.h"
 #include "attn/data/inputs.h"
-#include "attn/tasks/commands.h"
 #include "attn/text/perturb.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
 
 struct RobustnessRequest {
   std::string model;                              ///< run directory or model.pt (a text classifier)
@@ -20,7 +20,7 @@ struct RobustnessRequest {
   double rate = 0.3;                              ///< the share of the target words each perturbation changes
   std::uint64_t seed = 1;
   std::string words;  ///< a file of target words, one per line (e.g. a toxic lexicon); "": every word of 4 or more letters
-  std::int64_t batch_size = kScoringBatchSize;
+  std::int64_t batch_size = tasks::kScoringBatchSize;
   int threads = 1;
   std::string json;  ///< write the figures here ("" = none)
 };
@@ -32,4 +32,4 @@ struct RobustnessRequest {
 /// that does not read texts, throws std::invalid_argument.
 std::string robustness(const RobustnessRequest& request);
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

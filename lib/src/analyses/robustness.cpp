@@ -1,5 +1,5 @@
 // `attn robustness` (see robustness.h).
-#include "attn/tasks/robustness.h"
+#include "attn/analyses/robustness.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,9 @@
 #include "attn/io/atomic_file.h"
 #include "attn/tasks/task.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
+
+using namespace tasks;  // the task interface (tasks/task.h) the analyses drive
 namespace {
 
 /// The metrics a drop is reported for, as the model's evaluation names them.
@@ -97,8 +99,7 @@ std::string format_table(const nlohmann::ordered_json& report) {
 std::string robustness(const RobustnessRequest& r) {
   if (!(r.rate >= 0 && r.rate <= 1)) throw std::invalid_argument("--rate must be in [0, 1]");
   if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
-  std::unique_ptr<TrainedModel> model = open_model(r.model);
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kEvaluate), describe_model(model->saved()));
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kRobustness, r.options);
   model->configure(r.options);
   text::PerturbOptions po;
   po.rate = r.rate;
@@ -116,9 +117,9 @@ std::string robustness(const RobustnessRequest& r) {
   };
   const auto [rows, clean] = scored(nullptr);
   if (clean.metrics.empty()) throw std::invalid_argument(r.csv + ": robustness needs labelled rows (the model's label columns)");
-  const nlohmann::ordered_json described = model->describe();
-  const std::size_t labels = described.value("labels", nlohmann::ordered_json::array()).size();
-  const bool one_class = described.value("one_class_per_row", false);
+  const ModelFacts facts = model->facts();
+  const std::size_t labels = facts.labels.size();
+  const bool one_class = facts.one_class_per_row;
   const auto clean_decisions = decisions(clean.probabilities, labels, one_class);
 
   nlohmann::ordered_json report = {
@@ -169,4 +170,4 @@ std::string robustness(const RobustnessRequest& r) {
   return format_table(report);
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

@@ -2,7 +2,7 @@
 /// The model commands as library calls: each app parses its options into one of these requests,
 /// calls the function, and prints what it returns. No function here knows a task or a model by
 /// name; they go through the registry and the task table. This header does not include LibTorch:
-/// a program that only calls the commands compiles in seconds (the tasks' own API is task.h).
+/// a program that only calls the commands compiles in seconds (the tasks' own API is tasks/task.h).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -14,26 +14,9 @@
 #include "attn/data/inputs.h"
 #include "attn/models/methods.h"
 #include "attn/parallel/sharing.h"
+#include "attn/tasks/command.h"
 
-namespace attn::tasks {
-
-/// The commands whose inputs (and help) a task declares.
-enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport, kAggregate, kAudit };
-/// Every task's inputs for `command`, each name once (an app registers them all).
-std::vector<data::InputSpec> all_inputs(Command command);
-/// For --help: per task, its registered models and what `command` does with them (Task::about).
-std::string tasks_help(Command command);
-/// The importance methods a user can ask for (--methods), in the order explanations show them.
-std::vector<std::string> method_names();
-
-/// Validation and `attn evaluate` score rows in length-bucketed batches of this many: the same
-/// rows make the same batches, so evaluate on a run's validation rows reproduces its validation
-/// bit for bit (other batch sizes agree to float rounding, which can move an AUC where
-/// probabilities nearly tie). 64: the fused recurrent kernels' register-blocked path takes batches
-/// of up to 64 rows, and smaller batches bucket tighter. 20,000 comments with the main job's model,
-/// 1 thread: 3.5 s against 5.4 s at 512 (a Transformer classifier: 1.5 s against 4.8 s); workers
-/// sharing the rows get many batches to share.
-constexpr std::int64_t kScoringBatchSize = 64;
+namespace attn::analyses {
 
 struct ExplainRequest {
   enum class Format { kText, kJson };
@@ -75,7 +58,7 @@ struct EvaluateRequest {
   std::string model;     ///< run directory or model.pt
   std::string csv;       ///< the rows to score
   data::Inputs options;  ///< the task's evaluate inputs (columns, --labels-csv, --svg)
-  std::int64_t batch_size = kScoringBatchSize;
+  std::int64_t batch_size = tasks::kScoringBatchSize;
   int threads = 1;
   std::string predictions;  ///< write the predictions CSV here ("" = none)
   std::string metrics;      ///< write the metrics JSON here ("" = none)
@@ -104,4 +87,4 @@ std::string export_model(const std::string& from, const std::string& to);
 /// a trained one (`what` = a run directory or model.pt).
 std::string summarize(const std::string& what, const nlohmann::json& overrides);
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

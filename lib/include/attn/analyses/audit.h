@@ -20,11 +20,11 @@
 #include <cstdint>
 #include <string>
 
+#include "attn/analyses/commands.h"
 #include "attn/data/inputs.h"
 #include "attn/models/methods.h"
-#include "attn/tasks/commands.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
 
 struct AuditRequest {
   std::string model;                  ///< run directory or model.pt (a text classifier)
@@ -34,7 +34,7 @@ struct AuditRequest {
   data::Inputs options;               ///< the task's explain inputs: --csv (the swaps' rows), --text-column, --rows
   int steps = models::kDefaultSteps;  ///< integrated gradients' steps (the why part)
   bool why = true;                    ///< compute the why part
-  std::int64_t batch_size = kScoringBatchSize;
+  std::int64_t batch_size = tasks::kScoringBatchSize;
   std::int64_t examples = 20;  ///< flipped rows listed
   std::string json, html;      ///< outputs ("" = none), written together once all is computed
 };
@@ -42,4 +42,4 @@ struct AuditRequest {
 /// Runs the audit; returns the table to print.
 std::string audit(const AuditRequest& request);
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

@@ -15,8 +15,8 @@
 /// 2023), so only the difference to random means much. `agreement` is each pair of methods' mean
 /// tau-b over rows and labels (Jain & Wallace 2019's comparison).
 ///
-/// The tasks say what a row, a unit and a removal are (Erasures, from TrainedModel::erasures);
-/// the measuring here is the same for all of them.
+/// The tasks say what a row, a unit and a removal are (tasks::Erasures, from
+/// TrainedModel::erasures); the measuring here is the same for all of them.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -27,35 +27,13 @@
 #include "attn/models/importance.h"
 
 namespace attn::tasks {
+class Erasures;  // tasks/task.h
+}
+
+namespace attn::analyses {
 
 /// The bins k (percent of a row's units) of comprehensiveness and sufficiency.
 inline const std::vector<int> kBins = {1, 5, 10, 20, 50};
-
-/// One row with its units' scores.
-struct AttributedRow {
-  std::int64_t row = 0;  ///< 1-based data row of the file
-  std::string id;        ///< the row's id ("" when the file has none)
-  std::int64_t units = 0;
-  std::vector<float> probabilities;  ///< p_l(x), per label
-  /// Per method (in the order asked for), per label, one score per unit.
-  std::vector<std::vector<std::vector<float>>> scores;
-};
-
-/// A task's rows for faithfulness: what they are, their scores, and their probabilities with units
-/// removed. Version::row indexes the rows (0-based, in the order attribute() gives them).
-class Erasures {
- public:
-  virtual ~Erasures() = default;
-  /// The labels' names.
-  virtual std::vector<std::string> labels() const = 0;
-  /// The rows to measure.
-  virtual std::int64_t size() const = 0;
-  /// Rows [first, first + count) with the scores of `methods` (never random).
-  virtual std::vector<AttributedRow> attribute(std::int64_t first, std::int64_t count, const std::vector<models::Method>& methods,
-                                               int steps) = 0;
-  /// p_l of versions of rows (Version::row: 0-based over all rows): [versions x labels] row-major.
-  virtual std::vector<float> score(const std::vector<models::Version>& versions) = 0;
-};
 
 struct FaithfulnessOptions {
   /// The methods to measure (random is added as the floor; leave-one-out is computed for tau in
@@ -78,9 +56,9 @@ std::vector<std::uint8_t> erasure(const std::vector<float>& scores, int k, bool 
 
 /// Measures every row of `rows`: {"rows", "steps", "bins", "seed", "methods": {METHOD: {LABEL: {...}}},
 /// "agreement": {METHOD: {METHOD: tau}}} as the header says.
-nlohmann::ordered_json measure_faithfulness(Erasures& rows, const FaithfulnessOptions& options);
+nlohmann::ordered_json measure_faithfulness(tasks::Erasures& rows, const FaithfulnessOptions& options);
 
 /// measure_faithfulness's result as a table for a terminal.
 std::string format_faithfulness(const nlohmann::ordered_json& report);
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

@@ -1,5 +1,5 @@
 // Word importance over a corpus (see aggregate.h).
-#include "attn/tasks/aggregate.h"
+#include "attn/analyses/aggregate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,16 +10,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attn/analyses/faithfulness.h"
 #include "attn/io/atomic_file.h"
 #include "attn/parallel/sharing.h"
 #include "attn/report/explanation.h"
 #include "attn/report/plots.h"
-#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/task.h"
 #include "attn/text/csv.h"
-#include "task_support.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
+
+using namespace tasks;  // the task interface (tasks/task.h) the analyses drive
 
 void WordTotals::add(const std::string& word, double score, int half) {
   Sums& s = words_[word];
@@ -174,11 +175,10 @@ std::string aggregate(const AggregateRequest& r) {
   if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
   if (r.chunk < 1) throw std::invalid_argument("the chunk of rows must be >= 1");
   check_steps(r.steps, "--steps");
-  std::unique_ptr<TrainedModel> model = open_model(r.model);
-  const nlohmann::ordered_json described = model->describe();
-  if (described.value("input", "") != "texts")
-    throw std::invalid_argument("aggregate ranks the words of texts; " + describe_model(model->saved()) + " reads no texts");
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kAggregate), describe_model(model->saved()));
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kAggregate, r.options);
+  TextClassifierModel* classifier = model->text_classifier();
+  if (!classifier)
+    throw std::invalid_argument("aggregate ranks the words of a text classifier's texts; " + describe_model(model->saved()) + " is none");
   if (!r.options.given("csv")) throw std::invalid_argument("--csv is required");
   const std::vector<models::Method> available = model->methods();
   std::vector<models::Method> methods = r.methods;
@@ -188,8 +188,9 @@ std::string aggregate(const AggregateRequest& r) {
       methods.push_back(models::Method::kGradInput);
   }
   methods = models::check_available(methods, available, "--methods");
-  const std::vector<std::string> labels = described.at("labels");
-  const bool one_class = described.value("one_class_per_row", false);
+  const ModelFacts facts = model->facts();
+  const std::vector<std::string>& labels = facts.labels;
+  const bool one_class = facts.one_class_per_row;
   const std::vector<Input> inputs = model->read_inputs({}, r.options, nullptr);
   if (inputs.empty()) throw std::invalid_argument(r.options.text("csv") + ": no rows");
   // Two passes: the methods that come with the prediction (the attention) for every row, which also
@@ -203,13 +204,7 @@ std::string aggregate(const AggregateRequest& r) {
     (models::with_prediction(methods[m]) ? every_row_slots : decided_row_slots).push_back(m);
   }
   const auto explain_texts = [&](const std::vector<Input>& rows, const ExplainOptions& options) {
-    std::unique_ptr<Explanations> explained = model->explain(rows, r.batch_size, options);
-    if (!dynamic_cast<const ExplanationList<report::TextExplanation>*>(explained.get()))
-      throw std::logic_error("aggregate: a text model's explanations are texts");
-    return explained;
-  };
-  const auto items = [](const std::unique_ptr<Explanations>& e) -> const std::vector<report::TextExplanation>& {
-    return static_cast<const ExplanationList<report::TextExplanation>&>(*e).items();
+    return classifier->text_explanations(rows, r.batch_size, options);
   };
   // Each chunk's sums apart, added in chunk order below: the same bits however the chunks were shared.
   const std::size_t n = inputs.size(), chunk = static_cast<std::size_t>(r.chunk), chunks_in_file = (n + chunk - 1) / chunk;
@@ -220,7 +215,7 @@ std::string aggregate(const AggregateRequest& r) {
        c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : c + 1) {
     const std::size_t first = c * chunk, last = std::min(n, first + chunk);
     const std::vector<Input> rows(inputs.begin() + static_cast<std::ptrdiff_t>(first), inputs.begin() + static_cast<std::ptrdiff_t>(last));
-    const std::unique_ptr<Explanations> seen = explain_texts(rows, every_row);
+    const std::vector<report::TextExplanation> seen = explain_texts(rows, every_row);
     Groups& groups = chunks[c];
     groups.assign(methods.size(), std::vector<Group>(labels.size()));
     const auto half = [&](std::size_t i) { return first + i < n / 2 ? 0 : 1; };
@@ -228,7 +223,7 @@ std::string aggregate(const AggregateRequest& r) {
     std::vector<Input> again;                                    // the rows with one
     std::vector<std::size_t> again_at;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const report::TextExplanation& e = items(seen).at(i);
+      const report::TextExplanation& e = seen.at(i);
       if (one_class)
         decided[i].push_back(
             static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin()));
@@ -242,9 +237,9 @@ std::string aggregate(const AggregateRequest& r) {
       }
     }
     if (decided_rows.methods.empty() || again.empty()) continue;
-    const std::unique_ptr<Explanations> scored = explain_texts(again, decided_rows);
+    const std::vector<report::TextExplanation> scored = explain_texts(again, decided_rows);
     for (std::size_t j = 0; j < again.size(); ++j)
-      add_text(items(scored).at(j), decided_row_slots, decided[again_at[j]], half(again_at[j]), groups);
+      add_text(scored.at(j), decided_row_slots, decided[again_at[j]], half(again_at[j]), groups);
   }
   if (shared) {  // every worker's chunks to every worker; rank 0 reports
     const std::vector<std::string> all = r.sharing->gather_bytes(chunks_json(chunks));
@@ -318,4 +313,4 @@ std::string aggregate(const AggregateRequest& request, std::chrono::seconds work
       worker_timeout);
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

@@ -1,5 +1,5 @@
 // Faithfulness metrics (see faithfulness.h): the same for every task that gives Erasures.
-#include "attn/tasks/faithfulness.h"
+#include "attn/analyses/faithfulness.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-namespace attn::tasks {
+namespace attn::analyses {
+
+using namespace tasks;  // the task interface (tasks/task.h) the analyses drive
 namespace {
 
 using models::Method;
@@ -295,4 +297,4 @@ std::string format_faithfulness(const nlohmann::ordered_json& r) {
   return out;
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

@@ -1,5 +1,5 @@
 // Plausibility of importance methods against human rationales (see plausibility.h).
-#include "attn/tasks/plausibility.h"
+#include "attn/analyses/plausibility.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,9 @@
 #include "attn/io/atomic_file.h"
 #include "attn/tasks/task.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
+
+using namespace tasks;  // the task interface (tasks/task.h) the analyses drive
 namespace {
 
 /// F1 of a precision and a recall (0 when both are 0), as ERASER's _f1.
@@ -224,15 +226,15 @@ std::string plausibility(const PlausibilityRequest& r) {
   if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
   check_steps(r.steps, "--steps");
   std::unique_ptr<TrainedModel> model = open_model(r.model);
-  if (model->describe().value("input", "") != "texts")
-    throw std::invalid_argument("plausibility compares a text model's word scores with human rationales; " +
-                                describe_model(model->saved()) + " reads no texts");
+  if (!model->text_classifier())
+    throw std::invalid_argument("plausibility compares a text classifier's word scores with human rationales; " +
+                                describe_model(model->saved()) + " is none");
   std::vector<models::Method> methods = model->methods();
   if (!r.methods.empty()) methods = models::check_available(r.methods, methods, "--methods");
   std::vector<data::RationaleRow> rows = data::read_rationales(r.rationales, r.docs, "--docs");
   if (r.rows > 0 && static_cast<std::int64_t>(rows.size()) > r.rows) rows.resize(static_cast<std::size_t>(r.rows));
   if (rows.empty()) throw std::invalid_argument(r.rationales + ": no row with a human rationale to score");
-  const std::vector<std::string> labels = model->describe().at("labels");
+  const std::vector<std::string> labels = model->facts().labels;
   if (!r.label.empty() && std::find(labels.begin(), labels.end(), r.label) == labels.end())
     throw std::invalid_argument("--label: '" + r.label + "' is not one of this model's labels");
   // Each row is explained for the label it is scored for alone: --label, else the row's class when
@@ -305,4 +307,4 @@ std::string plausibility(const PlausibilityRequest& r) {
   return table;
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

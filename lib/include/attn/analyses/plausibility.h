@@ -17,7 +17,7 @@
 
 #include "attn/models/methods.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
 
 /// One row's scores per word and the words people marked (as spans [first, last) of words).
 struct RationaleScores {
@@ -72,4 +72,4 @@ struct PlausibilityRequest {
 /// Explains the rows, scores each method, writes the JSON; returns the table to print.
 std::string plausibility(const PlausibilityRequest& request);
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

@@ -1,12 +1,12 @@
 // attn audit through the tasks layer: its figures against the model's own predictions of the same
 // texts (templates and swaps), what the swaps count, the toxicity a --benign class gives, and the
 // inputs it refuses.
-#include "attn/tasks/audit.h"
+#include "attn/analyses/audit.h"
 
+#include "../tasks/tasks_test_util.h"
 #include "attn/io/atomic_file.h"
 #include "attn/tasks/bias.h"
 #include "attn/text/identity_terms.h"
-#include "tasks_test_util.h"
 
 using namespace attn;
 using namespace tasks_test;
@@ -34,7 +34,7 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
               {{"embed_dim", 8}, {"lstm_units", 4}});
   const std::string terms = (dir / "terms.txt").string();
   io::write_file_atomic(terms, "muslim\nchristian\njewish\n");
-  tasks::AuditRequest r;
+  analyses::AuditRequest r;
   r.model = (dir / "run").string();
   r.terms_file = terms;
   r.options.set("csv", csv, data::Inputs::Origin::kGiven);
@@ -42,7 +42,7 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
   r.examples = 3;
   r.json = (dir / "audit.json").string();
   r.html = (dir / "audit.html").string();
-  const std::string table = tasks::audit(r);
+  const std::string table = analyses::audit(r);
   CHECK_THAT(table, Catch::Contains("toxicity = p(bad)") && Catch::Contains("muslim") && Catch::Contains("jewish"));
   const auto report = nlohmann::json::parse(io::read_file(r.json));
   CHECK_THAT(io::read_file(r.html), Catch::Contains("background:rgb(") && Catch::Contains("christian"));
@@ -105,12 +105,12 @@ TEST_CASE("audit: a benign class's complement is the toxicity, and what it refus
   saved_model("bilstm-attention", dir / "run",
               {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "10"}},
               {{"embed_dim", 8}, {"lstm_units", 4}});
-  tasks::AuditRequest r;
+  analyses::AuditRequest r;
   r.model = (dir / "run").string();
   r.benign = "normal";
   r.why = false;
   r.json = (dir / "a.json").string();
-  const std::string table = tasks::audit(r);
+  const std::string table = analyses::audit(r);
   CHECK_THAT(table, Catch::Contains("toxicity = 1 - p(normal)"));
   const auto report = nlohmann::json::parse(io::read_file(r.json));
   REQUIRE(report.at("terms").size() == text::builtin_identity_terms().size());
@@ -126,16 +126,16 @@ TEST_CASE("audit: a benign class's complement is the toxicity, and what it refus
   CHECK(report.at("terms")[0].at("templates").at("kind_mean").get<double>() == Approx(mean).epsilon(1e-5));
 
   r.benign = "neutral";
-  CHECK_THROWS_WITH(tasks::audit(r), Catch::Contains("--benign") && Catch::Contains("'neutral'") && Catch::Contains("hatespeech"));
+  CHECK_THROWS_WITH(analyses::audit(r), Catch::Contains("--benign") && Catch::Contains("'neutral'") && Catch::Contains("hatespeech"));
   r.benign = "normal";
   r.label = "offensive";
-  CHECK_THROWS_WITH(tasks::audit(r), Catch::Contains("give one"));
+  CHECK_THROWS_WITH(analyses::audit(r), Catch::Contains("give one"));
   r.benign.clear();
   r.terms_file = (dir / "missing.txt").string();
-  CHECK_THROWS_WITH(tasks::audit(r), Catch::Contains("missing.txt"));
+  CHECK_THROWS_WITH(analyses::audit(r), Catch::Contains("missing.txt"));
   r.terms_file.clear();
   r.why = true;
   r.steps = 0;
-  CHECK_THROWS_WITH(tasks::audit(r), Catch::Contains("--steps"));
+  CHECK_THROWS_WITH(analyses::audit(r), Catch::Contains("--steps"));
   std::filesystem::remove_all(dir);
 }

@@ -1,5 +1,5 @@
 // `attn audit`: a counterfactual audit of identity bias (see audit.h).
-#include "attn/tasks/audit.h"
+#include "attn/analyses/audit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,9 @@
 #include "attn/tasks/task.h"
 #include "attn/text/identity_terms.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
+
+using namespace tasks;  // the task interface (tasks/task.h) the analyses drive
 namespace {
 
 /// Texts scored at once: what is held in memory besides the file.
@@ -38,10 +40,10 @@ struct Toxicity {
   }
 };
 
-Toxicity toxicity_of(const nlohmann::ordered_json& described, const AuditRequest& r) {
+Toxicity toxicity_of(const ModelFacts& facts, const AuditRequest& r) {
   Toxicity t;
-  t.labels = described.at("labels").get<std::vector<std::string>>();
-  t.one_class = described.value("one_class_per_row", false);
+  t.labels = facts.labels;
+  t.one_class = facts.one_class_per_row;
   if (!r.label.empty() && !r.benign.empty())
     throw std::invalid_argument("--label and --benign: give one (the toxicity is one or the other)");
   const std::string& name = r.benign.empty() ? r.label : r.benign;
@@ -62,15 +64,15 @@ Toxicity toxicity_of(const nlohmann::ordered_json& described, const AuditRequest
 }
 
 /// The probabilities of `texts` [texts x labels], row-major, a chunk at a time.
-std::vector<float> probabilities(TrainedModel& model, const std::vector<std::string>& texts, const std::vector<std::string>& labels,
+std::vector<float> probabilities(TextClassifierModel& model, const std::vector<std::string>& texts, const std::vector<std::string>& labels,
                                  std::int64_t batch_size) {
   std::vector<float> out;
   out.reserve(texts.size() * labels.size());
   for (std::size_t first = 0; first < texts.size(); first += kChunk) {
-    std::vector<Input> chunk;
-    for (std::size_t i = first; i < std::min(texts.size(), first + kChunk); ++i) chunk.push_back({texts[i], {}});
-    for (const nlohmann::ordered_json& p : model.predict(chunk, batch_size))
-      for (const std::string& l : labels) out.push_back(p.at("probabilities").at(l).get<float>());
+    const std::vector<std::string> chunk(texts.begin() + static_cast<std::ptrdiff_t>(first),
+                                         texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), first + kChunk)));
+    const std::vector<float> p = model.text_probabilities(chunk, batch_size);
+    out.insert(out.end(), p.begin(), p.end());
   }
   return out;
 }
@@ -93,7 +95,7 @@ struct TemplatePart {
   std::vector<text::TemplateSentence> kind;  ///< every term's kind sentences, term after term
 };
 
-TemplatePart templates(TrainedModel& model, const std::vector<std::string>& terms, const Toxicity& tox, std::int64_t batch_size) {
+TemplatePart templates(TextClassifierModel& model, const std::vector<std::string>& terms, const Toxicity& tox, std::int64_t batch_size) {
   TemplatePart out;
   std::vector<std::string> texts;
   std::vector<std::uint8_t> positive;
@@ -169,7 +171,8 @@ struct SwapPart {
   std::int64_t flips_total = 0;
 };
 
-SwapPart swaps(TrainedModel& model, const AuditRequest& r, const std::vector<std::string>& terms, const Toxicity& tox) {
+SwapPart swaps(const TrainedModel& model, TextClassifierModel& classifier, const AuditRequest& r, const std::vector<std::string>& terms,
+               const Toxicity& tox) {
   SwapPart out;
   out.csv = r.options.text("csv");
   const std::vector<Input> inputs = model.read_inputs({}, r.options, nullptr);
@@ -178,7 +181,7 @@ SwapPart swaps(TrainedModel& model, const AuditRequest& r, const std::vector<std
   std::vector<std::string> originals;
   for (const Input& in : inputs) originals.push_back(in.text);
   const std::size_t L = tox.labels.size();
-  const std::vector<float> before = probabilities(model, originals, tox.labels, r.batch_size);
+  const std::vector<float> before = probabilities(classifier, originals, tox.labels, r.batch_size);
 
   // The swapped texts, a chunk of rows at a time: (row, from, to) and the text.
   struct Job {
@@ -187,7 +190,7 @@ SwapPart swaps(TrainedModel& model, const AuditRequest& r, const std::vector<std
   std::vector<Job> jobs;
   std::vector<std::string> texts;
   const auto score_jobs = [&] {
-    const std::vector<float> after = probabilities(model, texts, tox.labels, r.batch_size);
+    const std::vector<float> after = probabilities(classifier, texts, tox.labels, r.batch_size);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       const Job& job = jobs[j];
       const float* p0 = before.data() + job.row * L;
@@ -242,7 +245,7 @@ struct WhyPart {
   std::vector<std::int64_t> sentences;      ///< per term: the sentences where it has a token
 };
 
-WhyPart why(TrainedModel& model, const std::vector<std::string>& terms, const std::vector<text::TemplateSentence>& kind,
+WhyPart why(TextClassifierModel& model, const std::vector<std::string>& terms, const std::vector<text::TemplateSentence>& kind,
             const Toxicity& tox, int steps) {
   WhyPart out;
   out.mean.assign(terms.size(), std::nullopt);
@@ -252,13 +255,11 @@ WhyPart why(TrainedModel& model, const std::vector<std::string>& terms, const st
   ExplainOptions options;
   options.methods = {models::Method::kIntegratedGradients};
   options.steps = steps;
-  const std::unique_ptr<Explanations> explained = model.explain(inputs, kExplainBatch, options);
-  const auto* list = dynamic_cast<const ExplanationList<report::TextExplanation>*>(explained.get());
-  if (!list) throw std::logic_error("audit: a text model's explanations are texts");
+  const std::vector<report::TextExplanation> explained = model.text_explanations(inputs, kExplainBatch, options);
   const std::size_t per_term = kind.size() / terms.size();
   std::vector<double> sum(terms.size(), 0);
   for (std::size_t k = 0; k < kind.size(); ++k) {
-    const report::TextExplanation& e = list->items()[k];
+    const report::TextExplanation& e = explained[k];
     const auto& scores = e.importance.at(0).scores;
     const std::vector<float>& s = scores.at(scores.size() == 1 ? 0 : tox.label);
     double importance = 0;
@@ -381,20 +382,18 @@ std::string audit(const AuditRequest& r) {
   if (r.examples < 0) throw std::invalid_argument("--examples must be >= 0");
   if (r.why) check_steps(r.steps, "--steps");
   const std::vector<std::string> terms = r.terms_file.empty() ? text::builtin_identity_terms() : text::read_identity_terms(r.terms_file);
-  std::unique_ptr<TrainedModel> model = open_model(r.model);
-  const nlohmann::ordered_json described = model->describe();
-  if (described.value("input", "") != "texts")
-    throw std::invalid_argument("an audit reads texts; " + describe_model(model->saved()) + " reads no texts");
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kAudit), describe_model(model->saved()));
-  const Toxicity tox = toxicity_of(described, r);
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kAudit, r.options);
+  TextClassifierModel* classifier = model->text_classifier();
+  if (!classifier) throw std::invalid_argument("an audit reads a text classifier's texts; " + describe_model(model->saved()) + " is none");
+  const Toxicity tox = toxicity_of(model->facts(), r);
   const std::vector<models::Method> available = model->methods();
   const bool can_explain = r.why && std::find(available.begin(), available.end(), models::Method::kIntegratedGradients) != available.end();
 
-  const TemplatePart t = templates(*model, terms, tox, r.batch_size);
+  const TemplatePart t = templates(*classifier, terms, tox, r.batch_size);
   std::optional<SwapPart> s;
-  if (r.options.given("csv")) s = swaps(*model, r, terms, tox);
+  if (r.options.given("csv")) s = swaps(*model, *classifier, r, terms, tox);
   std::optional<WhyPart> w;
-  if (can_explain) w = why(*model, terms, t.kind, tox, r.steps);
+  if (can_explain) w = why(*classifier, terms, t.kind, tox, r.steps);
 
   nlohmann::ordered_json report = {{"model", r.model}, {"toxicity", tox.name()}, {"terms", nlohmann::ordered_json::array()}};
   for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -459,4 +458,4 @@ std::string audit(const AuditRequest& r) {
   return table(report, t, order);
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

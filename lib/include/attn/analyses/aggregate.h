@@ -29,7 +29,7 @@ namespace attn::parallel {
 class RowSharing;  // parallel/sharing.h
 }
 
-namespace attn::tasks {
+namespace attn::analyses {
 
 /// A word's figures for one method and label.
 struct WordFigure {
@@ -84,4 +84,4 @@ std::string aggregate(const AggregateRequest& request);
 /// environment names (one process when it names none) and shares the chunks among them.
 std::string aggregate(const AggregateRequest& request, std::chrono::seconds worker_timeout);
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

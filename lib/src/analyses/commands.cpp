@@ -1,19 +1,20 @@
-#include "attn/tasks/commands.h"
+#include "attn/analyses/commands.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
+#include "attn/analyses/faithfulness.h"
 #include "attn/io/atomic_file.h"
 #include "attn/models/ensemble.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
-#include "attn/tasks/faithfulness.h"
 #include "attn/tasks/task.h"
-#include "task_support.h"
 
-namespace attn::tasks {
+namespace attn::analyses {
+
+using namespace tasks;  // the task interface (tasks/task.h) the analyses drive
 namespace {
 
 /// PATH for the first of several pictures, then PATH-2.svg, PATH-3.svg ...
@@ -47,28 +48,9 @@ std::string format_layer_table(const models::ModelEntry& entry, const models::La
 
 }  // namespace
 
-std::vector<std::string> method_names() {
-  std::vector<std::string> out;
-  for (const models::MethodInfo& m : models::all_methods())
-    if (m.method != models::Method::kRandom) out.emplace_back(m.name);
-  return out;
-}
-
-ExplainOptions explain_options(const TrainedModel& model, const std::vector<models::Method>& methods, int steps, const std::string& label,
-                               const std::string& flag) {
-  ExplainOptions o;
-  check_steps(steps, "--steps");
-  o.steps = steps;
-  o.label = label;
-  if (!methods.empty()) o.methods = models::check_available(methods, model.methods(), flag);
-  if (o.methods == std::vector<models::Method>{models::Method::kAttention}) o.methods.clear();  // today's output
-  return o;
-}
-
 void explain(const ExplainRequest& r, const std::function<std::vector<std::string>()>& stdin_lines,
              const std::function<void(const std::string&)>& print) {
-  std::unique_ptr<TrainedModel> model = open_model(r.model);
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kExplain), describe_model(model->saved()));
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kExplain, r.options);
   model->configure(r.options);
   const ExplainOptions options = explain_options(*model, r.methods, r.steps, r.label);
   const std::vector<Input> inputs = model->read_inputs(r.arguments, r.options, stdin_lines);
@@ -104,8 +86,7 @@ std::string explain(const ExplainRequest& r, const std::function<std::vector<std
 
 std::string faithfulness(const FaithfulnessRequest& r) {
   if (r.rows < 1) throw std::invalid_argument("--rows must be >= 1");
-  std::unique_ptr<TrainedModel> model = open_model(r.model);
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kFaithfulness), describe_model(model->saved()));
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kFaithfulness, r.options);
   FaithfulnessOptions o;
   check_steps(r.steps, "--steps");
   std::vector<models::Method> available = model->methods();
@@ -127,8 +108,7 @@ std::string faithfulness(const FaithfulnessRequest& r) {
 
 std::string evaluate(const EvaluateRequest& r) {
   if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
-  std::unique_ptr<TrainedModel> model = open_model(r.model);
-  data::require_declared(r.options, task_for(model->saved().entry->kind).inputs(Command::kEvaluate), describe_model(model->saved()));
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kEvaluate, r.options);
   model->configure(r.options);
   const std::unique_ptr<Dataset> data = model->open_csv(r.csv, r.options, r.threads);
   const Evaluation e = data->evaluate(model->module(), all_rows(data->rows()), {r.batch_size, EvaluateOptions::Detail::kFull, r.sharing});
@@ -197,4 +177,4 @@ std::string summarize(const std::string& what, const nlohmann::json& overrides) 
   return out;
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::analyses

@@ -4,7 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "attn/tasks/faithfulness.h"
+#include "attn/analyses/faithfulness.h"
+#include "attn/tasks/task.h"
 
 using namespace attn;
 using models::Method;
@@ -55,25 +56,25 @@ class Toy : public tasks::Erasures {
 
 TEST_CASE("erasure: the top ceil(k n / 100) by score, ties by position", "[tasks][faithfulness]") {
   const std::vector<float> s = {0.1f, 0.5f, 0.5f, 0.2f};
-  CHECK(tasks::erasure(s, 1, true) == std::vector<std::uint8_t>{0, 1, 0, 0});    // ceil(0.04) = 1: the first of the tied
-  CHECK(tasks::erasure(s, 50, false) == std::vector<std::uint8_t>{1, 0, 0, 1});  // 2 removed
-  CHECK(tasks::erasure(s, 20, true) == std::vector<std::uint8_t>{0, 1, 0, 0});   // ceil(0.8) = 1
+  CHECK(analyses::erasure(s, 1, true) == std::vector<std::uint8_t>{0, 1, 0, 0});    // ceil(0.04) = 1: the first of the tied
+  CHECK(analyses::erasure(s, 50, false) == std::vector<std::uint8_t>{1, 0, 0, 1});  // 2 removed
+  CHECK(analyses::erasure(s, 20, true) == std::vector<std::uint8_t>{0, 1, 0, 0});   // ceil(0.8) = 1
 }
 
 TEST_CASE("Kendall tau-b: agreement, reversal, ties, and undefined for a constant list", "[tasks][faithfulness]") {
-  CHECK(tasks::kendall_tau_b({1, 2, 3}, {10, 20, 30}) == Approx(1.0));
-  CHECK(tasks::kendall_tau_b({1, 2, 3}, {3, 2, 1}) == Approx(-1.0));
+  CHECK(analyses::kendall_tau_b({1, 2, 3}, {10, 20, 30}) == Approx(1.0));
+  CHECK(analyses::kendall_tau_b({1, 2, 3}, {3, 2, 1}) == Approx(-1.0));
   // (1,2,2) vs (1,2,3): concordant 2, discordant 0, one pair tied in a: 2 / sqrt((3-1)(3-0)).
-  CHECK(tasks::kendall_tau_b({1, 2, 2}, {1, 2, 3}) == Approx(2 / std::sqrt(6.0)));
-  CHECK(std::isnan(tasks::kendall_tau_b({1, 1, 1}, {1, 2, 3})));
-  CHECK(std::isnan(tasks::kendall_tau_b({1}, {1})));
+  CHECK(analyses::kendall_tau_b({1, 2, 2}, {1, 2, 3}) == Approx(2 / std::sqrt(6.0)));
+  CHECK(std::isnan(analyses::kendall_tau_b({1, 1, 1}, {1, 2, 3})));
+  CHECK(std::isnan(analyses::kendall_tau_b({1}, {1})));
 }
 
 TEST_CASE("faithfulness figures of a hand-checked toy", "[tasks][faithfulness]") {
   // Row 1: weights 0.4 0.3 0.2 0.1 (n = 4; each bin removes or keeps ceil(k * 4 / 100) units:
   // 1, 1, 1, 1, 2). Row 2: 0.6 0.1 (n = 2: 1 unit in every bin).
   Toy toy({{0.4f, 0.3f, 0.2f, 0.1f}, {0.6f, 0.1f}});
-  tasks::FaithfulnessOptions o;
+  analyses::FaithfulnessOptions o;
   o.methods = {Method::kAttention, Method::kGradient};
   o.chunk = 1;
   std::vector<std::string> lines;
@@ -83,7 +84,7 @@ TEST_CASE("faithfulness figures of a hand-checked toy", "[tasks][faithfulness]")
     CHECK(total == 2);
     progress = done;
   };
-  const auto r = tasks::measure_faithfulness(toy, o);
+  const auto r = analyses::measure_faithfulness(toy, o);
   CHECK(progress == 2);
   CHECK(r.at("rows") == 2);
   CHECK(r.at("bins") == std::vector<int>{1, 5, 10, 20, 50});
@@ -117,13 +118,13 @@ TEST_CASE("faithfulness figures of a hand-checked toy", "[tasks][faithfulness]")
   CHECK(first.at("methods").at("attention").at("toxic").at("comprehensiveness")[4].get<double>() == Approx(0.7));
   CHECK(toy.scored < 2 * 3 * 5 * 2);
   // The table names every method and label.
-  const std::string table = tasks::format_faithfulness(r);
+  const std::string table = analyses::format_faithfulness(r);
   CHECK_THAT(table, Catch::Contains("toxic") && Catch::Contains("attention") && Catch::Contains("random") && Catch::Contains("agreement"));
 }
 
 TEST_CASE("faithfulness: the same seed gives the same random floor", "[tasks][faithfulness]") {
   Toy a({{0.4f, 0.3f, 0.2f, 0.1f, 0.05f}}), b({{0.4f, 0.3f, 0.2f, 0.1f, 0.05f}});
-  tasks::FaithfulnessOptions o;
+  analyses::FaithfulnessOptions o;
   o.methods = {Method::kAttention};
-  CHECK(tasks::measure_faithfulness(a, o).at("methods").at("random") == tasks::measure_faithfulness(b, o).at("methods").at("random"));
+  CHECK(analyses::measure_faithfulness(a, o).at("methods").at("random") == analyses::measure_faithfulness(b, o).at("methods").at("random"));
 }

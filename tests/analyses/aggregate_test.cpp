@@ -1,24 +1,24 @@
 // Word importance over a corpus: the ranking, the halves' stability.
 #include <catch2/catch.hpp>
 
-#include "attn/tasks/aggregate.h"
+#include "attn/analyses/aggregate.h"
 
 #include <thread>
 
+#include "../tasks/tasks_test_util.h"
 #include "attn/io/atomic_file.h"
-#include "tasks_test_util.h"
 
 using namespace attn;
 using namespace tasks_test;
 
 TEST_CASE("aggregate: words ranked by mean score, counted, the rare left out, ties in byte order", "[tasks][aggregate]") {
-  tasks::WordTotals t;
+  analyses::WordTotals t;
   for (double s : {0.9, 0.7}) t.add("idiot", s, 0);
   t.add("idiot", 0.8, 1);
   for (int i = 0; i < 3; ++i) t.add("the", 0.1, i % 2);
   t.add("rare", 5.0, 0);  // once: below --min-count 2
   for (const char* w : {"b", "a"}) t.add(w, 0.5, 0), t.add(w, 0.5, 1);
-  const std::vector<tasks::WordFigure> r = t.ranked(2, 0);
+  const std::vector<analyses::WordFigure> r = t.ranked(2, 0);
   REQUIRE(r.size() == 4);
   CHECK(r[0].word == "idiot");
   CHECK(r[0].count == 3);
@@ -36,7 +36,7 @@ TEST_CASE("aggregate: words ranked by mean score, counted, the rare left out, ti
 }
 
 TEST_CASE("aggregate: stability is Kendall's tau-b of the halves' means over their top words' union", "[tasks][aggregate]") {
-  tasks::WordTotals same, reversed;
+  analyses::WordTotals same, reversed;
   const std::vector<std::string> words = {"w1", "w2", "w3", "w4"};
   for (std::size_t i = 0; i < words.size(); ++i) {
     const double s = static_cast<double>(i);
@@ -50,16 +50,16 @@ TEST_CASE("aggregate: stability is Kendall's tau-b of the halves' means over the
   // A word only one half ranks takes the lowest place in the other: by hand, the union {a, b, c} with
   // first-half means (3, 2, -inf) and second-half (-inf, 2, 1): pairs ab and ac discordant, bc
   // concordant -> (1 - 2) / 3.
-  tasks::WordTotals partial;
+  analyses::WordTotals partial;
   partial.add("a", 3, 0), partial.add("b", 2, 0), partial.add("b", 2, 1), partial.add("c", 1, 1);
   CHECK(partial.stability(1, 2).value() == Approx(-1.0 / 3.0));
-  tasks::WordTotals one;
+  analyses::WordTotals one;
   one.add("a", 1, 0);
   CHECK_FALSE(one.stability(1, 5).has_value());
 }
 
 TEST_CASE("aggregate: totals merge by adding, and cross JSON exactly", "[tasks][aggregate]") {
-  tasks::WordTotals a, b;
+  analyses::WordTotals a, b;
   a.add("idiot", 0.1, 0), a.add("the", 1.0 / 3.0, 1);
   b.add("idiot", 0.2, 1), b.add("rare", 5.0, 0);
   a.merge(b);
@@ -69,7 +69,7 @@ TEST_CASE("aggregate: totals merge by adding, and cross JSON exactly", "[tasks][
   CHECK(r[1].word == "the");
   CHECK(r[2].count == 2);
   CHECK(r[2].mean == (0.1 + 0.2) / 2);
-  const tasks::WordTotals back = tasks::WordTotals::from_json(nlohmann::json::parse(a.to_json().dump()));
+  const analyses::WordTotals back = analyses::WordTotals::from_json(nlohmann::json::parse(a.to_json().dump()));
   CHECK(back.to_json() == a.to_json());
   CHECK(back.ranked(1, 0, 1)[0].mean == 1.0 / 3.0);  // the double's every bit
 }
@@ -81,7 +81,7 @@ TEST_CASE("aggregate: two workers sharing the chunks give the bytes one process 
               {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "10"}},
               {{"embed_dim", 8}, {"lstm_units", 4}});
   const auto request = [&](const std::string& name) {
-    tasks::AggregateRequest r;
+    analyses::AggregateRequest r;
     r.model = (dir / "run").string();
     r.options.set("csv", csv, data::Inputs::Origin::kGiven);
     r.options.set("text-column", "text", data::Inputs::Origin::kGiven);
@@ -92,16 +92,16 @@ TEST_CASE("aggregate: two workers sharing the chunks give the bytes one process 
     r.csv = (dir / (name + ".csv")).string();
     return r;
   };
-  const std::string alone = tasks::aggregate(request("alone"));
+  const std::string alone = analyses::aggregate(request("alone"));
   TwoThreads shared;
   std::string table[2];
   std::vector<std::thread> workers;
   for (int rank = 0; rank < 2; ++rank)
     workers.emplace_back([&, rank] {
       const ThreadSharing sharing(shared, rank);
-      tasks::AggregateRequest r = request("shared" + std::to_string(rank));
+      analyses::AggregateRequest r = request("shared" + std::to_string(rank));
       r.sharing = &sharing;
-      table[rank] = tasks::aggregate(r);
+      table[rank] = analyses::aggregate(r);
     });
   for (auto& w : workers) w.join();
   CHECK(table[0] == alone);
