@@ -47,8 +47,9 @@ ROUNDS = {"prepare": 9, "explain": 15, "evaluate": 3, "epoch": 3, "faithfulness"
 BASELINE_TARGETS = ["attn", "attn-prepare", "attn-explain", "attn-evaluate", "attn-train", "attn-faithfulness"]
 
 
-def build_baseline(commit):
-    """bin/ of a Release build of `commit` in build/baselines/SHA (a git worktree), built if missing."""
+def build_baseline(commit, targets=None):
+    """bin/ of a Release build of `commit` in build/baselines/SHA (a git worktree), its `targets`
+    (default: the checks') built if missing."""
     sha = subprocess.run(["git", "-C", ROOT, "rev-parse", commit], check=True, capture_output=True, text=True).stdout.strip()
     src = os.path.join(ROOT, "build", "baselines", sha[:10])
     if not os.path.isdir(src):
@@ -59,7 +60,7 @@ def build_baseline(commit):
         subprocess.run(["cmake", "-S", src, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DATTN_BUILD_TESTS=OFF",
                         "-DATTN_BUILD_BENCH=OFF", "-DATTN_BUILD_SERVER=OFF"], check=True, stdout=subprocess.DEVNULL, env=env)
     print(f"building the baseline {sha[:10]} in {build}", file=sys.stderr)
-    subprocess.run(["cmake", "--build", build, "--target", *BASELINE_TARGETS], check=True, stdout=subprocess.DEVNULL, env=env)
+    subprocess.run(["cmake", "--build", build, "--target", *(targets or BASELINE_TARGETS)], check=True, stdout=subprocess.DEVNULL, env=env)
     return os.path.join(build, "bin"), sha
 
 
