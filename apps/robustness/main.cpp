@@ -24,7 +24,7 @@ int run(int argc, char** argv) {
       "  attn robustness --model runs/hx --csv hatexplain/val.jsonl --rate 0.3 --json robustness.json\n"
       "  attn robustness --model runs/toxic --csv test.csv --words toxic_words.txt --perturbations leet,mask");
   add_model_option(options, "a text classifier");
-  const auto inputs = tasks::all_inputs(tasks::Command::kEvaluate);
+  const auto inputs = tasks::all_inputs(tasks::Command::kRobustness);
   add_inputs(options, inputs);
   options.add_options("Perturbations")
       ("perturbations", "Comma-separated (default: every one)", cxxopts::value<std::string>()->default_value(""))

@@ -264,6 +264,15 @@ TEST_CASE("explain --methods: the methods per word for a label, every label in -
     CHECK_THAT(r.out, Catch::Contains("--text-column arg") && Catch::Contains("--rows arg") && !Catch::Contains("--beam") &&
                           !Catch::Contains("--svg"));
   }
+  // robustness reads a labelled file as evaluate does, but draws no pictures, writes no bias page
+  // and decodes nothing.
+  CHECK_THAT(attn("evaluate --help").out, Catch::Contains("--bias-html arg") && Catch::Contains("--svg arg"));
+  r = attn("robustness --help");
+  CHECK_THAT(r.out, Catch::Contains("--text-column arg") && Catch::Contains("--labels-csv arg") && !Catch::Contains("--bias-html") &&
+                        !Catch::Contains("--svg") && !Catch::Contains("--beam"));
+  r = attn("robustness --model " + kRun + " --csv x.csv --bias-html b.html");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--bias-html"));
   r = attn("explain --model " + kRun + " --methods attention-rollout hi");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("cannot give 'attention-rollout'"));

@@ -9,9 +9,9 @@
 using namespace attn;
 
 namespace {
-const tasks::Command kEveryCommand[] = {tasks::Command::kTrain,     tasks::Command::kExplain, tasks::Command::kEvaluate,
-                                        tasks::Command::kFaithfulness, tasks::Command::kExport,  tasks::Command::kAggregate,
-                                        tasks::Command::kAudit,     tasks::Command::kRobustness};
+const tasks::Command kEveryCommand[] = {tasks::Command::kTrain,        tasks::Command::kExplain,   tasks::Command::kEvaluate,
+                                        tasks::Command::kFaithfulness, tasks::Command::kExport,    tasks::Command::kAggregate,
+                                        tasks::Command::kAudit,        tasks::Command::kRobustness};
 
 bool has(const std::vector<data::InputSpec>& specs, const std::string& name) {
   return std::any_of(specs.begin(), specs.end(), [&](const data::InputSpec& s) { return s.name == name; });

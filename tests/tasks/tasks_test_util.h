@@ -17,6 +17,7 @@
 
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
+#include "attn/parallel/sharing.h"
 #include "attn/tasks/task.h"
 
 namespace tasks_test {

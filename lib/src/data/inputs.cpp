@@ -62,6 +62,23 @@ std::vector<std::string> Inputs::given_names() const {
   return out;
 }
 
+void check_rules(const Inputs& in, const std::vector<InputRule>& rules) {
+  for (const InputRule& r : rules) {
+    if (!in.given(r.input)) continue;
+    switch (r.kind) {
+      case InputRule::Kind::kAppliesWith:
+        if (!in.given(r.other)) throw std::invalid_argument("--" + r.input + " applies with --" + r.other);
+        break;
+      case InputRule::Kind::kOneOf:
+        if (in.given(r.other)) throw std::invalid_argument("give one of --" + r.input + " and --" + r.other);
+        break;
+      case InputRule::Kind::kNotWith:
+        if (in.given(r.other)) throw std::invalid_argument("--" + r.input + " " + r.why);
+        break;
+    }
+  }
+}
+
 void require_declared(const Inputs& inputs, const std::vector<InputSpec>& specs, const std::string& what) {
   for (const std::string& name : inputs.given_names())
     if (std::none_of(specs.begin(), specs.end(), [&](const InputSpec& s) { return s.name == name; }))

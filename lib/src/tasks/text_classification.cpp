@@ -14,6 +14,7 @@
 #include "task_support.h"
 #include "text_dataset.h"
 #include "text_explanation.h"
+#include "text_training.h"
 
 namespace attn::tasks {
 namespace {
@@ -327,58 +328,12 @@ class TextClassification : public Task {
 
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
-      case Command::kTrain: {
+      case Command::kTrain: {  // prepare's inputs, --data and --val-csv beside --csv, then the text task's own
         std::vector<data::InputSpec> specs = data::prepare_inputs();
-        specs.insert(specs.begin() + 1, {"data", "Text models: prepared data directory (attn prepare --out DIR) instead of --csv", ""});
+        const std::vector<data::InputSpec> own = text_training_specs();
+        specs.insert(specs.begin() + 1, own.front());
         specs.insert(specs.begin() + 2, val_csv_input());
-        specs.push_back({"max-sentences",
-                         "Hierarchical models: sentences of a document read (default: the data's 95th percentile, at most 64)", "",
-                         data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
-        specs.push_back({"subwords",
-                         "Text models with a subword table (bilstm-attention, transformer-classifier): every word is also its "
-                         "character n-grams (fastText's, n = 3..6), so misspelt and unseen words are read too; the default "
-                         "with --label-column (one class per row)",
-                         "", data::InputSpec::Kind::kFlag, "Subwords"});
-        specs.push_back({"misspell",
-                         "Text models with subwords: train on words misspelt on purpose, this share of each training text's words "
-                         "of 4+ letters edited as attn robustness does (one edit per word, drawn; the held-out rows too)",
-                         "0", data::InputSpec::Kind::kValue, "Subwords"});
-        specs.push_back({"misspell-edits", "With --misspell: the edits drawn from (default: all of attn robustness's)", "",
-                         data::InputSpec::Kind::kValue, "Subwords"});
-        specs.push_back({"word-only", "Text models: whole words only, no subwords (with --label-column too)", "",
-                         data::InputSpec::Kind::kFlag, "Subwords"});
-        specs.push_back({"subword-buckets", "With --subwords: the n-gram hash rows", std::to_string(text::kDefaultSubwordBuckets),
-                         data::InputSpec::Kind::kValue, "Subwords"});
-        specs.push_back({"rationales",
-                         "Text models: human rationales to train the attention on (HateXplain's supervision), ERASER's annotations "
-                         "(.json/.jsonl) or a Toxic Spans .csv; each applies to the training rows whose text is its text",
-                         "", data::InputSpec::Kind::kValue, "Rationales"});
-        specs.push_back({"rationale-docs", "With --rationales: ERASER's documents (default: docs.jsonl beside the annotations)", "",
-                         data::InputSpec::Kind::kValue, "Rationales"});
-        specs.push_back({"rationale-weight",
-                         "With --rationales: lambda, the weight of the cross-entropy between the attention and a row's rationale", "1",
-                         data::InputSpec::Kind::kValue, "Rationales"});
-        specs.push_back({"rationale-target",
-                         "With --rationales: the attention a rationale asks for: 'words' (each marked word's token the same share, "
-                         "HateXplain's) or 'spans' (each marked span the same share, split among its tokens)",
-                         "words", data::InputSpec::Kind::kValue, "Rationales"});
-        specs.push_back({"weight-column",
-                         "Text models: each row's weight in the loss from this column (a number >= 0; the weights are scaled to mean 1)",
-                         "", data::InputSpec::Kind::kValue, "Bias-aware training"});
-        specs.push_back({"identity-weighting",
-                         "Text models with 0/1 labels: weigh rows by identity as 2019's solutions did: 1 + subgroup + background "
-                         "positive + subgroup negative (a subgroup: an identity column >= 0.5; positive: the first label's)",
-                         "", data::InputSpec::Kind::kFlag, "Bias-aware training"});
-        specs.push_back(
-            {"identities",
-             "With --identity-weighting: the identity columns (default: those of Jigsaw 2019's 9 scored identities the file has)", "",
-             data::InputSpec::Kind::kValue, "Bias-aware training"});
-        specs.push_back({"aux-labels",
-                         "Text models with 0/1 labels: more label columns trained as auxiliary outputs (e.g. 2019's subtypes), "
-                         "reported apart (aux_auc), not in the other metrics",
-                         "", data::InputSpec::Kind::kValue, "Bias-aware training"});
-        specs.push_back({"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)",
-                         "", data::InputSpec::Kind::kValue, "Sentences (hierarchical models)"});
+        specs.insert(specs.end(), own.begin() + 1, own.end());
         return specs;
       }
       case Command::kExplain:

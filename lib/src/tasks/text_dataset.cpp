@@ -23,13 +23,15 @@
 #include "attn/text/perturb.h"
 #include "task_support.h"
 #include "text_explanation.h"
+#include "text_training.h"
 
 namespace attn::tasks {
-namespace {
 
 namespace fs = std::filesystem;
 
 std::string text_file_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
+
+namespace {
 
 /// Up to `count` of the data's last rows (its validation end) with at least 3 tokens, their first
 /// 12 tokens as the tokenizer reads them back (Keras' sequences_to_texts). Rows of sentences
@@ -315,11 +317,6 @@ std::vector<text::Sequence> sequences_of(const text::Tokenizer& tok, const TextD
                                     : tok.texts_to_sequences(texts, threads);
 }
 
-std::shared_ptr<text::SubwordVocabulary> subwords_of(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config) {
-  if (config.subword_buckets == 0) return nullptr;
-  return std::make_shared<text::SubwordVocabulary>(tok, config.subword_buckets);
-}
-
 text::PaddedSequences pad_texts(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config,
                                 const std::vector<std::string>& texts, std::vector<text::Sequence>* sequences) {
   const std::shared_ptr<text::SubwordVocabulary> subwords = subwords_of(tok, config);
@@ -381,10 +378,6 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
   return only.empty() ? all : picked;
 }
 
-namespace {
-
-/// The texts of `csv` read again (its text column, in its format; rewritten as the prepared rows
-/// were), for a second pass over rows already prepared: a hierarchical model's sentences, subword ids.
 std::vector<std::string> texts_again(const data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                                      const TrainedModel::TextRewrite& rewrite) {
   std::vector<std::string> texts;
@@ -395,8 +388,6 @@ std::vector<std::string> texts_again(const data::Prepared& prepared, const std::
                            " prepared");
   return texts;
 }
-
-}  // namespace
 
 void read_sentences(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns, text::SentenceLayout layout,
                     TextDataConfig& config, int threads, const TrainedModel::TextRewrite& rewrite) {
@@ -427,204 +418,6 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const text
   config.truncating = text::Side::kPost;
 }
 
-void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
-                   std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite) {
-  std::vector<std::string> texts = texts_again(prepared, csv, columns, rewrite);
-  const std::vector<text::Sequence> rows = subwords->encode(texts);
-  texts = {};
-  const std::int64_t kept_before = std::accumulate(prepared.data.x.lengths.begin(), prepared.data.x.lengths.end(), std::int64_t{0});
-  prepared.data.x = text::pad_sequences(rows, prepared.pad);
-  prepared.data.x.subwords = subwords;
-  prepared.sequences = {};
-  const std::int64_t kept = std::accumulate(prepared.data.x.lengths.begin(), prepared.data.x.lengths.end(), std::int64_t{0});
-  prepared.report["subwords"] = {{"buckets", subwords->buckets()},
-                                 {"min_n", text::kSubwordMinN},
-                                 {"max_n", text::kSubwordMaxN},
-                                 {"tokens_kept", kept},
-                                 {"tokens_kept_by_words_alone", kept_before},
-                                 {"new_words", subwords->new_words()}};
-}
-
-std::vector<std::pair<std::int32_t, float>> attention_target(const MarkedSpans& spans, RationaleTarget target) {
-  std::size_t tokens = 0, used = 0;
-  for (const std::vector<std::int32_t>& span : spans) tokens += span.size(), used += span.empty() ? 0 : 1;
-  std::vector<std::pair<std::int32_t, float>> out;
-  for (const std::vector<std::int32_t>& span : spans)
-    for (std::int32_t t : span)
-      out.emplace_back(
-          t, target == RationaleTarget::kWords ? 1.0f / static_cast<float>(tokens) : 1.0f / static_cast<float>(used * span.size()));
-  return out;
-}
-
-RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
-                               const std::vector<data::RationaleRow>& rationales, const std::string& file, TextDataConfig config) {
-  config.maxlen = prepared.data.x.cols;  // the rows as prepared (a new run's config learns its width from them later)
-  const std::vector<std::string> texts = texts_again(prepared, csv, columns, nullptr);
-  std::unordered_map<std::string_view, std::size_t> by_text;  // the first rationale of each text
-  for (std::size_t i = 0; i < rationales.size(); ++i) by_text.emplace(rationales[i].text, i);
-  std::vector<std::int64_t> rows;  // the training rows with a rationale, and which
-  std::vector<std::size_t> which;
-  for (std::size_t r = 0; r < texts.size(); ++r)
-    if (const auto it = by_text.find(texts[r]); it != by_text.end()) {
-      rows.push_back(static_cast<std::int64_t>(r));
-      which.push_back(it->second);
-    }
-  if (rows.empty())
-    throw std::invalid_argument("--rationales: no text of " + file + " is a text of " + csv +
-                                " (a rationale applies to the training rows whose text is its text, byte for byte)");
-  const text::Tokenizer& tok = prepared.tokenizer;
-  std::vector<std::string> matched;  // the rows' token counts before the maxlen cut (word-level models)
-  for (std::int64_t r : rows) matched.push_back(texts[static_cast<std::size_t>(r)]);
-  std::vector<std::size_t> all(rows.size(), 0);
-  if (!config.sentences.enabled()) {
-    const std::vector<text::Sequence> seqs = config.subword_buckets > 0 ? std::vector<text::Sequence>() : tok.texts_to_sequences(matched);
-    for (std::size_t i = 0; i < rows.size(); ++i) all[i] = config.subword_buckets > 0 ? tok.tokenize(matched[i]).size() : seqs[i].size();
-  }
-  RationaleMarks marks(texts.size());
-  std::vector<bool> used(rationales.size(), false);
-  std::int64_t marked_words = 0, not_read = 0, with_marks = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const data::RationaleRow& q = rationales[which[i]];
-    used[which[i]] = true;
-    const auto r = static_cast<std::size_t>(rows[i]);
-    const auto read = static_cast<std::size_t>(prepared.data.x.lengths[r]);
-    if (!config.sentences.enabled() && read != std::min(all[i], static_cast<std::size_t>(config.maxlen)))
-      throw std::logic_error(csv + ": row " + std::to_string(r + 1) + " read again does not give its prepared tokens");
-    const std::vector<report::WordWeight> words = words_of(tok, config, matched[i], read, all[i]);
-    std::vector<std::size_t> span_of(q.words.size(), 0);  // a marked word's span
-    for (std::size_t s = 0; s < q.spans.size(); ++s)
-      for (auto k = q.spans[s].first; k < q.spans[s].second; ++k) span_of[static_cast<std::size_t>(k)] = s;
-    MarkedSpans mine(q.spans.size());
-    std::size_t w = 0;  // the row's words are the rationale's non-empty words
-    for (std::size_t k = 0; k < q.words.size(); ++k) {
-      if (q.words[k].empty()) continue;
-      if (w >= words.size() || words[w].word != q.words[k])
-        throw std::runtime_error(file + ":" + std::to_string(q.line) + ": the rationale's words do not line up with the words of " + csv +
-                                 "'s row " + std::to_string(r + 1) + " at word " + std::to_string(k) + " ('" + q.words[k] +
-                                 "'; a tab or newline inside a word?)");
-      if (q.marked[k]) {
-        ++marked_words;
-        if (words[w].count == 0) ++not_read;
-        for (std::size_t t = 0; t < words[w].count; ++t) mine[span_of[k]].push_back(static_cast<std::int32_t>(words[w].first + t));
-      }
-      ++w;
-    }
-    if (w != words.size())
-      throw std::runtime_error(file + ":" + std::to_string(q.line) + ": the rationale has " + std::to_string(w) + " words, " + csv +
-                               "'s row " + std::to_string(r + 1) + " " + std::to_string(words.size()));
-    mine.erase(std::remove_if(mine.begin(), mine.end(), [](const std::vector<std::int32_t>& s) { return s.empty(); }), mine.end());
-    with_marks += mine.empty() ? 0 : 1;
-    marks[r] = std::move(mine);
-  }
-  prepared.report["rationales"] = {{"file", file},
-                                   {"rationales", rationales.size()},
-                                   {"rows", rows.size()},
-                                   {"rows_trained", with_marks},
-                                   {"rationales_unused", std::count(used.begin(), used.end(), false)},
-                                   {"marked_words", marked_words},
-                                   {"marked_words_not_read", not_read}};
-  return marks;
-}
-
-namespace {
-
-/// rationales.json: {"rows": [[row, [[a span's entries...], ...]], ...]} for the rows with marks.
-std::string marks_json(const RationaleMarks& marks) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (std::size_t r = 0; r < marks.size(); ++r)
-    if (!marks[r].empty()) rows.push_back({r, marks[r]});
-  return nlohmann::json{{"rows", rows}}.dump() + "\n";
-}
-
-/// A data directory's words met beyond the tokenizer (a model with subwords: new words of --val-csv,
-/// words misspelt by --misspell), in the order of their ids.
-constexpr const char* kSubwordWords = "subword_words.json";
-
-/// Writes `x`'s met words into `dir` when it has any, so that reopening it reads the same rows.
-void write_subword_words(const text::PaddedSequences& x, const std::string& dir) {
-  if (!x.subwords || x.subwords->new_words() == 0) return;
-  io::write_file_atomic(text_file_in(dir, kSubwordWords), nlohmann::json{{"words", x.subwords->met_words()}}.dump() + "\n");
-}
-
-/// The vocabulary a reopened data directory's rows were encoded with: the tokenizer's words, then
-/// the met words of dir/subword_words.json, each given its id again (null for a model without subwords).
-std::shared_ptr<text::SubwordVocabulary> reopen_subwords(const text::Tokenizer& tok, const TextDataConfig& config) {
-  std::shared_ptr<text::SubwordVocabulary> vocabulary = subwords_of(std::make_shared<const text::Tokenizer>(tok), config);
-  const std::string path = text_file_in(config.dir, kSubwordWords);
-  if (!vocabulary || !fs::exists(path)) return vocabulary;
-  std::vector<std::string> words;
-  try {
-    words = nlohmann::json::parse(io::read_file(path)).at("words").get<std::vector<std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not a list of words (\"words\"): " + e.what());
-  }
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const text::Sequence ids = vocabulary->encode(words[i]);
-    if (ids.size() != 1 || ids[0] != vocabulary->first_new_id() + static_cast<std::int32_t>(i))
-      throw std::runtime_error(path + ": word " + std::to_string(i) + " ('" + words[i] + "') is not a new word of the run's tokenizer");
-  }
-  return vocabulary;
-}
-
-RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
-  RationaleMarks marks(static_cast<std::size_t>(rows));
-  try {
-    const nlohmann::json file = nlohmann::json::parse(io::read_file(path));  // (kept alive: the loop reads into it)
-    for (const auto& row : file.at("rows")) {
-      const auto r = row.at(0).get<std::int64_t>();
-      if (r < 0 || r >= rows) throw std::runtime_error("row " + std::to_string(r) + " is not one of the data's " + std::to_string(rows));
-      const nlohmann::json& spans = row.at(1);
-      if (!spans.empty() && spans[0].is_number())  // written before spans were kept: one span, as a word target reads it
-        marks[static_cast<std::size_t>(r)] = {spans.get<std::vector<std::int32_t>>()};
-      else
-        marks[static_cast<std::size_t>(r)] = spans.get<MarkedSpans>();
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not the marks of rationales: " + e.what());
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
-  return marks;
-}
-
-}  // namespace
-
-IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names, text::TableFormat format) {
-  text::CsvReader reader(csv, format);
-  IdentityColumns out;
-  std::vector<std::size_t> columns;
-  if (names.empty()) {
-    for (const std::string& name : scored_identities())
-      if (const auto c = reader.find_column(name)) out.names.push_back(name), columns.push_back(*c);
-  } else {
-    for (const std::string& name : names) {
-      if (std::find(out.names.begin(), out.names.end(), name) != out.names.end())
-        throw std::invalid_argument("--identities: '" + name + "' is named twice");
-      out.names.push_back(name);
-      columns.push_back(reader.column(name));  // a missing column: an error listing the file's
-    }
-  }
-  out.values.resize(out.names.size());
-  if (out.names.empty()) return out;
-  text::CsvRecord record;
-  while (reader.next(record)) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      const std::string& v = record.fields[columns[i]];
-      float x = std::numeric_limits<float>::quiet_NaN();
-      if (!v.empty() && v != "nan" && v != "NaN" && v != "null") {
-        char* end = nullptr;
-        const double d = std::strtod(v.c_str(), &end);
-        if (*end != '\0' || !(d >= 0 && d <= 1))
-          throw std::runtime_error(csv + ":" + std::to_string(record.line) + ": column " + std::to_string(columns[i] + 1) + " (" +
-                                   out.names[i] + "): an identity must be a number in [0, 1] or empty, got '" + v + "'");
-        x = static_cast<float>(d);
-      }
-      out.values[i].push_back(x);
-    }
-  }
-  return out;
-}
-
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
   std::vector<std::int64_t> rows;
   for (const std::string& r : list) {
@@ -635,90 +428,6 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
   }
   return rows;
 }
-
-namespace {
-
-/// A number in a column of `csv`, or an error naming its file, line and column.
-double weight_value(const std::string& v, const std::string& csv, const text::CsvRecord& record, std::size_t column,
-                    const std::string& name) {
-  char* end = nullptr;
-  const double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !(d >= 0) || !std::isfinite(d))
-    throw std::runtime_error(csv + ":" + std::to_string(record.line) + ": column " + std::to_string(column + 1) + " (" + name +
-                             "): a weight must be a number >= 0, got '" + v + "'");
-  return d;
-}
-
-/// Bias-aware training: the prepared rows' weights in the loss from `csv` (--weight-column's
-/// numbers times, with --identity-weighting, tasks/bias.h's identity weights over the identity
-/// columns, the first label's positives), scaled to mean 1; recorded in prepare.json's
-/// "row_weights", and the identity columns used in `config`.
-std::vector<float> read_row_weights(data::Prepared& prepared, const std::string& csv, text::TableFormat format, TextDataConfig& config) {
-  const auto n = static_cast<std::size_t>(prepared.data.x.rows);
-  std::vector<double> w(n, 1.0);
-  nlohmann::json report = nlohmann::json::object();
-  if (!config.weight_column.empty()) {
-    text::CsvReader reader(csv, format);
-    const std::size_t c = reader.column(config.weight_column);  // a missing column: an error listing the file's
-    text::CsvRecord record;
-    std::size_t r = 0;
-    for (; reader.next(record); ++r)
-      if (r < n) w[r] *= weight_value(record.fields[c], csv, record, c, config.weight_column);
-    if (r != n) throw std::logic_error(csv + ": " + std::to_string(r) + " weights read, " + std::to_string(n) + " rows prepared");
-    report["column"] = config.weight_column;
-  }
-  if (config.identity_weighting) {
-    const IdentityColumns id = read_identities(csv, config.identities, format);
-    if (id.names.empty())
-      throw std::invalid_argument("--identity-weighting: " + csv +
-                                  " has none of the 2019 competition's scored identity columns (--identities names them)");
-    config.identities = id.names;
-    const std::size_t L = prepared.data.label_names.size();
-    std::vector<std::uint8_t> positive(n);
-    for (std::size_t r = 0; r < n; ++r) positive[r] = prepared.data.labels[r * L] > 0.5f;
-    const std::vector<float> iw = identity_weights(positive, id.values);
-    std::int64_t counts[4] = {0, 0, 0, 0};  // background negatives and positives, subgroup positives and negatives
-    for (std::size_t r = 0; r < n; ++r) {
-      w[r] *= iw[r];
-      bool in = false;
-      for (const auto& v : id.values) in = in || v[r] >= 0.5f;
-      ++counts[(in ? 2 : 0) + (in ? !positive[r] : positive[r])];
-    }
-    report["identity_weighting"] = {{"identities", id.names},
-                                    {"label", prepared.data.label_names.front()},
-                                    {"background_negatives", counts[0]},
-                                    {"background_positives", counts[1]},
-                                    {"subgroup_positives", counts[2]},
-                                    {"subgroup_negatives", counts[3]}};
-  }
-  double sum = 0;
-  for (double v : w) sum += v;
-  if (!(sum > 0)) throw std::invalid_argument(csv + ": every row's weight is 0 (--weight-column " + config.weight_column + ")");
-  const double scale = static_cast<double>(n) / sum;
-  std::vector<float> out(n);
-  double lo = std::numeric_limits<double>::max(), hi = 0;
-  for (std::size_t r = 0; r < n; ++r) {
-    out[r] = static_cast<float>(w[r] * scale);
-    lo = std::min(lo, w[r] * scale), hi = std::max(hi, w[r] * scale);
-  }
-  report["scaled_to_mean_1"] = {{"min", lo}, {"max", hi}};
-  prepared.report["row_weights"] = report;
-  return out;
-}
-
-std::vector<float> read_row_weights_file(const std::string& path, std::int64_t rows) {
-  std::vector<float> w;
-  try {
-    w = nlohmann::json::parse(io::read_file(path)).at("weights").get<std::vector<float>>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not the rows' weights: " + e.what());
-  }
-  if (static_cast<std::int64_t>(w.size()) != rows)
-    throw std::runtime_error(path + ": " + std::to_string(w.size()) + " weights for the data's " + std::to_string(rows) + " rows");
-  return w;
-}
-
-}  // namespace
 
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored,
                                       Thresholds thresholds, RationaleMarks marks, IdentityColumns identities,
@@ -737,96 +446,27 @@ bool reads_one_class_per_row(const data::Inputs& in) {
 }
 
 std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads) {
+  const TextTrainingInputs t = read_text_training(in, model);
   TextDataConfig config;
+  if (t.reads_subwords) config.subword_buckets = t.subword_buckets.value;
+  if (t.rationales.given) {
+    config.rationales = t.rationales.value;
+    config.rationale_weight = t.rationale_weight.value;
+    config.rationale_target = t.target;
+  }
+  config.weight_column = t.weight_column.value;  // bias-aware training
+  config.identity_weighting = t.identity_weighting.value;
+  config.identities = t.identities.value;
+  config.aux_labels = t.aux_labels.value;
   std::unique_ptr<Dataset> dataset;
-  text::SentenceLayout layout;  // hierarchical models: 0 = from the data
-  for (const char* flag : {"max-sentences", "max-words"}) {
-    if (!in.given(flag)) continue;
-    if (!model.reads_sentences)
-      throw std::invalid_argument(std::string("--") + flag + " applies to hierarchical models; " + model.name + " reads words");
-    const std::int64_t v = in.integer(flag);
-    if (v < 1 || v > text::kSentenceLimit)
-      throw std::invalid_argument(std::string("--") + flag + " must be in 1.." + std::to_string(text::kSentenceLimit) + ", got " +
-                                  std::to_string(v));
-    (std::string(flag) == "max-sentences" ? layout.max_sentences : layout.max_words) = v;
-  }
-  const bool has_table =
-      std::any_of(model.keys.begin(), model.keys.end(), [](const models::ConfigKey& k) { return k.name == "subword_buckets"; });
-  if (in.flag("subwords") && in.flag("word-only")) throw std::invalid_argument("give one of --subwords and --word-only");
-  // One class per row (the public corpora: HateXplain, Davidson, OLID) reads subwords by default when
-  // the model has their table and the texts are read here: docs/benchmarks.md#real-data-hatexplain.
-  const bool subwords = in.flag("subwords") || (!in.flag("word-only") && has_table && !in.given("data") && in.given("label-column"));
-  if (in.given("subword-buckets") && !subwords) throw std::invalid_argument("--subword-buckets applies with --subwords");
-  if (subwords) {
-    if (!has_table) throw std::invalid_argument("--subwords: " + model.name + " has no subword embedding (it reads whole words)");
-    if (in.given("data")) throw std::invalid_argument("--subwords re-reads the texts: give the CSV (--csv), not --data");
-    config.subword_buckets = in.integer("subword-buckets");
-    if (config.subword_buckets < 1 || config.subword_buckets > (std::int64_t{1} << 30))
-      throw std::invalid_argument("--subword-buckets must be in 1..1073741824, got " + std::to_string(config.subword_buckets));
-  }
-  // --misspell: the training texts' words misspelt on purpose, read again by their subwords.
-  const double misspell = in.given("misspell") ? in.number("misspell") : 0;
-  if (!(misspell >= 0 && misspell <= 1)) throw std::invalid_argument("--misspell must be in 0..1, got '" + in.text("misspell") + "'");
-  if (in.given("misspell-edits") && misspell == 0) throw std::invalid_argument("--misspell-edits applies with --misspell");
-  if (misspell > 0 && !subwords)
-    throw std::invalid_argument(
-        "--misspell applies to a model reading subwords (--subwords; the default with --label-column): "
-        "a word-only model drops misspelt words");
-  if (misspell > 0 && in.given("rationales")) throw std::invalid_argument("give one of --misspell and --rationales");
-  std::vector<text::Perturbation> edits;
-  for (const std::string& name : in.given("misspell-edits") ? in.list("misspell-edits") : std::vector<std::string>())
-    edits.push_back(text::parse_perturbation(name, "--misspell-edits"));
-  if (edits.empty())
-    for (const text::PerturbationInfo& p : text::perturbations()) edits.push_back(p.perturbation);
-  const bool rationales = in.given("rationales");
-  for (const char* flag : {"rationale-docs", "rationale-weight", "rationale-target"})
-    if (in.given(flag) && !rationales) throw std::invalid_argument(std::string("--") + flag + " applies with --rationales");
-  if (rationales) {
-    if (in.given("data")) throw std::invalid_argument("--rationales re-reads the texts: give the CSV (--csv), not --data");
-    config.rationales = in.text("rationales");
-    config.rationale_weight = in.number("rationale-weight");
-    if (config.rationale_weight < 0)
-      throw std::invalid_argument("--rationale-weight: '" + in.text("rationale-weight") + "' is not a number >= 0");
-    const std::string target = in.text("rationale-target");
-    if (target != "words" && target != "spans") throw std::invalid_argument("--rationale-target: '" + target + "' is not words or spans");
-    config.rationale_target = target == "spans" ? RationaleTarget::kSpans : RationaleTarget::kWords;
-  }
-  // Bias-aware training.
-  if (in.given("identities") && !in.flag("identity-weighting"))
-    throw std::invalid_argument("--identities applies with --identity-weighting");
-  config.weight_column = in.get("weight-column").value_or("");
-  config.identity_weighting = in.flag("identity-weighting");
-  if (in.given("identities")) {
-    config.identities = in.list("identities");
-    if (config.identities.empty()) throw std::invalid_argument("--identities: no column named");
-  }
-  if (in.given("aux-labels")) config.aux_labels = in.list("aux-labels");
-  for (const char* flag : {"weight-column", "identity-weighting", "aux-labels"})
-    if (in.given(flag) && in.given("data"))
-      throw std::invalid_argument(std::string("--") + flag + " reads columns of the CSV: give the CSV (--csv), not --data");
-  if (in.given("data")) {
-    if (model.reads_sentences) throw std::invalid_argument("--data: " + model.name + " reads the texts' sentences; give the CSV (--csv)");
-    if (in.given("csv")) throw std::invalid_argument("give one of --csv and --data");
-    for (const data::InputSpec& s : data::prepare_inputs())
-      if (in.given(s.name)) throw std::invalid_argument("--" + s.name + " prepares a --csv; the data in --data was prepared already");
-    config.dir = fs::absolute(in.text("data")).string();
+  if (t.data.given) {
+    config.dir = fs::absolute(t.data.value).string();
     read_prepare_report(config);
     dataset = text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")),
                            read_tokenizer(text_file_in(config.dir, "tokenizer.json")), config);
   } else {
     data::PrepareOptions o = data::prepare_options(in, threads);
-    if (!config.aux_labels.empty() && !o.columns.class_column.empty())
-      throw std::invalid_argument("--aux-labels adds 0/1 label columns; this model reads one class per row (--label-column)");
-    if (config.identity_weighting && !o.columns.class_column.empty())
-      throw std::invalid_argument(
-          "--identity-weighting weighs the first 0/1 label's positives; this model reads one class per row (--label-column)");
-    for (const std::string& aux : config.aux_labels) {
-      if (std::count(o.columns.label_columns.begin(), o.columns.label_columns.end(), aux))
-        throw std::invalid_argument(
-            "--aux-labels: '" + aux + "' is " +
-            (std::count(config.aux_labels.begin(), config.aux_labels.end(), aux) > 1 ? "named twice" : "one of --labels"));
-      o.columns.label_columns.push_back(aux);
-    }
+    add_aux_labels(o.columns, config);
     config.dir = fs::absolute(fs::path(run_dir) / "data").string();
     config.truncating = o.pad.truncating;
     config.text_column = o.columns.text_column;
@@ -835,40 +475,18 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     config.target_threshold = o.columns.target_threshold;
     data::Prepared prepared = data::prepare_csv(o);
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
-    if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, layout, config, threads);
-    if (subwords) {
-      std::int64_t texts_changed = 0, words_changed = 0, words = 0;
-      const text::PerturbOptions po{misspell, 1, {}};
-      const auto misspelt = [&](const std::string& t, std::int64_t row) {
-        text::PerturbedText out = text::misspell(t, edits, po, static_cast<std::uint64_t>(row));
-        texts_changed += out.changed > 0;
-        words_changed += out.changed;
-        words += out.targets;
-        return std::move(out.text);
-      };
-      read_subwords(prepared, o.csv, o.columns, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config),
-                    misspell > 0 ? TrainedModel::TextRewrite(misspelt) : nullptr);
-      if (misspell > 0) {
-        nlohmann::json names = nlohmann::json::array();
-        for (const text::Perturbation p : edits) names.push_back(text::perturbation_name(p));
-        prepared.report["misspelt"] = {{"rate", misspell},
-                                       {"edits", names},
-                                       {"words_of_4_letters", words},
-                                       {"words_changed", words_changed},
-                                       {"texts_changed", texts_changed}};
-      }
-    }
+    if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, t.layout, config, threads);
+    if (t.reads_subwords) read_misspelt_subwords(prepared, o.csv, o.columns, config, t.misspell.value, t.edits);
     RationaleMarks marks;
-    if (rationales) {
-      const auto given = in.get("rationale-docs");
-      marks = mark_rationales(prepared, o.csv, o.columns, data::read_rationales(config.rationales, given.value_or(""), "--rationale-docs"),
-                              config.rationales, config);
-    }
+    if (t.rationales.given)
+      marks =
+          mark_rationales(prepared, o.csv, o.columns, data::read_rationales(config.rationales, t.rationale_docs.value, "--rationale-docs"),
+                          config.rationales, config);
     std::vector<float> weights;
     if (config.weighs_rows()) weights = read_row_weights(prepared, o.csv, o.columns.format, config);
     data::write_prepared_dir(prepared, config.dir);
     write_subword_words(prepared.data.x, config.dir);
-    if (rationales) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(marks));
+    if (t.rationales.given) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(marks));
     if (config.weighs_rows())
       io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", weights}}.dump() + "\n");
     dataset =

@@ -16,11 +16,14 @@
 #include "attn/io/prepared_data.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/text/padding.h"
+#include "attn/text/perturb.h"
 #include "attn/text/subwords.h"
 #include "classifier.h"
 
 namespace attn::tasks {
 
+/// DIR/NAME: a file of a data or run directory.
+std::string text_file_in(const std::string& dir, const char* name);
 /// How the model's rows are padded and cut: as the training data was.
 text::PadOptions pad_of(const TextDataConfig& config);
 /// Which columns of a file hold the labels the model was trained on: its 0/1 label columns, or its
@@ -56,6 +59,11 @@ std::vector<CsvText> read_texts(const std::string& csv, const std::string& colum
                                 const std::string& id_column = "", std::int64_t limit = -1,
                                 const std::function<bool(const std::string&)>& accept = nullptr,
                                 text::TableFormat format = text::TableFormat::kAuto);
+/// The texts of `csv` read again (its text column, in its format; rewritten as the prepared rows
+/// were), for a second pass over rows already prepared: a hierarchical model's sentences, subword
+/// ids, rationales.
+std::vector<std::string> texts_again(const data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
+                                     const TrainedModel::TextRewrite& rewrite);
 /// Hierarchical models: `prepared`'s rows become the documents of sentences (text/sentences.h) of
 /// `csv`'s texts (its text column, in its format), post-padded to max_sentences x max_words, the sizes of `layout` that are 0 taken
 /// from the data (text::layout_from); recorded in `config` and in prepare.json's "sentences". The
@@ -67,6 +75,17 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const text
 /// rewritten as the prepared rows were (`rewrite`, when set).
 void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                    std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite = nullptr);
+/// read_subwords with the texts misspelt on purpose first (--misspell: this share of each text's
+/// words of 4+ letters, by one of `edits` each, seeded by the row), recorded in prepare.json's
+/// "misspelt"; `misspell` 0 reads them as they are. (text_dataset_subwords.cpp)
+void read_misspelt_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
+                            const TextDataConfig& config, double misspell, const std::vector<text::Perturbation>& edits);
+/// Writes `x`'s words met beyond the tokenizer (a model with subwords: new words of --val-csv, words
+/// misspelt by --misspell) into `dir` when it has any, so that reopening it reads the same rows.
+void write_subword_words(const text::PaddedSequences& x, const std::string& dir);
+/// The vocabulary a reopened data directory's rows were encoded with: the tokenizer's words, then
+/// the met words write_subword_words kept, each given its id again (null for a model without subwords).
+std::shared_ptr<text::SubwordVocabulary> reopen_subwords(const text::Tokenizer& tok, const TextDataConfig& config);
 /// Attention trained on human rationales: per prepared row, the spans people marked, each the
 /// entries of the row's ids (unpadded, in order) holding the tokens of the span's words (a span
 /// none of whose words the model reads is left out); a row without a rationale: none.
@@ -83,6 +102,10 @@ std::vector<std::pair<std::int32_t, float>> attention_target(const MarkedSpans& 
 /// (and its line).
 RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                                const std::vector<data::RationaleRow>& rationales, const std::string& file, TextDataConfig config);
+/// rationales.json: {"rows": [[row, [[a span's entries...], ...]], ...]} for the rows with marks, and
+/// read back for a data directory of `rows` rows (errors name the file). (text_dataset_rationales.cpp)
+std::string marks_json(const RationaleMarks& marks);
+RationaleMarks read_marks(const std::string& path, std::int64_t rows);
 /// Identity annotations of an evaluated file, for Jigsaw 2019's bias metric (tasks/bias.h).
 struct IdentityColumns {
   std::vector<std::string> names;
@@ -95,6 +118,16 @@ struct IdentityColumns {
 /// "null" (not annotated). Anything else is an error naming the file, line and column.
 IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names,
                                 text::TableFormat format = text::TableFormat::kAuto);
+/// Bias-aware training: the prepared rows' weights in the loss from `csv` (--weight-column's
+/// numbers times, with --identity-weighting, tasks/bias.h's identity weights over the identity
+/// columns, the first label's positives), scaled to mean 1; recorded in prepare.json's
+/// "row_weights", and the identity columns used in `config`. (text_dataset_weights.cpp)
+std::vector<float> read_row_weights(data::Prepared& prepared, const std::string& csv, text::TableFormat format, TextDataConfig& config);
+/// row_weights.json's weights, one per row of a data directory of `rows` rows.
+std::vector<float> read_row_weights_file(const std::string& path, std::int64_t rows);
+/// --aux-labels appended to the label columns `columns` reads (0/1 labels only, each once and none
+/// of --labels); --identity-weighting needs 0/1 labels too.
+void add_aux_labels(text::TextCsvOptions& columns, const TextDataConfig& config);
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 

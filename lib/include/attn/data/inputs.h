@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace attn::data {
@@ -58,11 +60,84 @@ class Inputs {
 /// "--NAME does not apply to WHAT".
 void require_declared(const Inputs& inputs, const std::vector<InputSpec>& specs, const std::string& what);
 
+/// A typed input's value: given on the command line, else its default (else T's), and whether it was given.
+template <class T>
+struct Given {
+  T value{};
+  bool given = false;
+  std::string text;  ///< the value as written (for messages)
+};
+
+/// One input of a typed struct S: its declaration and the member it fills. A table of these
+/// declares a command's inputs (specs_of) and reads them (read_fields) in one place, so no input
+/// is looked up by name anywhere else.
+template <class S>
+struct Field {
+  InputSpec spec;
+  std::variant<Given<std::string> S::*, Given<std::int64_t> S::*, Given<double> S::*, Given<bool> S::*,
+               Given<std::vector<std::string>> S::*>
+      into;
+};
+
+/// The declarations of `fields`, in order.
+template <class S>
+std::vector<InputSpec> specs_of(const std::vector<Field<S>>& fields) {
+  std::vector<InputSpec> out;
+  for (const Field<S>& f : fields) out.push_back(f.spec);
+  return out;
+}
+
+/// Fills `s`'s members from `in` as `fields` say: a flag is whether it was given; a value is parsed
+/// as its member's type (a string, an integer, a finite number, a comma-separated list), errors
+/// naming --NAME; a member whose input has no value keeps what `s` holds.
+template <class S>
+S read_fields(const Inputs& in, const std::vector<Field<S>>& fields, S s = {});
+
+/// A rule between two inputs, checked on what was given (check_rules).
+struct InputRule {
+  enum class Kind {
+    kAppliesWith,  ///< `input` only with `other`: "--INPUT applies with --OTHER"
+    kOneOf,        ///< not both: "give one of --INPUT and --OTHER"
+    kNotWith,      ///< not with `other`: "--INPUT " + why
+  };
+  Kind kind;
+  std::string input, other;
+  std::string why;  ///< kNotWith's reason
+};
+
+/// Throws std::invalid_argument with the message of the first rule `in` breaks.
+void check_rules(const Inputs& in, const std::vector<InputRule>& rules);
+
 /// --label-column, as every task that reads one declares it (the same declaration, so `attn train`
 /// can take every task's inputs): no default, each task supplies its own.
 InputSpec label_column_input();
 
 /// Splits "a,b,c" (empty string -> empty list).
 std::vector<std::string> split_list(const std::string& s);
+
+template <class S>
+S read_fields(const Inputs& in, const std::vector<Field<S>>& fields, S s) {
+  for (const Field<S>& f : fields) {
+    const std::string& name = f.spec.name;
+    const bool given = in.given(name), has_value = in.get(name).has_value();
+    std::visit(
+        [&](auto member) {
+          auto& field = s.*member;
+          using T = decltype(field.value);
+          field.given = given;
+          if (has_value) field.text = in.text(name);
+          if constexpr (std::is_same_v<T, bool>) {
+            field.value = given;
+          } else if (has_value) {
+            if constexpr (std::is_same_v<T, std::string>) field.value = in.text(name);
+            if constexpr (std::is_same_v<T, std::int64_t>) field.value = in.integer(name);
+            if constexpr (std::is_same_v<T, double>) field.value = in.number(name);
+            if constexpr (std::is_same_v<T, std::vector<std::string>>) field.value = in.list(name);
+          }
+        },
+        f.into);
+  }
+  return s;
+}
 
 }  // namespace attn::data
