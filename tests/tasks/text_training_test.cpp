@@ -1,6 +1,6 @@
 // A text classifier's training inputs: declared once, read once, typed; the rules between them; what the model decides.
-#include "attn/models/registry.h"
 #include "tasks/text_training.h"
+#include "attn/models/registry.h"
 #include "tasks_test_util.h"
 
 using namespace attn;
@@ -9,7 +9,8 @@ namespace {
 data::Inputs inputs(const std::vector<std::pair<std::string, std::string>>& given) {
   return tasks_test::train_inputs(tasks::task_for(models::ModelKind::kTextClassifier), given);
 }
-tasks::TextTrainingInputs read(const std::vector<std::pair<std::string, std::string>>& given, const std::string& model = "bilstm-attention") {
+tasks::TextTrainingInputs read(const std::vector<std::pair<std::string, std::string>>& given,
+                               const std::string& model = "bilstm-attention") {
   return tasks::read_text_training(inputs(given), models::find_model(model));
 }
 }  // namespace
@@ -74,7 +75,8 @@ TEST_CASE("text training inputs: bad values and combinations name the flags", "[
                     "--rationale-weight: '-1' is not a number >= 0");
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"rationales", "r"}, {"rationale-target", "tokens"}}),
                     "--rationale-target: 'tokens' is not words or spans");
-  CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"max-words", "5"}}), "--max-words applies to hierarchical models; bilstm-attention reads words");
+  CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"max-words", "5"}}),
+                    "--max-words applies to hierarchical models; bilstm-attention reads words");
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"max-words", "0"}}, "hierarchical-attention"), Catch::Contains("--max-words must be in 1.."));
   CHECK_THROWS_WITH(read({{"data", "d"}}, "hierarchical-attention"), Catch::Contains("reads the texts' sentences"));
 }

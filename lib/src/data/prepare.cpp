@@ -245,112 +245,157 @@ std::string tokenize(const TokenizeRequest& r, const std::function<std::vector<s
 namespace {
 const char* kTokenizerGroup = "Tokenizer (Keras Tokenizer arguments)";
 const char* kPaddingGroup = "Padding (Keras pad_sequences arguments)";
-}  // namespace
+using SpecKind = InputSpec::Kind;
 
-std::vector<InputSpec> tokenizer_inputs() {
-  using K = InputSpec::Kind;
+/// Keras Tokenizer's arguments as inputs.
+struct TokenizerInputs {
+  Given<std::int64_t> num_words;
+  Given<std::string> oov_token;
+  Given<bool> no_lower, char_level;
+  Given<std::string> filters, split;
+};
+
+// (the tables read best as written)
+// clang-format off
+const std::vector<Field<TokenizerInputs>>& tokenizer_fields() {
+  using T = TokenizerInputs;
+  static const std::vector<Field<T>> table = {
+      {{"num-words", "Keep word indices below N, i.e. the N-1 most frequent words; 0 = all", "20000", SpecKind::kValue, kTokenizerGroup},
+       &T::num_words},
+      {{"oov-token", "Word given index 1 and used for unknown / cut words (default: none, they are dropped)", "", SpecKind::kValue,
+        kTokenizerGroup}, &T::oov_token},
+      {{"no-lower", "Do not lowercase (Keras lower=False)", "", SpecKind::kFlag, kTokenizerGroup}, &T::no_lower},
+      {{"char-level", "Every character is a token (Keras char_level=True)", "", SpecKind::kFlag, kTokenizerGroup}, &T::char_level},
+      {{"filters", "Characters replaced by the separator (default: Keras' ASCII punctuation except ', TAB, LF)", "", SpecKind::kValue,
+        kTokenizerGroup}, &T::filters},
+      {{"split", "Separator string (default: one space)", "", SpecKind::kValue, kTokenizerGroup}, &T::split},
+  };
+  return table;
+}
+
+/// Keras pad_sequences' arguments as inputs.
+struct PaddingInputs {
+  Given<std::int64_t> maxlen;
+  Given<std::string> padding, truncating;
+};
+
+std::vector<Field<PaddingInputs>> padding_fields(const std::string& default_maxlen) {
+  using T = PaddingInputs;
   return {
-      {"num-words", "Keep word indices below N, i.e. the N-1 most frequent words; 0 = all", "20000", K::kValue, kTokenizerGroup},
-      {"oov-token", "Word given index 1 and used for unknown / cut words (default: none, they are dropped)", "", K::kValue,
-       kTokenizerGroup},
-      {"no-lower", "Do not lowercase (Keras lower=False)", "", K::kFlag, kTokenizerGroup},
-      {"char-level", "Every character is a token (Keras char_level=True)", "", K::kFlag, kTokenizerGroup},
-      {"filters", "Characters replaced by the separator (default: Keras' ASCII punctuation except ', TAB, LF)", "", K::kValue,
-       kTokenizerGroup},
-      {"split", "Separator string (default: one space)", "", K::kValue, kTokenizerGroup},
+      {{"maxlen", default_maxlen.empty() ? "Pad / truncate every row to N ids (default: no padding)" : "Pad / truncate every row to N ids",
+        default_maxlen, SpecKind::kValue, kPaddingGroup}, &T::maxlen},
+      {{"padding", "Where padding goes: pre (left) or post (right)", "pre", SpecKind::kValue, kPaddingGroup}, &T::padding},
+      {{"truncating", "Which end long rows lose: pre (keep the end) or post (keep the start)", "pre", SpecKind::kValue, kPaddingGroup},
+       &T::truncating},
   };
 }
 
+/// `attn prepare`'s own inputs: the file and its columns.
+struct PrepareInputs {
+  Given<std::string> csv, text_column;
+  Given<std::vector<std::string>> labels;
+  Given<std::string> label_column;
+  Given<std::vector<std::string>> classes;
+  Given<double> target_threshold;
+  Given<std::string> format, id_column, tokenizer;
+};
+
+const std::vector<Field<PrepareInputs>>& prepare_fields() {
+  using T = PrepareInputs;
+  static const std::vector<Field<T>> table = {
+      {{"csv", "CSV file with a header row (Kaggle layout)", ""}, &T::csv},
+      {{"text-column", "Column holding the text", "comment_text"}, &T::text_column},
+      {{"labels", "Comma-separated 0/1 label columns ('' for none)", "toxic,severe_toxic,obscene,threat,insult,identity_hate"}, &T::labels},
+      {label_column_input(), &T::label_column},
+      {{"classes", "With --label-column: the classes in their order, c1,c2,... (default: the file's values, sorted)", ""}, &T::classes},
+      {{"target-threshold",
+        "The label columns hold fractions in [0, 1] (Civil Comments' target: the share of raters): a row is positive at >= T (0.5 as "
+        "Jigsaw 2019)",
+        ""}, &T::target_threshold},
+      {{"format", "The file's format: csv, tsv (tab-separated, no quoting) or jsonl (default: from its extension)", ""}, &T::format},
+      {{"id-column", "Column holding row ids (row numbers are used when the default is absent)", "id"}, &T::id_column},
+      {{"tokenizer", "Apply this fitted tokenizer.json instead of fitting one (label columns become optional)", ""}, &T::tokenizer},
+  };
+  return table;
+}
+// clang-format on
+
+}  // namespace
+
+std::vector<InputSpec> tokenizer_inputs() { return specs_of(tokenizer_fields()); }
+
 text::TokenizerOptions tokenizer_options(const Inputs& in) {
+  const TokenizerInputs t = read_fields(in, tokenizer_fields());
   text::TokenizerOptions o;
-  const std::int64_t n = in.integer("num-words");
-  if (n < 0) throw std::invalid_argument("--num-words must be >= 0, got " + std::to_string(n));
-  o.num_words = n;
-  if (in.given("oov-token")) o.oov_token = in.text("oov-token");
-  o.lower = !in.flag("no-lower");
-  o.char_level = in.flag("char-level");
-  if (in.given("filters")) o.filters = in.text("filters");
-  if (in.given("split")) o.split = in.text("split");
+  if (t.num_words.value < 0) throw std::invalid_argument("--num-words must be >= 0, got " + std::to_string(t.num_words.value));
+  o.num_words = t.num_words.value;
+  if (t.oov_token.given) o.oov_token = t.oov_token.value;
+  o.lower = !t.no_lower.value;
+  o.char_level = t.char_level.value;
+  if (t.filters.given) o.filters = t.filters.value;
+  if (t.split.given) o.split = t.split.value;
   if (o.split.empty()) throw std::invalid_argument("--split must not be empty");
   return o;
 }
 
-std::vector<InputSpec> padding_inputs(const std::string& default_maxlen) {
-  using K = InputSpec::Kind;
-  return {
-      {"maxlen", default_maxlen.empty() ? "Pad / truncate every row to N ids (default: no padding)" : "Pad / truncate every row to N ids",
-       default_maxlen, K::kValue, kPaddingGroup},
-      {"padding", "Where padding goes: pre (left) or post (right)", "pre", K::kValue, kPaddingGroup},
-      {"truncating", "Which end long rows lose: pre (keep the end) or post (keep the start)", "pre", K::kValue, kPaddingGroup},
-  };
-}
+std::vector<InputSpec> padding_inputs(const std::string& default_maxlen) { return specs_of(padding_fields(default_maxlen)); }
 
 text::PadOptions padding_options(const Inputs& in) {
+  const PaddingInputs p = read_fields(in, padding_fields(""));
   text::PadOptions o;
-  if (in.get("maxlen")) {
-    const std::int64_t n = in.integer("maxlen");
-    if (n < 1) throw std::invalid_argument("--maxlen must be >= 1, got " + std::to_string(n));
-    o.maxlen = n;
+  if (!p.maxlen.text.empty()) {  // given or defaulted (a bad value failed above)
+    if (p.maxlen.value < 1) throw std::invalid_argument("--maxlen must be >= 1, got " + std::to_string(p.maxlen.value));
+    o.maxlen = p.maxlen.value;
   }
-  o.padding = text::parse_side(in.text("padding"), "--padding");
-  o.truncating = text::parse_side(in.text("truncating"), "--truncating");
+  o.padding = text::parse_side(p.padding.value, "--padding");
+  o.truncating = text::parse_side(p.truncating.value, "--truncating");
   return o;
 }
 
 std::vector<InputSpec> prepare_inputs() {
-  std::vector<InputSpec> specs = {
-      {"csv", "CSV file with a header row (Kaggle layout)", ""},
-      {"text-column", "Column holding the text", "comment_text"},
-      {"labels", "Comma-separated 0/1 label columns ('' for none)", "toxic,severe_toxic,obscene,threat,insult,identity_hate"},
-      label_column_input(),
-      {"classes", "With --label-column: the classes in their order, c1,c2,... (default: the file's values, sorted)", ""},
-      {"target-threshold",
-       "The label columns hold fractions in [0, 1] (Civil Comments' target: the share of raters): a row is positive at >= T (0.5 as "
-       "Jigsaw 2019)",
-       ""},
-      {"format", "The file's format: csv, tsv (tab-separated, no quoting) or jsonl (default: from its extension)", ""},
-      {"id-column", "Column holding row ids (row numbers are used when the default is absent)", "id"},
-      {"tokenizer", "Apply this fitted tokenizer.json instead of fitting one (label columns become optional)", ""},
-  };
+  std::vector<InputSpec> specs = specs_of(prepare_fields());
   for (auto& list : {tokenizer_inputs(), padding_inputs("200")}) specs.insert(specs.end(), list.begin(), list.end());
   return specs;
 }
 
 PrepareOptions prepare_options(const Inputs& in, int threads) {
+  const PrepareInputs p = read_fields(in, prepare_fields());
   PrepareOptions o;
-  o.csv = in.text("csv");
+  if (!p.csv.given && p.csv.text.empty()) throw std::invalid_argument("--csv is required");
+  o.csv = p.csv.value;
   o.threads = threads;
   o.pad = padding_options(in);
-  const auto tokenizer_set = tokenizer_inputs();
-  if (in.given("tokenizer")) {
-    for (const InputSpec& s : tokenizer_set)
-      if (in.given(s.name)) throw std::invalid_argument("tokenizer settings come from --tokenizer; drop --" + s.name);
-    o.apply_tokenizer = in.text("tokenizer");
+  if (p.tokenizer.given) {
+    const TokenizerInputs set = read_fields(in, tokenizer_fields());
+    for (const Field<TokenizerInputs>& f : tokenizer_fields())
+      if (std::visit([&](auto member) { return (set.*member).given; }, f.into))
+        throw std::invalid_argument("tokenizer settings come from --tokenizer; drop --" + f.spec.name);
+    o.apply_tokenizer = p.tokenizer.value;
   }
   o.tokenizer = tokenizer_options(in);  // validated even when unused
-  o.columns.text_column = in.text("text-column");
-  o.columns.label_columns = in.list("labels");
-  o.columns.labels_optional = !o.apply_tokenizer.empty() && !in.given("labels");
-  if (in.given("label-column")) {  // one class per row
-    if (in.given("labels")) throw std::invalid_argument("give --labels (0/1 columns) or --label-column (one class per row), not both");
-    o.columns.class_column = in.text("label-column");
+  o.columns.text_column = p.text_column.value;
+  o.columns.label_columns = p.labels.value;
+  o.columns.labels_optional = !o.apply_tokenizer.empty() && !p.labels.given;
+  if (p.label_column.given) {  // one class per row
+    if (p.labels.given) throw std::invalid_argument("give --labels (0/1 columns) or --label-column (one class per row), not both");
+    o.columns.class_column = p.label_column.value;
     if (o.columns.class_column.empty()) throw std::invalid_argument("--label-column must name a column");
     o.columns.label_columns.clear();
     o.columns.labels_optional = false;
   }
-  if (in.given("classes")) {
-    if (!in.given("label-column")) throw std::invalid_argument("--classes needs --label-column (the column holding each row's class)");
-    o.columns.classes = text::parse_classes(in.list("classes"), "--classes");
+  if (p.classes.given) {
+    if (!p.label_column.given) throw std::invalid_argument("--classes needs --label-column (the column holding each row's class)");
+    o.columns.classes = text::parse_classes(p.classes.value, "--classes");
   }
-  if (in.given("target-threshold")) {
-    if (in.given("label-column")) throw std::invalid_argument("--target-threshold binarises 0/1 label columns (--labels), not a class");
-    const double t = in.number("target-threshold");
-    if (!(t > 0 && t <= 1)) throw std::invalid_argument("--target-threshold must be in (0, 1], got '" + in.text("target-threshold") + "'");
+  if (p.target_threshold.given) {
+    if (p.label_column.given) throw std::invalid_argument("--target-threshold binarises 0/1 label columns (--labels), not a class");
+    const double t = p.target_threshold.value;
+    if (!(t > 0 && t <= 1)) throw std::invalid_argument("--target-threshold must be in (0, 1], got '" + p.target_threshold.text + "'");
     o.columns.target_threshold = t;
   }
-  if (in.given("format")) o.columns.format = text::parse_table_format(in.text("format"), "--format");
-  o.columns.id_column = in.text("id-column");
-  o.columns.id_required = in.given("id-column");
+  if (p.format.given) o.columns.format = text::parse_table_format(p.format.value, "--format");
+  o.columns.id_column = p.id_column.value;
+  o.columns.id_required = p.id_column.given;
   return o;
 }
 

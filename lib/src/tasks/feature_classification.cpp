@@ -229,6 +229,39 @@ std::vector<float> parse_row(const std::string& arg, std::size_t n) {
   return row;
 }
 
+/// What a feature model reads on the command line (train, explain), typed and read once.
+struct FeatureInputs {
+  data::Given<std::string> csv;
+  data::Given<std::vector<std::string>> rows;  ///< explain's 1-based rows of --csv (default: row 1)
+  data::Given<std::vector<std::string>> feature_columns;
+  data::Given<std::string> label_column;  ///< (default: label)
+};
+
+const std::vector<data::Field<FeatureInputs>>& feature_input_fields() {
+  using FI = FeatureInputs;
+  static const std::vector<data::Field<FI>> table = {
+      {explain_csv_input(), &FI::csv},
+      {explain_rows_input(), &FI::rows},
+      {{"feature-columns", "Feature models: feature columns (default: every column but the label and id)", ""}, &FI::feature_columns},
+      {data::label_column_input(), &FI::label_column},
+  };
+  return table;
+}
+
+FeatureInputs read_feature_inputs(const data::Inputs& in) {
+  FeatureInputs defaults;
+  defaults.rows.value = {"1"};
+  defaults.label_column.value = "label";
+  return data::read_fields(in, feature_input_fields(), defaults);
+}
+
+/// The input of the table named `name`.
+data::InputSpec feature_input(const std::string& name) {
+  for (const data::Field<FeatureInputs>& f : feature_input_fields())
+    if (f.spec.name == name) return f.spec;
+  throw std::logic_error("feature_input: " + name);
+}
+
 class FeatureModel : public TrainedModel {
  public:
   explicit FeatureModel(models::SavedModel saved)
@@ -240,10 +273,11 @@ class FeatureModel : public TrainedModel {
                                  const std::function<std::vector<std::string>()>&) const override {
     const std::size_t d = config_.features.size();
     std::vector<Input> inputs;
-    if (options.given("csv")) {
+    const FeatureInputs in = read_feature_inputs(options);
+    if (in.csv.given) {
       if (!arguments.empty()) throw std::invalid_argument("give rows either as arguments or with --csv, not both");
-      const data::FeatureTable t = data::read_feature_csv(options.text("csv"), config_.features, config_.label, true);
-      for (const std::string& r : options.given("rows") ? options.list("rows") : std::vector<std::string>{"1"}) {
+      const data::FeatureTable t = data::read_feature_csv(in.csv.value, config_.features, config_.label, true);
+      for (const std::string& r : in.rows.value) {
         char* end = nullptr;
         const long long row = std::strtoll(r.c_str(), &end, 10);
         if (r.empty() || *end != '\0' || row < 1 || row > t.rows)
@@ -253,7 +287,7 @@ class FeatureModel : public TrainedModel {
       }
       return inputs;
     }
-    if (options.given("rows")) throw std::invalid_argument("--rows needs --csv");
+    if (in.rows.given) throw std::invalid_argument("--rows needs --csv");
     for (const std::string& arg : arguments) inputs.push_back({"", parse_row(arg, d)});
     if (inputs.empty()) throw std::invalid_argument("give rows as VALUE,VALUE,... arguments or --csv FILE [--rows N,...]");
     return inputs;
@@ -385,12 +419,9 @@ class FeatureClassification : public Task {
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return {csv_input("CSV with a header row"),
-                val_csv_input(),
-                {"feature-columns", "Feature models: feature columns (default: every column but the label and id)", ""},
-                data::label_column_input()};
+        return {csv_input("CSV with a header row"), val_csv_input(), feature_input("feature-columns"), feature_input("label-column")};
       case Command::kExplain:
-        return {explain_csv_input(), explain_rows_input(), svg_input()};
+        return {feature_input("csv"), feature_input("rows"), svg_input()};
       case Command::kEvaluate:
         return {csv_input("CSV to score"),
                 thresholds_input(),
@@ -407,10 +438,10 @@ class FeatureClassification : public Task {
   }
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int) const override {
-    const std::string csv = in.text("csv");
-    data::FeatureTable t =
-        data::read_feature_csv(csv, in.given("feature-columns") ? in.list("feature-columns") : std::vector<std::string>{},
-                               in.get("label-column").value_or("label"));
+    const FeatureInputs given = read_feature_inputs(in);
+    if (!given.csv.given) throw std::invalid_argument("--csv is required");
+    const std::string csv = given.csv.value;
+    data::FeatureTable t = data::read_feature_csv(csv, given.feature_columns.value, given.label_column.value);
     if (t.rows == 0) throw std::runtime_error(csv + ": no data rows");
     if (t.labels.empty()) throw std::runtime_error(csv + ": no label column");
     FeatureDataConfig config;

@@ -254,6 +254,35 @@ class Seq2SeqDataset : public Dataset {
   std::int64_t beam_ = 1;
 };
 
+/// What a seq2seq model reads on the command line (train, evaluate, explain), typed and read once.
+struct Seq2SeqInputs {
+  data::Given<std::string> csv;
+  data::Given<std::int64_t> beam;
+  data::Given<std::string> source_column, target_column;
+};
+
+data::InputSpec beam_input();
+
+const std::vector<data::Field<Seq2SeqInputs>>& seq2seq_input_fields() {
+  using SI = Seq2SeqInputs;
+  static const std::vector<data::Field<SI>> table = {
+      {csv_input("CSV with a header row"), &SI::csv},
+      {beam_input(), &SI::beam},
+      {{"source-column", "Seq2seq models: the input strings", "source"}, &SI::source_column},
+      {{"target-column", "Seq2seq models: the output strings", "target"}, &SI::target_column},
+  };
+  return table;
+}
+
+/// `in` read, the columns `source` and `target` unless it gives them.
+Seq2SeqInputs read_seq2seq_inputs(const data::Inputs& in, const std::string& source, const std::string& target) {
+  Seq2SeqInputs defaults;
+  defaults.beam.value = 1;
+  defaults.source_column.value = source;
+  defaults.target_column.value = target;
+  return data::read_fields(in, seq2seq_input_fields(), defaults);
+}
+
 class Seq2SeqTrainedModel : public TrainedModel {
  public:
   explicit Seq2SeqTrainedModel(models::SavedModel saved)
@@ -318,8 +347,9 @@ class Seq2SeqTrainedModel : public TrainedModel {
   void check(const std::vector<Input>& inputs) const override { check_texts(inputs); }
 
   void configure(const data::Inputs& options) override {
-    if (!options.given("beam")) return;
-    beam_ = options.integer("beam");
+    const Seq2SeqInputs in = read_seq2seq_inputs(options, config_.source_column, config_.target_column);
+    if (!in.beam.given) return;
+    beam_ = in.beam.value;
     if (beam_ < 1) throw std::invalid_argument("--beam must be >= 1");
   }
 
@@ -334,8 +364,9 @@ class Seq2SeqTrainedModel : public TrainedModel {
   std::unique_ptr<Dataset> open_csv(const std::string& csv, const data::Inputs& options, int threads) const override {
     Seq2SeqDataConfig config = config_;
     config.csv = csv;
-    config.source_column = options.get("source-column").value_or(config_.source_column);
-    config.target_column = options.get("target-column").value_or(config_.target_column);
+    const Seq2SeqInputs in = read_seq2seq_inputs(options, config_.source_column, config_.target_column);
+    config.source_column = in.source_column.value;
+    config.target_column = in.target_column.value;
     data::PairTable pairs = data::read_pair_csv(csv, config.source_column, config.target_column, true);
     auto dataset = std::make_unique<Seq2SeqDataset>(std::move(pairs), source_, target_, config, threads);
     dataset->set_beam(beam_);
@@ -437,10 +468,7 @@ class Seq2Seq : public Task {
   std::vector<data::InputSpec> inputs(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return {csv_input("CSV with a header row"),
-                val_csv_input(),
-                {"source-column", "Seq2seq models: the input strings", "source"},
-                {"target-column", "Seq2seq models: the output strings", "target"}};
+        return {csv_input("CSV with a header row"), val_csv_input(), seq2seq_input_fields()[2].spec, seq2seq_input_fields()[3].spec};
       case Command::kExplain:
         return {svg_input(), beam_input()};
       case Command::kEvaluate:
@@ -459,10 +487,12 @@ class Seq2Seq : public Task {
   }
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int threads) const override {
-    const std::string csv = in.text("csv");
+    const Seq2SeqInputs given = read_seq2seq_inputs(in, "source", "target");
+    if (!given.csv.given) throw std::invalid_argument("--csv is required");
+    const std::string csv = given.csv.value;
     Seq2SeqDataConfig config;
-    config.source_column = in.text("source-column");
-    config.target_column = in.text("target-column");
+    config.source_column = given.source_column.value;
+    config.target_column = given.target_column.value;
     data::PairTable pairs = data::read_pair_csv(csv, config.source_column, config.target_column);
     if (pairs.sources.empty()) throw std::runtime_error(csv + ": no data rows");
     text::Tokenizer source(char_tokenizer(Side::kSource)), target(char_tokenizer(Side::kTarget));

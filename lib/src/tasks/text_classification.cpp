@@ -19,37 +19,61 @@
 namespace attn::tasks {
 namespace {
 
-/// What a trained text classifier reads on the command line (explain, faithfulness, evaluate):
-/// each input declared once (text_input_specs) and read once, typed, the run's columns by default.
+/// What a trained text classifier reads on the command line (explain, evaluate, faithfulness and
+/// the analyses): each input declared once, in the table below, and read once, typed.
 struct TextInputs {
-  std::optional<std::string> csv;      ///< --csv
-  std::string text_column, id_column;  ///< --text-column, --id-column (default: the training run's)
-  bool text_column_given = false, id_column_given = false;
-  std::vector<std::string> rows;          ///< --rows, as given (parse_rows checks them where they are used)
-  std::optional<std::string> labels_csv;  ///< --labels-csv
+  data::Given<std::string> csv;
+  data::Given<std::string> text_column, id_column;  ///< (default: the training run's)
+  data::Given<std::vector<std::string>> rows;       ///< as given (parse_rows checks them where they are used)
+  data::Given<std::string> labels_csv;
+  data::Given<std::string> thresholds;               ///< (read by Thresholds; here: whether given)
+  data::Given<std::vector<std::string>> identities;  ///< the bias metric's (evaluate)
+  data::Given<std::string> bias_label, bias_html;
 
-  static TextInputs read(const data::Inputs& in, const TextDataConfig& config) {
-    TextInputs t;
-    if (in.given("csv")) t.csv = in.text("csv");
-    t.text_column_given = in.given("text-column");
-    t.text_column = in.get("text-column").value_or(config.text_column);
-    t.id_column_given = in.given("id-column");
-    t.id_column = in.get("id-column").value_or(config.id_column);
-    if (in.given("rows")) t.rows = in.list("rows");
-    if (in.given("labels-csv")) t.labels_csv = in.text("labels-csv");
-    return t;
-  }
+  static TextInputs read(const data::Inputs& in, const TextDataConfig& config);
 };
 
-/// The inputs above, by name, as `command` declares them.
+// (the table reads best as written)
+// clang-format off
+const std::vector<data::Field<TextInputs>>& text_input_fields() {
+  using TI = TextInputs;
+  using SpecKind = data::InputSpec::Kind;
+  static const std::vector<data::Field<TI>> table = {
+      {explain_csv_input(), &TI::csv},
+      {{"text-column", "Text models: the column holding the text (default: the training run's)", ""}, &TI::text_column},
+      {{"id-column", "Text models: the column holding row ids (default: the training run's)", ""}, &TI::id_column},
+      {explain_rows_input(), &TI::rows},
+      {{"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""}, &TI::labels_csv},
+      {thresholds_input(), &TI::thresholds},
+      {{"identities",
+        "Text models: identity columns (a number in [0, 1] per row, empty: not annotated) for Jigsaw 2019's bias metric "
+        "(default: those of its 9 scored identities the file has)",
+        "", SpecKind::kValue, "Identity bias"}, &TI::identities},
+      {{"bias-label", "Text models: the label the bias metric scores (default: the model's first)", "", SpecKind::kValue, "Identity bias"},
+       &TI::bias_label},
+      {{"bias-html", "Text models: draw the bias metric's identity x metric heatmap here (HTML)", "", SpecKind::kValue, "Identity bias"},
+       &TI::bias_html},
+  };
+  return table;
+}
+// clang-format on
+
+TextInputs TextInputs::read(const data::Inputs& in, const TextDataConfig& config) {
+  TextInputs defaults;
+  defaults.text_column.value = config.text_column;
+  defaults.id_column.value = config.id_column;
+  return data::read_fields(in, text_input_fields(), defaults);
+}
+
+/// The input of the table named `name`, as `command` declares it.
 data::InputSpec text_input_spec(const std::string& name, Command command) {
-  if (name == "text-column") return {"text-column", "Text models: the column holding the text (default: the training run's)", ""};
-  if (name == "id-column")
-    return {"id-column",
-            command == Command::kFaithfulness ? "Text models: the column holding row ids, for --per-row (default: the training run's)"
-                                              : "Text models: the column holding row ids (default: the training run's)",
-            ""};
-  if (name == "labels-csv") return {"labels-csv", "Text models: labels by id, Kaggle's test_labels.csv layout (-1 = not scored)", ""};
+  for (const data::Field<TextInputs>& f : text_input_fields()) {
+    if (f.spec.name != name) continue;
+    data::InputSpec spec = f.spec;
+    if (name == "id-column" && command == Command::kFaithfulness)
+      spec.help = "Text models: the column holding row ids, for --per-row (default: the training run's)";
+    return spec;
+  }
   throw std::logic_error("text_input_spec: " + name);
 }
 
@@ -127,13 +151,13 @@ class TextModel : public TrainedModel, public TextClassifierModel {
   std::vector<Input> read_inputs(const std::vector<std::string>& arguments, const data::Inputs& options,
                                  const std::function<std::vector<std::string>()>& stdin_lines) const override {
     const TextInputs in = TextInputs::read(options, config_);
-    if (!in.csv) {
-      if (!in.rows.empty() || in.text_column_given) throw std::invalid_argument("--rows and --text-column need --csv");
+    if (!in.csv.given) {
+      if (!in.rows.value.empty() || in.text_column.given) throw std::invalid_argument("--rows and --text-column need --csv");
       return text_inputs(arguments, stdin_lines);
     }
     if (!arguments.empty()) throw std::invalid_argument("give texts either as arguments or with --csv, not both");
     std::vector<Input> inputs;
-    for (const CsvText& t : read_texts(*in.csv, in.text_column, parse_rows(in.rows))) inputs.push_back({t.text, {}});
+    for (const CsvText& t : read_texts(in.csv.value, in.text_column.value, parse_rows(in.rows.value))) inputs.push_back({t.text, {}});
     return inputs;
   }
 
@@ -174,7 +198,7 @@ class TextModel : public TrainedModel, public TextClassifierModel {
 
   std::unique_ptr<Erasures> erasures(const std::string& csv, const data::Inputs& options, std::int64_t rows, int) override {
     const TextInputs in = TextInputs::read(options, config_);
-    return std::make_unique<TextErasures>(module(), config_, tokenizer_, csv, in.text_column, in.id_column, rows);
+    return std::make_unique<TextErasures>(module(), config_, tokenizer_, csv, in.text_column.value, in.id_column.value, rows);
   }
 
   nlohmann::ordered_json describe() const override {
@@ -219,18 +243,18 @@ class TextModel : public TrainedModel, public TextClassifierModel {
 
   std::unique_ptr<Dataset> open_rewritten_csv(const std::string& csv, const data::Inputs& options, int threads,
                                               const TextRewrite& rewrite) const override {
-    if (config_.one_class_per_row() && options.given("thresholds"))
+    const TextInputs in = TextInputs::read(options, config_);
+    if (config_.one_class_per_row() && in.thresholds.given)
       throw std::invalid_argument("--thresholds: a model with one class per row decides by the most probable class");
-    if (config_.one_class_per_row() && options.given("labels-csv"))
+    if (config_.one_class_per_row() && in.labels_csv.given)
       throw std::invalid_argument("--labels-csv reads 0/1 label columns; this model reads one class per row (" + config_.label_column +
                                   ")");
     const Thresholds thresholds(options, config_.scored_labels());  // checked before the work
     data::PrepareOptions o;
     o.csv = csv;
-    const TextInputs in = TextInputs::read(options, config_);
-    o.columns.text_column = in.text_column;
-    o.columns.id_column = in.id_column;
-    o.columns.id_required = in.id_column_given || in.labels_csv;
+    o.columns.text_column = in.text_column.value;
+    o.columns.id_column = in.id_column.value;
+    o.columns.id_required = in.id_column.given || in.labels_csv.given;
     set_label_columns(o.columns, config_);
     o.columns.labels_optional = true;
     o.columns.rewrite = rewrite;
@@ -247,30 +271,29 @@ class TextModel : public TrainedModel, public TextClassifierModel {
     config.text_column = o.columns.text_column;
     config.id_column = o.columns.id_column;
     std::vector<bool> scored;
-    if (in.labels_csv) scored = join_kaggle_labels(prepared.data, *in.labels_csv, csv);
-    return text_dataset(std::move(prepared.data), *tokenizer_, std::move(config), std::move(scored), thresholds, {},
-                        identities(csv, options));
+    if (in.labels_csv.given) scored = join_kaggle_labels(prepared.data, in.labels_csv.value, csv);
+    return text_dataset(std::move(prepared.data), *tokenizer_, std::move(config), std::move(scored), thresholds, {}, identities(csv, in));
   }
 
  private:
   /// The identity columns of `csv` for the bias metric (--identities, --bias-label, --bias-html).
-  IdentityColumns identities(const std::string& csv, const data::Inputs& options) const {
-    const bool asked = options.given("identities");
-    IdentityColumns id = read_identities(csv, asked ? options.list("identities") : std::vector<std::string>());
-    if (asked && id.names.empty()) throw std::invalid_argument("--identities: no column named");
+  IdentityColumns identities(const std::string& csv, const TextInputs& in) const {
+    IdentityColumns id = read_identities(csv, in.identities.given ? in.identities.value : std::vector<std::string>());
+    if (in.identities.given && id.names.empty()) throw std::invalid_argument("--identities: no column named");
     if (id.names.empty()) {
-      for (const char* flag : {"bias-label", "bias-html"})
-        if (options.given(flag))
-          throw std::invalid_argument(std::string("--") + flag + ": " + csv + " has no identity column (--identities names them)");
+      for (const auto* flag : {&in.bias_label, &in.bias_html})
+        if (flag->given)
+          throw std::invalid_argument(std::string(flag == &in.bias_label ? "--bias-label" : "--bias-html") + ": " + csv +
+                                      " has no identity column (--identities names them)");
       return id;
     }
-    if (options.given("bias-label")) {
-      const std::string label = options.text("bias-label");
-      const auto it = std::find(config_.labels.begin(), config_.labels.end(), label);
-      if (it == config_.labels.end()) throw std::invalid_argument("--bias-label: '" + label + "' is not one of this model's labels");
+    if (in.bias_label.given) {
+      const auto it = std::find(config_.labels.begin(), config_.labels.end(), in.bias_label.value);
+      if (it == config_.labels.end())
+        throw std::invalid_argument("--bias-label: '" + in.bias_label.value + "' is not one of this model's labels");
       id.label = static_cast<std::size_t>(it - config_.labels.begin());
     }
-    if (options.given("bias-html")) id.html = options.text("bias-html");
+    if (in.bias_html.given) id.html = in.bias_html.value;
     return id;
   }
 
@@ -339,7 +362,7 @@ class TextClassification : public Task {
       case Command::kExplain:
       case Command::kAggregate:
       case Command::kAudit:  // the texts of a file, read as explain reads them
-        return {explain_csv_input(), text_input_spec("text-column", command), explain_rows_input()};
+        return {text_input_spec("csv", command), text_input_spec("text-column", command), text_input_spec("rows", command)};
       case Command::kFaithfulness:
         return {text_input_spec("text-column", command), text_input_spec("id-column", command)};
       case Command::kEvaluate:
@@ -347,18 +370,13 @@ class TextClassification : public Task {
                 text_input_spec("text-column", command),
                 text_input_spec("id-column", command),
                 text_input_spec("labels-csv", command),
-                thresholds_input(),
-                {"identities",
-                 "Text models: identity columns (a number in [0, 1] per row, empty: not annotated) for Jigsaw 2019's bias metric "
-                 "(default: those of its 9 scored identities the file has)",
-                 "", data::InputSpec::Kind::kValue, "Identity bias"},
-                {"bias-label", "Text models: the label the bias metric scores (default: the model's first)", "",
-                 data::InputSpec::Kind::kValue, "Identity bias"},
-                {"bias-html", "Text models: draw the bias metric's identity x metric heatmap here (HTML)", "",
-                 data::InputSpec::Kind::kValue, "Identity bias"}};
+                text_input_spec("thresholds", command),
+                text_input_spec("identities", command),
+                text_input_spec("bias-label", command),
+                text_input_spec("bias-html", command)};
       case Command::kRobustness:  // a labelled file, read as evaluate reads it
         return {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
-                text_input_spec("labels-csv", command), thresholds_input()};
+                text_input_spec("labels-csv", command), text_input_spec("thresholds", command)};
       case Command::kExport:
         return {};
     }

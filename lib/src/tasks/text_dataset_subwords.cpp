@@ -53,8 +53,11 @@ void read_misspelt_subwords(data::Prepared& prepared, const std::string& csv, co
   if (misspell == 0) return;
   nlohmann::json names = nlohmann::json::array();
   for (const text::Perturbation p : edits) names.push_back(text::perturbation_name(p));
-  prepared.report["misspelt"] = {
-      {"rate", misspell}, {"edits", names}, {"words_of_4_letters", words}, {"words_changed", words_changed}, {"texts_changed", texts_changed}};
+  prepared.report["misspelt"] = {{"rate", misspell},
+                                 {"edits", names},
+                                 {"words_of_4_letters", words},
+                                 {"words_changed", words_changed},
+                                 {"texts_changed", texts_changed}};
 }
 
 /// A data directory's words met beyond the tokenizer (a model with subwords: new words of --val-csv,

@@ -136,8 +136,9 @@ void add_aux_labels(text::TextCsvOptions& columns, const TextDataConfig& config)
         "--identity-weighting weighs the first 0/1 label's positives; this model reads one class per row (--label-column)");
   for (const std::string& aux : config.aux_labels) {
     if (std::count(columns.label_columns.begin(), columns.label_columns.end(), aux))
-      throw std::invalid_argument("--aux-labels: '" + aux + "' is " +
-                                  (std::count(config.aux_labels.begin(), config.aux_labels.end(), aux) > 1 ? "named twice" : "one of --labels"));
+      throw std::invalid_argument(
+          "--aux-labels: '" + aux + "' is " +
+          (std::count(config.aux_labels.begin(), config.aux_labels.end(), aux) > 1 ? "named twice" : "one of --labels"));
     columns.label_columns.push_back(aux);
   }
 }

@@ -31,9 +31,9 @@ struct TextTrainingInputs {
   data::Given<std::vector<std::string>> identities, aux_labels;
 
   // Resolved for the model by read_text_training():
-  text::SentenceLayout layout;             ///< hierarchical models' (0: from the data)
-  bool reads_subwords = false;             ///< --subwords, or its default (one class per row, a model with the table)
-  std::vector<text::Perturbation> edits;   ///< --misspell's, every one by default
+  text::SentenceLayout layout;            ///< hierarchical models' (0: from the data)
+  bool reads_subwords = false;            ///< --subwords, or its default (one class per row, a model with the table)
+  std::vector<text::Perturbation> edits;  ///< --misspell's, every one by default
   RationaleTarget target = RationaleTarget::kWords;
 };
 
