@@ -75,6 +75,12 @@ TEST_CASE("with no training flags a run takes its model's recipe, flags override
   CHECK(planned.at("training").at("batch_size") == 128);
   CHECK(planned.at("training").at("val_split") == 0.3);
   CHECK(planned.at("task") == "feature-classification");
+  // The plan is resolved once: the entry and task start runs, the settings --dump-config prints.
+  const train::TrainingPlan plan = train::plan_training(r);
+  CHECK(plan.entry->name == "feature-attention");
+  CHECK(std::string(plan.task->name()) == "feature-classification");
+  CHECK(nlohmann::json(plan.training) == planned.at("training"));
+  CHECK(plan.model_config == planned.at("model_config"));
   r.training["epochs"] = 2;
   r.training["batch_size"] = 16;
   const train::TrainingRun run = train::TrainingRun::start(r);

@@ -167,107 +167,95 @@ std::string html_table(const std::string& title, const std::vector<WordFigure>& 
   return h + "</table></section>\n";
 }
 
-}  // namespace
-
-std::string aggregate(const AggregateRequest& r) {
-  if (r.top < 1) throw std::invalid_argument("--top must be >= 1");
-  if (r.min_count < 1) throw std::invalid_argument("--min-count must be >= 1");
-  if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
-  if (r.chunk < 1) throw std::invalid_argument("the chunk of rows must be >= 1");
-  check_steps(r.steps, "--steps");
-  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kAggregate, r.options);
-  TextClassifierModel* classifier = model->text_classifier();
-  if (!classifier)
-    throw std::invalid_argument("aggregate ranks the words of a text classifier's texts; " + describe_model(model->saved()) + " is none");
-  if (!r.options.given("csv")) throw std::invalid_argument("--csv is required");
-  const std::vector<models::Method> available = model->methods();
+/// The methods to aggregate: those asked for, else the attention and, when the model gives it, grad-input.
+std::vector<models::Method> methods_of(const AggregateRequest& r, const TrainedModel& model) {
+  const std::vector<models::Method> available = model.methods();
   std::vector<models::Method> methods = r.methods;
   if (methods.empty()) {
     methods = {models::Method::kAttention};
     if (std::find(available.begin(), available.end(), models::Method::kGradInput) != available.end())
       methods.push_back(models::Method::kGradInput);
   }
-  methods = models::check_available(methods, available, "--methods");
-  const ModelFacts facts = model->facts();
-  const std::vector<std::string>& labels = facts.labels;
-  const bool one_class = facts.one_class_per_row;
-  const std::vector<Input> inputs = model->read_inputs({}, r.options, nullptr);
-  if (inputs.empty()) throw std::invalid_argument(r.options.text("csv") + ": no rows");
-  // Two passes: the methods that come with the prediction (the attention) for every row, which also
-  // gives the decisions; the per-label methods only for the rows decided for some label, as no
-  // other row counts (most rows of a corpus, when the labels are rare).
+  return models::check_available(methods, available, "--methods");
+}
+
+/// Two passes: the methods that come with the prediction (the attention) for every row, which also
+/// gives the decisions; the per-label methods only for the rows decided for some label, as no
+/// other row counts (most rows of a corpus, when the labels are rare).
+struct Passes {
   ExplainOptions every_row, decided_rows;
-  every_row.steps = decided_rows.steps = r.steps;
-  std::vector<std::size_t> every_row_slots, decided_row_slots;  // their methods' places in `methods`
+  std::vector<std::size_t> every_row_slots, decided_row_slots;  // their methods' places in the methods
+};
+
+Passes passes_of(const std::vector<models::Method>& methods, int steps) {
+  Passes p;
+  p.every_row.steps = p.decided_rows.steps = steps;
   for (std::size_t m = 0; m < methods.size(); ++m) {
-    (models::with_prediction(methods[m]) ? every_row : decided_rows).methods.push_back(methods[m]);
-    (models::with_prediction(methods[m]) ? every_row_slots : decided_row_slots).push_back(m);
+    (models::with_prediction(methods[m]) ? p.every_row : p.decided_rows).methods.push_back(methods[m]);
+    (models::with_prediction(methods[m]) ? p.every_row_slots : p.decided_row_slots).push_back(m);
   }
-  const auto explain_texts = [&](const std::vector<Input>& rows, const ExplainOptions& options) {
-    return classifier->text_explanations(rows, r.batch_size, options);
-  };
-  // Each chunk's sums apart, added in chunk order below: the same bits however the chunks were shared.
-  const std::size_t n = inputs.size(), chunk = static_cast<std::size_t>(r.chunk), chunks_in_file = (n + chunk - 1) / chunk;
-  const bool shared = r.sharing && r.sharing->size() > 1;
-  std::map<std::size_t, Groups> chunks;
-  if (shared) r.sharing->new_jobs();
-  for (std::size_t c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : 0; c < chunks_in_file;
-       c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : c + 1) {
-    const std::size_t first = c * chunk, last = std::min(n, first + chunk);
-    const std::vector<Input> rows(inputs.begin() + static_cast<std::ptrdiff_t>(first), inputs.begin() + static_cast<std::ptrdiff_t>(last));
-    const std::vector<report::TextExplanation> seen = explain_texts(rows, every_row);
-    Groups& groups = chunks[c];
-    groups.assign(methods.size(), std::vector<Group>(labels.size()));
-    const auto half = [&](std::size_t i) { return first + i < n / 2 ? 0 : 1; };
-    std::vector<std::vector<std::size_t>> decided(rows.size());  // per row, the labels the model decides for it
-    std::vector<Input> again;                                    // the rows with one
-    std::vector<std::size_t> again_at;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const report::TextExplanation& e = seen.at(i);
-      if (one_class)
-        decided[i].push_back(
-            static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin()));
-      else
-        for (std::size_t l = 0; l < e.probabilities.size(); ++l)
-          if (e.probabilities[l] >= 0.5f) decided[i].push_back(l);
-      add_text(e, every_row_slots, decided[i], half(i), groups);
-      if (!decided[i].empty()) {
-        again.push_back(rows[i]);
-        again_at.push_back(i);
-      }
+  return p;
+}
+
+/// One chunk's sums: `rows` (the file's rows from `first`, of `n`) explained in both passes, each
+/// row's scores added to the groups of the labels the model decides for it, by the half of the file
+/// it is in.
+Groups explain_chunk(TextClassifierModel& model, const std::vector<Input>& rows, std::size_t first, std::size_t n, const Passes& passes,
+                     std::size_t methods, std::size_t labels, bool one_class, std::int64_t batch_size) {
+  Groups groups(methods, std::vector<Group>(labels));
+  const std::vector<report::TextExplanation> seen = model.text_explanations(rows, batch_size, passes.every_row);
+  const auto half = [&](std::size_t i) { return first + i < n / 2 ? 0 : 1; };
+  std::vector<std::vector<std::size_t>> decided(rows.size());  // per row, the labels the model decides for it
+  std::vector<Input> again;                                    // the rows with one
+  std::vector<std::size_t> again_at;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const report::TextExplanation& e = seen.at(i);
+    if (one_class)
+      decided[i].push_back(
+          static_cast<std::size_t>(std::max_element(e.probabilities.begin(), e.probabilities.end()) - e.probabilities.begin()));
+    else
+      for (std::size_t l = 0; l < e.probabilities.size(); ++l)
+        if (e.probabilities[l] >= 0.5f) decided[i].push_back(l);
+    add_text(e, passes.every_row_slots, decided[i], half(i), groups);
+    if (!decided[i].empty()) {
+      again.push_back(rows[i]);
+      again_at.push_back(i);
     }
-    if (decided_rows.methods.empty() || again.empty()) continue;
-    const std::vector<report::TextExplanation> scored = explain_texts(again, decided_rows);
-    for (std::size_t j = 0; j < again.size(); ++j)
-      add_text(scored.at(j), decided_row_slots, decided[again_at[j]], half(again_at[j]), groups);
   }
-  if (shared) {  // every worker's chunks to every worker; rank 0 reports
-    const std::vector<std::string> all = r.sharing->gather_bytes(chunks_json(chunks));
-    if (r.sharing->rank() != 0) return "";
-    chunks.clear();
-    for (const std::string& part : all) read_chunks(part, chunks);
-    if (chunks.size() != chunks_in_file)
-      throw std::runtime_error("aggregate: the workers explained " + std::to_string(chunks.size()) + " chunks of " +
-                               std::to_string(chunks_in_file));
-  }
-  Groups groups(methods.size(), std::vector<Group>(labels.size()));
+  if (passes.decided_rows.methods.empty() || again.empty()) return groups;
+  const std::vector<report::TextExplanation> scored = model.text_explanations(again, batch_size, passes.decided_rows);
+  for (std::size_t j = 0; j < again.size(); ++j)
+    add_text(scored.at(j), passes.decided_row_slots, decided[again_at[j]], half(again_at[j]), groups);
+  return groups;
+}
+
+/// The chunks' sums added in chunk order: the same bits however the chunks were shared.
+Groups total_of(const std::map<std::size_t, Groups>& chunks, std::size_t methods, std::size_t labels) {
+  Groups groups(methods, std::vector<Group>(labels));
   for (const auto& [c, part] : chunks)
-    for (std::size_t m = 0; m < methods.size(); ++m)
-      for (std::size_t l = 0; l < labels.size(); ++l) {
+    for (std::size_t m = 0; m < methods; ++m)
+      for (std::size_t l = 0; l < labels; ++l) {
         groups[m][l].rows += part.at(m).at(l).rows;
         groups[m][l].words.merge(part.at(m).at(l).words);
       }
-  // Outputs: the table, JSON, CSV and HTML.
+  return groups;
+}
+
+/// The outputs of the sums over `n` rows of `csv_path`: writes the JSON, CSV and HTML asked for,
+/// returns the table.
+std::string report_groups(const AggregateRequest& r, const std::string& csv_path, std::size_t n, const Groups& groups,
+                          const std::vector<models::Method>& methods, const ModelFacts& facts) {
+  const std::vector<std::string>& labels = facts.labels;
   const auto top = static_cast<std::size_t>(r.top);
   nlohmann::ordered_json json = {{"model", r.model},
-                                 {"csv", r.options.text("csv")},
+                                 {"csv", csv_path},
                                  {"rows", n},
                                  {"top", r.top},
                                  {"min_count", r.min_count},
-                                 {"decided", one_class ? "most probable class" : "p >= 0.5"},
+                                 {"decided", facts.one_class_per_row ? "most probable class" : "p >= 0.5"},
                                  {"methods", nlohmann::ordered_json::object()}};
-  std::string table = "word importance over " + std::to_string(n) + " rows of " + r.options.text("csv") + " (words seen " +
-                      std::to_string(r.min_count) + "+ times in a label's rows; stability: Kendall's tau between the file's halves)\n";
+  std::string table = "word importance over " + std::to_string(n) + " rows of " + csv_path + " (words seen " + std::to_string(r.min_count) +
+                      "+ times in a label's rows; stability: Kendall's tau between the file's halves)\n";
   std::string csv = "method,label,rank,word,count,mean\n";
   std::string html;
   for (std::size_t m = 0; m < methods.size(); ++m) {
@@ -298,9 +286,52 @@ std::string aggregate(const AggregateRequest& r) {
   io::StagedFiles files;
   if (!r.json.empty()) files.add(r.json, json.dump(2) + "\n");
   if (!r.csv.empty()) files.add(r.csv, csv);
-  if (!r.html.empty()) files.add(r.html, report::html_page("Word importance over " + r.options.text("csv"), html));
+  if (!r.html.empty()) files.add(r.html, report::html_page("Word importance over " + csv_path, html));
   files.commit();
   return table;
+}
+
+}  // namespace
+
+std::string aggregate(const AggregateRequest& r) {
+  if (r.top < 1) throw std::invalid_argument("--top must be >= 1");
+  if (r.min_count < 1) throw std::invalid_argument("--min-count must be >= 1");
+  if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
+  if (r.chunk < 1) throw std::invalid_argument("the chunk of rows must be >= 1");
+  check_steps(r.steps, "--steps");
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kAggregate, r.options);
+  TextClassifierModel* classifier = model->text_classifier();
+  if (!classifier)
+    throw std::invalid_argument("aggregate ranks the words of a text classifier's texts; " + describe_model(model->saved()) + " is none");
+  if (!r.options.given("csv")) throw std::invalid_argument("--csv is required");
+  const std::string csv = r.options.text("csv");
+  const std::vector<models::Method> methods = methods_of(r, *model);
+  const ModelFacts facts = model->facts();
+  const std::vector<Input> inputs = model->read_inputs({}, r.options, nullptr);
+  if (inputs.empty()) throw std::invalid_argument(csv + ": no rows");
+  const Passes passes = passes_of(methods, r.steps);
+  // Each chunk's sums apart (shared by workers, each worker explains the chunks it takes).
+  const std::size_t n = inputs.size(), chunk = static_cast<std::size_t>(r.chunk), chunks_in_file = (n + chunk - 1) / chunk;
+  const bool shared = r.sharing && r.sharing->size() > 1;
+  std::map<std::size_t, Groups> chunks;
+  if (shared) r.sharing->new_jobs();
+  for (std::size_t c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : 0; c < chunks_in_file;
+       c = shared ? static_cast<std::size_t>(r.sharing->next_job()) : c + 1) {
+    const std::size_t first = c * chunk, last = std::min(n, first + chunk);
+    const std::vector<Input> rows(inputs.begin() + static_cast<std::ptrdiff_t>(first), inputs.begin() + static_cast<std::ptrdiff_t>(last));
+    chunks[c] =
+        explain_chunk(*classifier, rows, first, n, passes, methods.size(), facts.labels.size(), facts.one_class_per_row, r.batch_size);
+  }
+  if (shared) {  // every worker's chunks to every worker; rank 0 reports
+    const std::vector<std::string> all = r.sharing->gather_bytes(chunks_json(chunks));
+    if (r.sharing->rank() != 0) return "";
+    chunks.clear();
+    for (const std::string& part : all) read_chunks(part, chunks);
+    if (chunks.size() != chunks_in_file)
+      throw std::runtime_error("aggregate: the workers explained " + std::to_string(chunks.size()) + " chunks of " +
+                               std::to_string(chunks_in_file));
+  }
+  return report_groups(r, csv, n, total_of(chunks, methods.size(), facts.labels.size()), methods, facts);
 }
 
 std::string aggregate(const AggregateRequest& request, std::chrono::seconds worker_timeout) {

@@ -375,26 +375,10 @@ std::string table(const nlohmann::ordered_json& report, const TemplatePart& t, c
   return out;
 }
 
-}  // namespace
-
-std::string audit(const AuditRequest& r) {
-  if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
-  if (r.examples < 0) throw std::invalid_argument("--examples must be >= 0");
-  if (r.why) check_steps(r.steps, "--steps");
-  const std::vector<std::string> terms = r.terms_file.empty() ? text::builtin_identity_terms() : text::read_identity_terms(r.terms_file);
-  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kAudit, r.options);
-  TextClassifierModel* classifier = model->text_classifier();
-  if (!classifier) throw std::invalid_argument("an audit reads a text classifier's texts; " + describe_model(model->saved()) + " is none");
-  const Toxicity tox = toxicity_of(model->facts(), r);
-  const std::vector<models::Method> available = model->methods();
-  const bool can_explain = r.why && std::find(available.begin(), available.end(), models::Method::kIntegratedGradients) != available.end();
-
-  const TemplatePart t = templates(*classifier, terms, tox, r.batch_size);
-  std::optional<SwapPart> s;
-  if (r.options.given("csv")) s = swaps(*model, *classifier, r, terms, tox);
-  std::optional<WhyPart> w;
-  if (can_explain) w = why(*classifier, terms, t.kind, tox, r.steps);
-
+/// The audit's figures as JSON: per term its templates' figures, its swaps' and its importance (when
+/// measured), then the templates' overall figures and the swaps' flips.
+nlohmann::ordered_json report_parts(const AuditRequest& r, const Toxicity& tox, const std::vector<std::string>& terms,
+                                    const TemplatePart& t, const std::optional<SwapPart>& s, const std::optional<WhyPart>& w) {
   nlohmann::ordered_json report = {{"model", r.model}, {"toxicity", tox.name()}, {"terms", nlohmann::ordered_json::array()}};
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const IdentityFigures& f = t.figures.identities[i];
@@ -443,6 +427,30 @@ std::string audit(const AuditRequest& r) {
         {"csv", s->csv},           {"rows", s->rows},   {"rows_mentioning", s->rows_mentioning}, {"texts_scored", s->texts_scored},
         {"flips", s->flips_total}, {"flipped", flipped}};
   }
+  return report;
+}
+
+}  // namespace
+
+std::string audit(const AuditRequest& r) {
+  if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
+  if (r.examples < 0) throw std::invalid_argument("--examples must be >= 0");
+  if (r.why) check_steps(r.steps, "--steps");
+  const std::vector<std::string> terms = r.terms_file.empty() ? text::builtin_identity_terms() : text::read_identity_terms(r.terms_file);
+  std::unique_ptr<TrainedModel> model = open_for(r.model, Command::kAudit, r.options);
+  TextClassifierModel* classifier = model->text_classifier();
+  if (!classifier) throw std::invalid_argument("an audit reads a text classifier's texts; " + describe_model(model->saved()) + " is none");
+  const Toxicity tox = toxicity_of(model->facts(), r);
+  const std::vector<models::Method> available = model->methods();
+  const bool can_explain = r.why && std::find(available.begin(), available.end(), models::Method::kIntegratedGradients) != available.end();
+
+  const TemplatePart t = templates(*classifier, terms, tox, r.batch_size);
+  std::optional<SwapPart> s;
+  if (r.options.given("csv")) s = swaps(*model, *classifier, r, terms, tox);
+  std::optional<WhyPart> w;
+  if (can_explain) w = why(*classifier, terms, t.kind, tox, r.steps);
+
+  nlohmann::ordered_json report = report_parts(r, tox, terms, t, s, w);
   report["why"] = can_explain
                       ? nlohmann::ordered_json{{"method", "integrated-gradients"}, {"steps", r.steps}}
                       : nlohmann::ordered_json{{"skipped", r.why ? "the model gives no integrated gradients" : "not asked (--no-why)"}};

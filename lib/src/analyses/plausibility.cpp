@@ -221,6 +221,77 @@ nlohmann::ordered_json explanation_plausibility(const nlohmann::ordered_json& e,
   return {{"rationale", marked_words}, {"top_k", k}, {"by_label", by_label}};
 }
 
+namespace {
+
+/// Each method's figures per row, and what the rows hold.
+struct ScoredRows {
+  nlohmann::ordered_json per_row = nlohmann::ordered_json::array();
+  std::vector<std::vector<RowFigures>> by_method;  // each method's figures per row
+  std::vector<RationaleScores> marks;              // the rows' marks, for their own figures
+  std::int64_t words = 0, without_token = 0;
+};
+
+/// The rows explained (each for the label it is scored for alone), scored per method against their marks.
+ScoredRows score_rows(const Explanations& explained, const std::vector<data::RationaleRow>& rows,
+                      const std::vector<models::Method>& methods, std::int64_t top_k) {
+  ScoredRows out;
+  out.by_method.resize(methods.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::ordered_json e = explained.json(i);
+    const auto& explained_for = e.at("word_importance").front();  // {LABEL: scores}: the one label the row was explained for
+    if (explained_for.size() != 1) throw std::logic_error("plausibility: row " + rows[i].id + " was not explained for one label");
+    const std::string label = explained_for.begin().key();
+    nlohmann::ordered_json row = {{"id", rows[i].id}, {"label", label}, {"words", rows[i].words.size()}};
+    out.words += static_cast<std::int64_t>(rows[i].words.size());
+    out.marks.push_back({{}, rows[i].marked, rows[i].spans});
+    for (std::size_t m = 0; m < methods.size(); ++m) {
+      std::int64_t missing = 0;
+      const RationaleScores s{word_scores(e, rows[i], models::method_name(methods[m]), label, missing), rows[i].marked, rows[i].spans};
+      if (m == 0) out.without_token += missing;
+      const RowFigures f = row_figures(s, top_k);
+      row[models::method_name(methods[m])] = {
+          {"iou_precision", f.iou_precision}, {"iou_recall", f.iou_recall}, {"token_f1", f.token_f1}, {"auprc", f.auprc}};
+      out.by_method[m].push_back(f);
+    }
+    out.per_row.push_back(std::move(row));
+  }
+  return out;
+}
+
+nlohmann::ordered_json figures_json(const PlausibilityFigures& f) {
+  return {
+      {"iou_f1", f.iou_f1}, {"iou_precision", f.iou_precision}, {"iou_recall", f.iou_recall}, {"token_f1", f.token_f1}, {"auprc", f.auprc}};
+}
+
+/// The figures over the rows: writes the JSON asked for, returns the table.
+std::string report_rows(const PlausibilityRequest& r, std::size_t rows, const std::vector<models::Method>& methods, ScoredRows scored) {
+  nlohmann::ordered_json report = {{"model", r.model}, {"rationales", r.rationales}, {"rows", rows},
+                                   {"top_k", r.top_k}, {"words", scored.words},      {"words_without_token", scored.without_token}};
+  std::string table = "plausibility of " + std::to_string(rows) + " human rationales (" + r.rationales + "), hard rationale: top " +
+                      std::to_string(r.top_k) + " words\n  method                  IOU-F1  token-F1   AUPRC\n";
+  nlohmann::ordered_json figures = nlohmann::ordered_json::object();
+  for (std::size_t m = 0; m < methods.size(); ++m) {
+    const PlausibilityFigures f = figures_of(scored.by_method[m]);
+    const std::string name = models::method_name(methods[m]);
+    figures[name] = figures_json(f);
+    std::string padded = name;
+    padded.resize(std::max<std::size_t>(padded.size(), 22), ' ');
+    table += "  " + padded + "  " + figure(f.iou_f1) + "     " + figure(f.token_f1) + "   " + figure(f.auprc) + "\n";
+  }
+  report["methods"] = figures;
+  const PlausibilityFigures reach = marks_as_scores(std::move(scored.marks), r.top_k);
+  report["marks_as_scores"] = figures_json(reach);
+  report["per_row"] = std::move(scored.per_row);
+  table += "  (the marks as scores)   " + figure(reach.iou_f1) + "     " + figure(reach.token_f1) + "   " + figure(reach.auprc) +
+           "   <- what agreeing with people exactly scores\n";
+  table += "  words without a token of the model's (scored lowest): " + std::to_string(scored.without_token) + " of " +
+           std::to_string(scored.words) + "\n";
+  if (!r.json.empty()) io::write_file_atomic(r.json, report.dump(2) + "\n");
+  return table;
+}
+
+}  // namespace
+
 std::string plausibility(const PlausibilityRequest& r) {
   if (r.top_k < 1) throw std::invalid_argument("--top-k must be >= 1");
   if (r.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
@@ -251,60 +322,7 @@ std::string plausibility(const PlausibilityRequest& r) {
     options.row_labels.push_back(own ? row.label : "");
   }
   const std::unique_ptr<Explanations> explained = model->explain(inputs, r.batch_size, options);
-  nlohmann::ordered_json per_row = nlohmann::ordered_json::array();
-  std::vector<std::vector<RowFigures>> scored(methods.size());  // each method's figures per row
-  std::vector<RationaleScores> marks;                           // the rows' marks, for their own figures
-  std::int64_t words = 0, without_token = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const nlohmann::ordered_json e = explained->json(i);
-    const auto& explained_for = e.at("word_importance").front();  // {LABEL: scores}: the one label the row was explained for
-    if (explained_for.size() != 1) throw std::logic_error("plausibility: row " + rows[i].id + " was not explained for one label");
-    const std::string label = explained_for.begin().key();
-    nlohmann::ordered_json row = {{"id", rows[i].id}, {"label", label}, {"words", rows[i].words.size()}};
-    words += static_cast<std::int64_t>(rows[i].words.size());
-    marks.push_back({{}, rows[i].marked, rows[i].spans});
-    for (std::size_t m = 0; m < methods.size(); ++m) {
-      std::int64_t missing = 0;
-      const RationaleScores s{word_scores(e, rows[i], models::method_name(methods[m]), label, missing), rows[i].marked, rows[i].spans};
-      if (m == 0) without_token += missing;
-      const RowFigures f = row_figures(s, r.top_k);
-      row[models::method_name(methods[m])] = {
-          {"iou_precision", f.iou_precision}, {"iou_recall", f.iou_recall}, {"token_f1", f.token_f1}, {"auprc", f.auprc}};
-      scored[m].push_back(f);
-    }
-    per_row.push_back(std::move(row));
-  }
-  nlohmann::ordered_json report = {{"model", r.model}, {"rationales", r.rationales},          {"rows", rows.size()}, {"top_k", r.top_k},
-                                   {"words", words},   {"words_without_token", without_token}};
-  std::string table = "plausibility of " + std::to_string(rows.size()) + " human rationales (" + r.rationales + "), hard rationale: top " +
-                      std::to_string(r.top_k) + " words\n  method                  IOU-F1  token-F1   AUPRC\n";
-  nlohmann::ordered_json figures = nlohmann::ordered_json::object();
-  for (std::size_t m = 0; m < methods.size(); ++m) {
-    const PlausibilityFigures f = figures_of(scored[m]);
-    const std::string name = models::method_name(methods[m]);
-    figures[name] = {{"iou_f1", f.iou_f1},
-                     {"iou_precision", f.iou_precision},
-                     {"iou_recall", f.iou_recall},
-                     {"token_f1", f.token_f1},
-                     {"auprc", f.auprc}};
-    std::string padded = name;
-    padded.resize(std::max<std::size_t>(padded.size(), 22), ' ');
-    table += "  " + padded + "  " + figure(f.iou_f1) + "     " + figure(f.token_f1) + "   " + figure(f.auprc) + "\n";
-  }
-  report["methods"] = figures;
-  const PlausibilityFigures reach = marks_as_scores(std::move(marks), r.top_k);
-  report["marks_as_scores"] = {{"iou_f1", reach.iou_f1},
-                               {"iou_precision", reach.iou_precision},
-                               {"iou_recall", reach.iou_recall},
-                               {"token_f1", reach.token_f1},
-                               {"auprc", reach.auprc}};
-  report["per_row"] = per_row;
-  table += "  (the marks as scores)   " + figure(reach.iou_f1) + "     " + figure(reach.token_f1) + "   " + figure(reach.auprc) +
-           "   <- what agreeing with people exactly scores\n";
-  table +=
-      "  words without a token of the model's (scored lowest): " + std::to_string(without_token) + " of " + std::to_string(words) + "\n";
-  if (!r.json.empty()) io::write_file_atomic(r.json, report.dump(2) + "\n");
-  return table;
+  return report_rows(r, rows.size(), methods, score_rows(*explained, rows, methods, r.top_k));
 }
 
 }  // namespace attn::analyses

@@ -94,6 +94,31 @@ std::string format_table(const nlohmann::ordered_json& report) {
   return out;
 }
 
+/// The report's opening: what was scored and how it was perturbed.
+nlohmann::ordered_json report_header(const RobustnessRequest& r, std::int64_t rows) {
+  return {{"model", r.model},
+          {"csv", r.csv},
+          {"rows", rows},
+          {"rate", r.rate},
+          {"seed", r.seed},
+          {"targets", std::to_string(static_cast<int>(100 * r.rate + 0.5)) + "% of " +
+                          (r.words.empty() ? std::string("every word of 4 or more letters") : "the words of " + r.words) + ", seed " +
+                          std::to_string(r.seed)}};
+}
+
+/// The headline metrics of `e` (those `clean` has) and each one's drop from `clean` (null where either is not a number).
+std::pair<nlohmann::ordered_json, nlohmann::ordered_json> headline_and_drop(const Evaluation& clean, const Evaluation& e) {
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object(), drop = nlohmann::ordered_json::object();
+  for (const char* m : kHeadline) {
+    if (!clean.metrics.contains(m)) continue;
+    metrics[m] = e.metrics[m];
+    drop[m] = clean.metrics[m].is_number() && e.metrics[m].is_number()
+                  ? nlohmann::ordered_json(clean.metrics[m].get<double>() - e.metrics[m].get<double>())
+                  : nlohmann::ordered_json();
+  }
+  return {metrics, drop};
+}
+
 }  // namespace
 
 std::string robustness(const RobustnessRequest& r) {
@@ -122,19 +147,8 @@ std::string robustness(const RobustnessRequest& r) {
   const bool one_class = facts.one_class_per_row;
   const auto clean_decisions = decisions(clean.probabilities, labels, one_class);
 
-  nlohmann::ordered_json report = {
-      {"model", r.model},
-      {"csv", r.csv},
-      {"rows", rows},
-      {"rate", r.rate},
-      {"seed", r.seed},
-      {"targets", std::to_string(static_cast<int>(100 * r.rate + 0.5)) + "% of " +
-                      (r.words.empty() ? std::string("every word of 4 or more letters") : "the words of " + r.words) + ", seed " +
-                      std::to_string(r.seed)}};
-  nlohmann::ordered_json clean_metrics = nlohmann::ordered_json::object();
-  for (const char* m : kHeadline)
-    if (clean.metrics.contains(m)) clean_metrics[m] = clean.metrics[m];
-  report["clean"] = clean_metrics;
+  nlohmann::ordered_json report = report_header(r, rows);
+  report["clean"] = headline_and_drop(clean, clean).first;
   report["perturbations"] = nlohmann::ordered_json::array();
   for (const text::Perturbation p : list) {
     std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> words;  // row -> (targets, changed), once per row
@@ -149,14 +163,7 @@ std::string robustness(const RobustnessRequest& r) {
     const auto d = decisions(e.probabilities, labels, one_class);
     std::int64_t flipped = 0;
     for (std::size_t i = 0; i < d.size() && i < clean_decisions.size(); ++i) flipped += d[i] != clean_decisions[i];
-    nlohmann::ordered_json metrics = nlohmann::ordered_json::object(), drop = nlohmann::ordered_json::object();
-    for (const char* m : kHeadline) {
-      if (!clean.metrics.contains(m)) continue;
-      metrics[m] = e.metrics[m];
-      drop[m] = clean.metrics[m].is_number() && e.metrics[m].is_number()
-                    ? nlohmann::ordered_json(clean.metrics[m].get<double>() - e.metrics[m].get<double>())
-                    : nlohmann::ordered_json();
-    }
+    const auto [metrics, drop] = headline_and_drop(clean, e);
     report["perturbations"].push_back({{"name", text::perturbation_name(p)},
                                        {"example", example_of(p)},
                                        {"target_words", targets},

@@ -13,29 +13,33 @@
 
 namespace attn::train {
 
-TrainOptions effective_training(const TrainRequest& r) {
-  const models::ModelEntry& entry = models::find_model(r.model);
+TrainingPlan plan_training(const TrainRequest& r) {
+  TrainingPlan plan;
+  plan.entry = &models::find_model(r.model);
+  const models::ModelEntry& entry = *plan.entry;
+  plan.task = &tasks::task_for(entry.kind);
+  plan.model_config = models::resolve_config(entry, r.model_overrides);
+  entry.build(plan.model_config, nn::Runtime::kPortable);  // a bad value fails here, before any data is read
   nlohmann::json recipe = entry.training;
-  recipe.update(tasks::task_for(entry.kind).training_recipe(r.data));
+  recipe.update(plan.task->training_recipe(r.data));
   if (r.training.contains("embeddings")) recipe.erase("pretrain_epochs");  // the user's vectors instead
   if (!entry.ensembles) recipe.erase("ensemble");                          // a single model where members cannot be combined
-  return effective_options(recipe, r.training);
+  plan.training = effective_options(recipe, r.training);
+  models::check_ensemble(entry, plan.training.ensemble);
+  return plan;
 }
 
 nlohmann::ordered_json planned_config(const TrainRequest& r) {
-  const models::ModelEntry& entry = models::find_model(r.model);
-  const nlohmann::json model_config = models::resolve_config(entry, r.model_overrides);
-  entry.build(model_config, nn::Runtime::kPortable);  // a bad value fails here, before any data is read
-  models::check_ensemble(entry, effective_training(r).ensemble);
+  const TrainingPlan plan = plan_training(r);
   nlohmann::ordered_json j;
-  j["model"] = entry.name;
-  j["task"] = tasks::task_for(entry.kind).name();
-  j["model_config"] = model_config;
+  j["model"] = plan.entry->name;
+  j["task"] = plan.task->name();
+  j["model_config"] = plan.model_config;
   // The keys the data will set (vocabulary, labels, features, lengths: ModelEntry::fit), unless the user set them.
   j["model_config_set_from_data"] = nlohmann::json::array();
-  for (const models::ConfigKey& k : entry.keys)
+  for (const models::ConfigKey& k : plan.entry->keys)
     if (k.from_data && !r.model_overrides.contains(k.name)) j["model_config_set_from_data"].push_back(k.name);
-  j["training"] = nlohmann::json(effective_training(r));
+  j["training"] = nlohmann::json(plan.training);
   return j;
 }
 

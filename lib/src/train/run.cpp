@@ -130,6 +130,7 @@ std::string describe_model(const models::ModelEntry& entry) { return entry.name 
 struct TrainingRun::Impl {
   std::string dir;
   RunConfig config;
+  const models::ModelEntry* entry = nullptr;  // config.model's, found once
   parallel::Workers* workers = nullptr;
   bool writes = true;   // rank 0 (or the only process) writes the run directory
   std::string scratch;  // the other workers' private directory for what reading the data writes
@@ -162,7 +163,7 @@ struct TrainingRun::Impl {
   /// --logit-adjustment macro-f1, once training is done: model.pt (the best epoch) gets the offsets
   /// that maximise the held-out rows' macro-F1 added to its output bias, recorded in config.json.
   void adjust_logits() {
-    const models::ModelEntry& entry = models::find_model(config.model);
+    const models::ModelEntry& entry = *this->entry;
     models::SavedModel best = models::load_model(path("model.pt"), nn::Runtime::kPortable);
     const tasks::LogitAdjustment a = trainer->macro_f1_offsets(best.module);
     if (a.offsets.empty()) return;
@@ -184,7 +185,7 @@ struct TrainingRun::Impl {
   /// Builds the model (the seed's initial weights; a new run's word vectors) and the trainer.
   enum class Start { kNewRun, kResumed };
   void open_trainer(Start start) {
-    const models::ModelEntry& entry = models::find_model(config.model);
+    const models::ModelEntry& entry = *this->entry;
     config.model_revision = entry.revision;    // the registry's model is what trains, also on --resume
     torch::manual_seed(config.training.seed);  // the initial weights
     const nlohmann::json model_config = models::resolve_config(entry, config.model_config);
@@ -208,9 +209,9 @@ TrainingRun::TrainingRun(TrainingRun&&) noexcept = default;
 TrainingRun::~TrainingRun() = default;
 
 TrainingRun TrainingRun::start(const TrainRequest& r) {
-  const models::ModelEntry& entry = models::find_model(r.model);
-  const tasks::Task& task = tasks::task_for(entry.kind);
-  planned_config(r);  // every setting checked before any work
+  const TrainingPlan plan = plan_training(r);  // every setting checked before any work
+  const models::ModelEntry& entry = *plan.entry;
+  const tasks::Task& task = *plan.task;
   data::require_declared(r.data, task.inputs(tasks::Command::kTrain), describe_model(entry));
   if (r.out_dir.empty()) throw std::invalid_argument("--out is required");
   // torchrun restarted the group after a failure: the same command line continues the run.
@@ -222,9 +223,10 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   const bool restarted = r.workers && r.workers->place().restart_count > 0;  // before its first checkpoint
   if (s->writes && !restarted && fs::exists(fs::path(r.out_dir) / "config.json"))
     throw std::runtime_error(r.out_dir + ": already holds a run (config.json); continue it with --resume, or choose another --out");
+  s->entry = &entry;
   s->config.model = entry.name;
   s->config.task = task.name();
-  s->config.training = effective_training(r);
+  s->config.training = plan.training;
   if (s->writes) io::ensure_directory(r.out_dir);
   const int threads = s->config.training.threads;
   s->data = task.open(r.data, entry, s->data_dir(), threads);
@@ -265,7 +267,8 @@ TrainingRun TrainingRun::resume(const std::string& run_dir, const nlohmann::json
     s->config.training.epochs = training["epochs"];
   }
   validate(s->config.training);
-  const tasks::Task& task = tasks::task_for(models::find_model(s->config.model).kind);
+  s->entry = &models::find_model(s->config.model);
+  const tasks::Task& task = tasks::task_for(s->entry->kind);
   s->data = task.reopen(s->config.data, run_dir, s->config.training.threads);
   if (!s->config.validation.is_null()) s->validation = task.reopen(s->config.validation, run_dir, s->config.training.threads);
   // The split and the batches follow the data: a changed file would not resume exactly.

@@ -16,6 +16,12 @@
 namespace attn::parallel {
 class Workers;  // parallel/workers.h
 }
+namespace attn::models {
+struct ModelEntry;  // models/registry.h
+}
+namespace attn::tasks {
+class Task;  // tasks/task.h
+}
 
 namespace attn::train {
 
@@ -39,13 +45,22 @@ struct TrainRequest {
   parallel::Workers* workers = nullptr;
 };
 
-/// The training settings `request` trains with: the model's recipe (models::ModelEntry::training),
-/// then its task's for the data (tasks::Task::training_recipe), then the flags given.
-TrainOptions effective_training(const TrainRequest& request);
+/// What a new run trains, resolved once from its request and checked before any data is read:
+/// what `--dump-config` prints and what TrainingRun::start runs.
+struct TrainingPlan {
+  const models::ModelEntry* entry = nullptr;  ///< the registry's model
+  const tasks::Task* task = nullptr;          ///< its task
+  nlohmann::json model_config;                ///< the model's config before the data fixes its sizes
+  /// The training settings: the model's recipe (models::ModelEntry::training), then its task's for
+  /// the data (tasks::Task::training_recipe), then the flags given.
+  TrainOptions training;
+};
+/// `request`'s plan. Bad names, keys and values (and settings that cannot go together) throw
+/// std::invalid_argument.
+TrainingPlan plan_training(const TrainRequest& request);
 
 /// What `--dump-config` prints: the model, its config (before the data fixes its sizes), the keys
-/// the data will set ("model_config_set_from_data") and the effective training settings. Bad
-/// names, keys and values throw std::invalid_argument.
+/// the data will set ("model_config_set_from_data") and the effective training settings.
 nlohmann::ordered_json planned_config(const TrainRequest& request);
 
 /// What `attn train` asks for: a new run, or a run to continue.
