@@ -15,7 +15,7 @@ The Debian packages must be installed already (run either script once): the figu
 the run, not the download. Nothing else should run on the machine meanwhile.
 
 usage: python3 bench/run_cold_build.py [--commits after=HEAD] [--commands main,test] [--runs 3]
-                                       [--warm lib/src/tasks/metrics.cpp] [--out bench/results/cold_build.json]
+                                       [--warm lib/src/metrics/metrics.cpp] [--out bench/results/cold_build.json]
   --commits before=df3a1e0,after=HEAD   alternates the commits (and the commands) run by run, so a slow
                                         spell of the host (this one's speed drifts by a third over an
                                         hour) does not fall on one side
@@ -183,7 +183,7 @@ def main():
     ap.add_argument("--commits", default="after=HEAD", help="LABEL=REV[,LABEL=REV...]: the commits to measure, alternating")
     ap.add_argument("--commands", default="main,test")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--warm", default="lib/src/tasks/metrics.cpp",
+    ap.add_argument("--warm", default="lib/src/metrics/metrics.cpp",
                     help="after each test.sh run, touch this file and time the rebuild ('' for none)")
     ap.add_argument("--out", default=os.path.join(RESULTS, "cold_build.json"))
     args = ap.parse_args()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layering: text, io, data, report -> nn, parallel -> models -> tasks -> analyses -> train. Fails, naming
+# The layering: text, io, data, report, metrics -> nn, parallel -> models -> tasks -> analyses -> train. Fails, naming
 # the file, when
 #   - a layer's headers or sources include a layer above it, or reach another layer's files by a
 #     relative path ("../"), which the build's include directories would not catch;
@@ -13,7 +13,7 @@
 set -euo pipefail
 lib=$1
 rank() {
-  case $1 in text|io|data|report) echo 0 ;; nn|parallel) echo 1 ;; models) echo 2 ;; tasks) echo 3 ;; analyses) echo 4 ;; train) echo 5 ;; *) echo 9 ;; esac
+  case $1 in text|io|data|report|metrics) echo 0 ;; nn|parallel) echo 1 ;; models) echo 2 ;; tasks) echo 3 ;; analyses) echo 4 ;; train) echo 5 ;; *) echo 9 ;; esac
 }
 bad=0
 for dir in "$lib"/include/attn/* "$lib"/src/*; do
@@ -57,5 +57,5 @@ while IFS= read -r hit; do
   echo "$hit: the library changes process-wide state (signals, environment, fork, process name: the apps')"
   bad=1
 done < <(grep -rnE 'signal\(|sigaction|setenv|prctl|fork\(' "$lib" || true)
-[ "$bad" -eq 0 ] && echo "layering holds: text, io, data, report -> nn, parallel -> models -> tasks -> analyses -> train; include/ mirrors src/"
+[ "$bad" -eq 0 ] && echo "layering holds: text, io, data, report, metrics -> nn, parallel -> models -> tasks -> analyses -> train; include/ mirrors src/"
 exit "$bad"

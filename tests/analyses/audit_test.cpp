@@ -5,7 +5,7 @@
 
 #include "../tasks/tasks_test_util.h"
 #include "attn/io/atomic_file.h"
-#include "attn/tasks/bias.h"
+#include "attn/metrics/bias.h"
 #include "attn/text/identity_terms.h"
 
 using namespace attn;
@@ -61,7 +61,7 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
       for (std::size_t k = 0; k < 3; ++k) member[k].push_back(k == i ? 1.0f : 0.0f);
     }
   const std::vector<double> p = scored(*model, texts, "bad");
-  const tasks::BiasFigures expected = tasks::bias_figures(std::vector<float>(p.begin(), p.end()), toxic, names, member);
+  const metrics::BiasFigures expected = metrics::bias_figures(std::vector<float>(p.begin(), p.end()), toxic, names, member);
   for (std::size_t i = 0; i < 3; ++i) {
     INFO(names[i]);
     const auto& t = report.at("terms")[i];

@@ -1,4 +1,4 @@
-// ERASER's plausibility metrics (tasks/plausibility.h) on hand-checked toys.
+// ERASER's plausibility metrics (analyses/plausibility.h) on hand-checked toys.
 #include <limits>
 
 #include <catch2/catch.hpp>

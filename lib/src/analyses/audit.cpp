@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/atomic_file.h"
+#include "attn/metrics/bias.h"
 #include "attn/report/plots.h"
-#include "attn/tasks/bias.h"
 #include "attn/tasks/task.h"
 #include "attn/text/identity_terms.h"
 
@@ -89,7 +89,7 @@ std::string number(const std::optional<double>& v, const char* format = "%.3f") 
 // --- templates ---------------------------------------------------------------------------------
 
 struct TemplatePart {
-  BiasFigures figures;
+  metrics::BiasFigures figures;
   std::vector<double> kind_mean, kind_flagged, toxic_mean;  ///< per term
   std::size_t per_term = 0;
   std::vector<text::TemplateSentence> kind;  ///< every term's kind sentences, term after term
@@ -136,7 +136,7 @@ TemplatePart templates(TextClassifierModel& model, const std::vector<std::string
     out.toxic_mean[i] /= toxic_n[i];
   }
   try {
-    out.figures = bias_figures(scores, positive, terms, members);
+    out.figures = metrics::bias_figures(scores, positive, terms, members);
   } catch (const std::invalid_argument&) {
     // Every sentence scored the same: no AUC is defined. Report the terms with undefined AUCs.
     out.figures.overall_auc = std::nan("");
@@ -381,7 +381,7 @@ nlohmann::ordered_json report_parts(const AuditRequest& r, const Toxicity& tox, 
                                     const TemplatePart& t, const std::optional<SwapPart>& s, const std::optional<WhyPart>& w) {
   nlohmann::ordered_json report = {{"model", r.model}, {"toxicity", tox.name()}, {"terms", nlohmann::ordered_json::array()}};
   for (std::size_t i = 0; i < terms.size(); ++i) {
-    const IdentityFigures& f = t.figures.identities[i];
+    const metrics::IdentityFigures& f = t.figures.identities[i];
     nlohmann::ordered_json term = {{"term", terms[i]},
                                    {"templates",
                                     {{"kind_mean", t.kind_mean[i]},

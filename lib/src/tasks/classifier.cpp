@@ -9,7 +9,7 @@
 
 #include <torch/script.h>
 
-#include "attn/tasks/metrics.h"
+#include "attn/metrics/metrics.h"
 #include "attn/text/csv.h"
 
 namespace attn::tasks {
@@ -95,17 +95,18 @@ data::InputSpec thresholds_input() {
 Thresholds::Thresholds(const data::Inputs& options, std::size_t labels) {
   if (!options.given("thresholds")) return;
   spec_ = options.text("thresholds");
-  check_thresholds(spec_, labels);
+  metrics::check_thresholds(spec_, labels);
 }
 
 nlohmann::ordered_json classifier_metrics(const std::vector<float>& probs, const std::vector<float>& y, const std::vector<bool>& keep,
                                           const std::vector<std::string>& labels, LabelKind kind, EvaluateOptions::Detail detail,
                                           const Thresholds& thresholds) {
   const std::size_t L = labels.size();
-  if (kind == LabelKind::kOneClass) return to_json(class_metrics(probs, y, L, keep), labels, detail == EvaluateOptions::Detail::kFull);
-  nlohmann::ordered_json metrics = to_json(binary_metrics(probs, y, L, keep), labels);
-  if (detail == EvaluateOptions::Detail::kFull) add_to(metrics, decisions(probs, y, L, keep, thresholds.spec()), labels);
-  return metrics;
+  if (kind == LabelKind::kOneClass)
+    return to_json(metrics::class_metrics(probs, y, L, keep), labels, detail == EvaluateOptions::Detail::kFull);
+  nlohmann::ordered_json out = to_json(metrics::binary_metrics(probs, y, L, keep), labels);
+  if (detail == EvaluateOptions::Detail::kFull) metrics::add_to(out, metrics::decisions(probs, y, L, keep, thresholds.spec()), labels);
+  return out;
 }
 
 std::vector<std::string> classifier_metric_names(LabelKind kind) {

@@ -10,9 +10,9 @@
 #include <torch/script.h>
 
 #include "attn/data/tables.h"
+#include "attn/metrics/metrics.h"
 #include "attn/nn/script_module.h"
 #include "attn/report/plots.h"
-#include "attn/tasks/metrics.h"
 #include "classifier.h"
 #include "task_support.h"
 

@@ -9,8 +9,8 @@
 
 #include "attn/data/tables.h"
 #include "attn/io/atomic_file.h"
+#include "attn/metrics/metrics.h"
 #include "attn/nn/script_module.h"
-#include "attn/tasks/metrics.h"
 #include "attn/text/csv.h"
 #include "attn/text/tokenizer.h"
 #include "task_support.h"
@@ -199,7 +199,7 @@ class Seq2SeqDataset : public Dataset {
     const std::vector<Translation> translated = translate(module, enc_.source, rows, batch_size, beam_);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       std::string output = decode(target_, translated[i].ids);
-      const StringTally s = string_tally(output, pairs_.targets[static_cast<std::size_t>(rows[i])]);
+      const metrics::StringTally s = metrics::string_tally(output, pairs_.targets[static_cast<std::size_t>(rows[i])]);
       t[i * kTally + 3] = static_cast<float>(s.exact), t[i * kTally + 4] = static_cast<float>(s.right),
                      t[i * kTally + 5] = static_cast<float>(s.total);
       if (predicted) predicted->push_back(std::move(output));

@@ -16,8 +16,8 @@
 #include "attn/data/rationales.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data_reader.h"
+#include "attn/metrics/bias.h"
 #include "attn/nn/script_module.h"
-#include "attn/tasks/bias.h"
 #include "attn/text/csv.h"
 #include "attn/text/dataset.h"
 #include "attn/text/perturb.h"
@@ -133,10 +133,10 @@ class TextDataset : public Dataset {
     return ids.bitwise_and(text::kWordIdLimit - 1);
   }
 
-  LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const override {
+  metrics::LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const override {
     if (kind_ != LabelKind::kOneClass || !labels_.defined() || rows.empty()) return {};
     const std::vector<float> probs = predict_texts(model, data_.x, data_.padding, rows, kScoringBatchSize);
-    return tasks::macro_f1_offsets(probs, labels_of(rows), config_.labels.size());
+    return metrics::macro_f1_offsets(probs, labels_of(rows), config_.labels.size());
   }
 
   Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const override {
@@ -247,9 +247,9 @@ class TextDataset : public Dataset {
     }
     const std::string& label = config_.labels[k];
     try {
-      const BiasFigures f = bias_figures(scores, positive, identities_.names, annotations);
+      const metrics::BiasFigures f = metrics::bias_figures(scores, positive, identities_.names, annotations);
       out.metrics["bias"] = to_json(f, label);
-      if (!identities_.html.empty()) out.files.emplace_back(identities_.html, bias_heatmap_html(f, label));
+      if (!identities_.html.empty()) out.files.emplace_back(identities_.html, metrics::bias_heatmap_html(f, label));
     } catch (const std::invalid_argument& e) {
       out.metrics["bias"] = {{"label", label}, {"final", nullptr}, {"undefined", e.what()}};
     }

@@ -106,7 +106,7 @@ RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv,
 /// read back for a data directory of `rows` rows (errors name the file). (text_dataset_rationales.cpp)
 std::string marks_json(const RationaleMarks& marks);
 RationaleMarks read_marks(const std::string& path, std::int64_t rows);
-/// Identity annotations of an evaluated file, for Jigsaw 2019's bias metric (tasks/bias.h).
+/// Identity annotations of an evaluated file, for Jigsaw 2019's bias metric (metrics/bias.h).
 struct IdentityColumns {
   std::vector<std::string> names;
   std::vector<std::vector<float>> values;  ///< per identity, per row: the annotation, NaN where empty
@@ -119,7 +119,7 @@ struct IdentityColumns {
 IdentityColumns read_identities(const std::string& csv, const std::vector<std::string>& names,
                                 text::TableFormat format = text::TableFormat::kAuto);
 /// Bias-aware training: the prepared rows' weights in the loss from `csv` (--weight-column's
-/// numbers times, with --identity-weighting, tasks/bias.h's identity weights over the identity
+/// numbers times, with --identity-weighting, metrics/bias.h's identity weights over the identity
 /// columns, the first label's positives), scaled to mean 1; recorded in prepare.json's
 /// "row_weights", and the identity columns used in `config`. (text_dataset_weights.cpp)
 std::vector<float> read_row_weights(data::Prepared& prepared, const std::string& csv, text::TableFormat format, TextDataConfig& config);

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "attn/io/atomic_file.h"
-#include "attn/tasks/bias.h"
+#include "attn/metrics/bias.h"
 #include "attn/text/csv.h"
 #include "text_dataset.h"
 
@@ -32,7 +32,7 @@ IdentityColumns read_identities(const std::string& csv, const std::vector<std::s
   IdentityColumns out;
   std::vector<std::size_t> columns;
   if (names.empty()) {
-    for (const std::string& name : scored_identities())
+    for (const std::string& name : metrics::scored_identities())
       if (const auto c = reader.find_column(name)) out.names.push_back(name), columns.push_back(*c);
   } else {
     for (const std::string& name : names) {
@@ -86,7 +86,7 @@ std::vector<float> read_row_weights(data::Prepared& prepared, const std::string&
     const std::size_t L = prepared.data.label_names.size();
     std::vector<std::uint8_t> positive(n);
     for (std::size_t r = 0; r < n; ++r) positive[r] = prepared.data.labels[r * L] > 0.5f;
-    const std::vector<float> iw = identity_weights(positive, id.values);
+    const std::vector<float> iw = metrics::identity_weights(positive, id.values);
     std::int64_t counts[4] = {0, 0, 0, 0};  // background negatives and positives, subgroup positives and negatives
     for (std::size_t r = 0; r < n; ++r) {
       w[r] *= iw[r];

@@ -165,7 +165,7 @@ struct TrainingRun::Impl {
   void adjust_logits() {
     const models::ModelEntry& entry = *this->entry;
     models::SavedModel best = models::load_model(path("model.pt"), nn::Runtime::kPortable);
-    const tasks::LogitAdjustment a = trainer->macro_f1_offsets(best.module);
+    const metrics::LogitAdjustment a = trainer->macro_f1_offsets(best.module);
     if (a.offsets.empty()) return;
     torch::Tensor bias = models::output_bias(entry, best.module);
     if (!bias.defined() || bias.numel() != static_cast<std::int64_t>(a.offsets.size()))

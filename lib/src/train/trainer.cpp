@@ -309,7 +309,7 @@ int Trainer::epochs_done() const { return impl_->state.epoch; }
 int Trainer::best_epoch() const { return impl_->state.best_epoch; }
 torch::jit::Module& Trainer::model() { return impl_->model; }
 nlohmann::ordered_json Trainer::validate() { return impl_->validate(); }
-tasks::LogitAdjustment Trainer::macro_f1_offsets(torch::jit::Module& model) {
+metrics::LogitAdjustment Trainer::macro_f1_offsets(torch::jit::Module& model) {
   return impl_->validation_data.macro_f1_offsets(model, impl_->val_rows);
 }
 

@@ -4,7 +4,7 @@
 ///   templates  the project's template sentences filled with each term and a toxic or a kind filler
 ///              (text::template_sentences), scored: per term the mean toxicity of its kind sentences
 ///              and the share of them decided toxic (false positives), and Jigsaw 2019's subgroup,
-///              BPSN and BNSP AUC with a term's sentences as its subgroup (tasks/bias.h), with the
+///              BPSN and BNSP AUC with a term's sentences as its subgroup (metrics/bias.h), with the
 ///              power means and final metric over the terms;
 ///   swaps      (with --csv) every row of the user's file that mentions a term, scored again with
 ///              each other term in its place (case and punctuation kept): per term put in, the mean

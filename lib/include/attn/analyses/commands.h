@@ -50,7 +50,7 @@ struct FaithfulnessRequest {
   std::string per_row;                                                  ///< write each row's figures here as JSON Lines ("" = none)
   std::function<void(std::int64_t done, std::int64_t total)> progress;  ///< after each chunk of rows
 };
-/// `attn faithfulness` (tasks/faithfulness.h): measures the methods on the rows, writes the
+/// `attn faithfulness` (analyses/faithfulness.h): measures the methods on the rows, writes the
 /// requested files, and returns the table to print.
 std::string faithfulness(const FaithfulnessRequest& request);
 

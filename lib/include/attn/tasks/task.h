@@ -40,13 +40,13 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
+#include "attn/metrics/metrics.h"
 #include "attn/models/importance.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/report/explanation.h"
 #include "attn/tasks/batching.h"
 #include "attn/tasks/command.h"
-#include "attn/tasks/metrics.h"
 #include "attn/text/tokenizer.h"
 
 namespace attn::parallel {
@@ -142,7 +142,7 @@ class Dataset {
   /// One class per row: the per-class offsets to `model`'s log-probabilities that maximise the
   /// macro-F1 of `rows` (metrics.h's macro_f1_offsets, post-hoc logit adjustment); empty for data
   /// of another kind.
-  virtual LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const {
+  virtual metrics::LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const {
     (void)model, (void)rows;
     return {};
   }

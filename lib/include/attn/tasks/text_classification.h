@@ -61,7 +61,7 @@ struct TextDataConfig {
   std::vector<std::string> aux_labels;
   /// Bias-aware training: each training row's loss weighed by its weight column (--weight-column)
   /// and, with --identity-weighting, by Jigsaw 2019's identity weights over the `identities`
-  /// columns (tasks/bias.h's identity_weights); the weights themselves are in dir/row_weights.json.
+  /// columns (metrics/bias.h's identity_weights); the weights themselves are in dir/row_weights.json.
   std::string weight_column;
   bool identity_weighting = false;
   std::vector<std::string> identities;

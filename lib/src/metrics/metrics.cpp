@@ -1,4 +1,4 @@
-#include "attn/tasks/metrics.h"
+#include "attn/metrics/metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "attn/data/inputs.h"
 #include "attn/text/unicode.h"
 
-namespace attn::tasks {
+namespace attn::metrics {
 
 double roc_auc(const std::vector<float>& scores, const std::vector<float>& labels) {
   const std::size_t n = scores.size();
@@ -345,4 +345,4 @@ StringAccuracy string_accuracy(const std::vector<std::string>& predicted, const 
   return a;
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::metrics

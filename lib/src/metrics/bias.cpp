@@ -1,14 +1,14 @@
 // Unintended identity bias: Jigsaw 2019's metric (see bias.h).
-#include "attn/tasks/bias.h"
+#include "attn/metrics/bias.h"
 
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
+#include "attn/metrics/metrics.h"
 #include "attn/report/plots.h"
-#include "attn/tasks/metrics.h"
 
-namespace attn::tasks {
+namespace attn::metrics {
 
 const std::vector<std::string>& scored_identities() {
   static const std::vector<std::string> names = {"male",  "female", "homosexual_gay_or_lesbian",    "christian", "jewish", "muslim",
@@ -168,4 +168,4 @@ std::string bias_heatmap_html(const BiasFigures& f, const std::string& label) {
   return report::html_page("Identity bias of " + label, h);
 }
 
-}  // namespace attn::tasks
+}  // namespace attn::metrics

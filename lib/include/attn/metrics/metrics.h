@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace attn::tasks {
+namespace attn::metrics {
 
 /// Area under the ROC curve (the Kaggle Jigsaw metric) of `scores` against 0/1 `labels`, with tied
 /// scores given their average rank. NaN when only one class is present.
@@ -101,4 +101,4 @@ StringAccuracy string_accuracy(const std::vector<std::string>& predicted, const 
 /// A number, or null for NaN (JSON has no NaN).
 nlohmann::ordered_json number_or_null(double v);
 
-}  // namespace attn::tasks
+}  // namespace attn::metrics

@@ -1,4 +1,4 @@
-// Jigsaw 2019's bias metric (tasks/bias.h): each AUC against brute-force pair counting with ties, the
+// Jigsaw 2019's bias metric (metrics/bias.h): each AUC against brute-force pair counting with ties, the
 // power mean, the final metric on a hand-computed toy, undefined subgroups left out, never NaN.
 #include <cmath>
 #include <limits>
@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "attn/tasks/bias.h"
+#include "attn/metrics/bias.h"
 
 using namespace attn;
 
@@ -26,7 +26,7 @@ double pairs_auc(const std::vector<float>& s, const std::vector<std::uint8_t>& y
 
 }  // namespace
 
-TEST_CASE("bias: subgroup, BPSN and BNSP AUC equal brute-force pair counting, ties counted half", "[tasks][bias]") {
+TEST_CASE("bias: subgroup, BPSN and BNSP AUC equal brute-force pair counting, ties counted half", "[metrics][bias]") {
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> level(0, 9);  // few distinct scores: many ties
   const std::size_t n = 300;
@@ -39,7 +39,7 @@ TEST_CASE("bias: subgroup, BPSN and BNSP AUC equal brute-force pair counting, ti
     ann[0][r] = static_cast<float>(level(rng)) / 9.0f;                        // member when >= 0.5
     ann[1][r] = r % 3 == 0 ? std::numeric_limits<float>::quiet_NaN() : 1.0f;  // not annotated: not a member
   }
-  const tasks::BiasFigures f = tasks::bias_figures(scores, y, {"a", "b"}, ann);
+  const metrics::BiasFigures f = metrics::bias_figures(scores, y, {"a", "b"}, ann);
   CHECK(f.overall_auc == Approx(pairs_auc(scores, y, std::vector<std::uint8_t>(n, 1))));
   for (std::size_t i = 0; i < 2; ++i) {
     std::vector<std::uint8_t> sub(n), bpsn(n), bnsp(n);
@@ -57,12 +57,12 @@ TEST_CASE("bias: subgroup, BPSN and BNSP AUC equal brute-force pair counting, ti
   CHECK(f.identities[1].members == 200);  // the NaN rows are not members
 }
 
-TEST_CASE("bias: the final metric on a hand-computed toy, an identity without members left out", "[tasks][bias]") {
+TEST_CASE("bias: the final metric on a hand-computed toy, an identity without members left out", "[metrics][bias]") {
   const std::vector<float> s = {0.9f, 0.8f, 0.3f, 0.2f, 0.7f, 0.6f, 0.4f, 0.1f};
   const std::vector<std::uint8_t> y = {1, 1, 0, 0, 1, 0, 1, 0};
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<std::vector<float>> ann = {{1, 1, 1, 1, 0, 0, nan, 0}, {0, 0, 0, 0, 1, 0.5f, 0.5f, 1}, std::vector<float>(8, nan)};
-  const tasks::BiasFigures f = tasks::bias_figures(s, y, {"a", "b", "nobody"}, ann);
+  const metrics::BiasFigures f = metrics::bias_figures(s, y, {"a", "b", "nobody"}, ann);
   CHECK(f.overall_auc == Approx(15.0 / 16.0));  // only 0.4 (positive) < 0.6 (negative)
   CHECK(f.identities[0].subgroup_auc.value() == Approx(1.0));
   CHECK(f.identities[1].subgroup_auc.value() == Approx(0.75));  // {0.7, 0.4} against {0.6, 0.1}
@@ -74,36 +74,36 @@ TEST_CASE("bias: the final metric on a hand-computed toy, an identity without me
   const double m = std::pow((1.0 + std::pow(0.75, -5.0)) / 2.0, -1.0 / 5.0);
   CHECK(f.subgroup_mean.value() == Approx(m));
   CHECK(f.final_metric.value() == Approx(0.25 * 15.0 / 16.0 + 0.25 * (m + 1.0 + 1.0)));
-  const auto j = tasks::to_json(f, "toxic");
+  const auto j = metrics::to_json(f, "toxic");
   CHECK(j["identities"][2]["subgroup_auc"].is_null());
   CHECK(j["final"].get<double>() == Approx(f.final_metric.value()));
-  CHECK(tasks::bias_table(f, "toxic").find("undef") != std::string::npos);
-  const std::string page = tasks::bias_heatmap_html(f, "toxic");
+  CHECK(metrics::bias_table(f, "toxic").find("undef") != std::string::npos);
+  const std::string page = metrics::bias_heatmap_html(f, "toxic");
   CHECK(page.find("background:rgb(") != std::string::npos);  // the shaded cells
   CHECK(page.find("BPSN AUC") != std::string::npos);
 }
 
-TEST_CASE("bias: power mean p = -5 weighs the worst, undefined everywhere leaves the final metric undefined, not NaN", "[tasks][bias]") {
-  CHECK(tasks::power_mean({0.8, 0.8}).value() == Approx(0.8));
-  CHECK(tasks::power_mean({0.9, 0.5}).value() < 0.6);  // nearer the worst than the mean 0.7
-  CHECK_FALSE(tasks::power_mean({}).has_value());
+TEST_CASE("bias: power mean p = -5 weighs the worst, undefined everywhere leaves the final metric undefined, not NaN", "[metrics][bias]") {
+  CHECK(metrics::power_mean({0.8, 0.8}).value() == Approx(0.8));
+  CHECK(metrics::power_mean({0.9, 0.5}).value() < 0.6);  // nearer the worst than the mean 0.7
+  CHECK_FALSE(metrics::power_mean({}).has_value());
   const std::vector<float> s = {0.9f, 0.1f};
   const std::vector<std::uint8_t> y = {1, 0};
-  const tasks::BiasFigures f = tasks::bias_figures(s, y, {"a"}, {{1.0f, 0.0f}});  // the subgroup holds one positive only
+  const metrics::BiasFigures f = metrics::bias_figures(s, y, {"a"}, {{1.0f, 0.0f}});  // the subgroup holds one positive only
   CHECK_FALSE(f.identities[0].subgroup_auc.has_value());
   CHECK_FALSE(f.final_metric.has_value());
-  const auto j = tasks::to_json(f, "toxic");
+  const auto j = metrics::to_json(f, "toxic");
   CHECK(j["final"].is_null());
   CHECK(j["undefined"].get<std::string>().find("subgroup") != std::string::npos);
-  CHECK_THROWS_WITH(tasks::bias_figures({0.2f, 0.3f}, {1, 1}, {}, {}), Catch::Contains("one class only"));
+  CHECK_THROWS_WITH(metrics::bias_figures({0.2f, 0.3f}, {1, 1}, {}, {}), Catch::Contains("one class only"));
 }
 
-TEST_CASE("bias: identity weights up-weigh subgroup rows, background positives and subgroup negatives", "[tasks][bias]") {
+TEST_CASE("bias: identity weights up-weigh subgroup rows, background positives and subgroup negatives", "[metrics][bias]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Rows: background negative, background positive, subgroup positive, subgroup negative (of the
   // second identity), a member of both (negative), annotations below 0.5 and missing (background).
   const std::vector<std::uint8_t> positive = {0, 1, 1, 0, 0, 1, 0};
   const std::vector<std::vector<float>> annotations = {{0, 0, 1, 0, 0.5f, 0.49f, nan}, {0, 0, 0, 0.8f, 1, 0, nan}};
-  CHECK(tasks::identity_weights(positive, annotations) == std::vector<float>{1, 2, 2, 3, 3, 2, 1});
-  CHECK(tasks::identity_weights({1, 0}, {}) == std::vector<float>{2, 1});  // no identity: all background
+  CHECK(metrics::identity_weights(positive, annotations) == std::vector<float>{1, 2, 2, 3, 3, 2, 1});
+  CHECK(metrics::identity_weights({1, 0}, {}) == std::vector<float>{2, 1});  // no identity: all background
 }

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace attn::tasks {
+namespace attn::metrics {
 
 /// The 2019 competition's scored identities, in its order.
 const std::vector<std::string>& scored_identities();
@@ -73,4 +73,4 @@ std::string bias_table(const BiasFigures& figures, const std::string& label);
 /// cells are shaded by 1 - AUC.
 std::string bias_heatmap_html(const BiasFigures& figures, const std::string& label);
 
-}  // namespace attn::tasks
+}  // namespace attn::metrics
