@@ -381,15 +381,11 @@ std::vector<Route> Api::route_table() {
   return table;
 }
 
-/// POST /v1/explain and /v1/predict: checked here, run by the batcher, answered from its thread.
-void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
-  require_ready();
-  const InferBody body = decode_infer(ex->request.body, mode == Mode::kExplain);
-  const std::size_t model = pick(body.model);
-  const std::string& name = store_.name(model);
-  const std::shared_ptr<const Loaded> loaded = store_.current(model);  // one load throughout, even if a reload swaps it
-  const tasks::TrainedModel& first = *loaded->copies.front();
-  const std::string wanted = first.facts().input == tasks::ModelFacts::Input::kTexts ? "texts" : "rows";
+namespace {
+
+/// A request's inputs, texts or rows as the model reads (400 when it sent the other kind, or none).
+std::vector<tasks::Input> inputs_of(const InferBody& body, const tasks::TrainedModel& model, const std::string& name) {
+  const std::string wanted = model.facts().input == tasks::ModelFacts::Input::kTexts ? "texts" : "rows";
   if ((wanted == "texts" && body.rows) || (wanted == "rows" && body.texts))
     throw HttpError(400, "model '" + name + "' reads \"" + wanted + "\", not \"" + (wanted == "texts" ? "rows" : "texts") + "\"");
   if (!body.texts && !body.rows) throw HttpError(400, "field \"" + wanted + "\" is required");
@@ -398,6 +394,74 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     for (const std::string& text : *body.texts) inputs.push_back({text, {}});
   else
     for (const auto& row : *body.rows) inputs.push_back({"", row});
+  return inputs;
+}
+
+/// The batcher's results answered: an error as its status (400 a bad input, 503 a time-out, 500
+/// else), else {"model", "results"} with, where the request marked words, each method's plausibility.
+void answer_results(Exchange& ex, const std::string& name, const std::optional<std::vector<std::vector<std::int64_t>>>& rationales,
+                    Results results, const std::exception_ptr& error) {
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::invalid_argument& e) {
+      return ex.answer(error_response(400, e.what()));
+    } catch (const TimedOut& e) {
+      Response r = error_response(503, e.what());
+      r.headers.push_back({"Retry-After", "1"});
+      return ex.answer(std::move(r));
+    } catch (const std::exception& e) {
+      return ex.answer(error_response(500, e.what()));
+    }
+  }
+  if (rationales) {  // each method's plausibility against the words people marked
+    try {
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        if ((*rationales)[i].empty()) continue;
+        nlohmann::ordered_json e = nlohmann::ordered_json::parse(results[i]);
+        e["plausibility"] = analyses::explanation_plausibility(e, (*rationales)[i], 5, "rationales[" + std::to_string(i) + "]");
+        results[i] = e.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      }
+    } catch (const std::invalid_argument& e) {
+      return ex.answer(error_response(400, e.what()));
+    }
+  }
+  std::string out = "{\"model\":" + json(name).dump(-1, ' ', false, json::error_handler_t::replace) + ",\"results\":[";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (i) out += ',';
+    out += results[i];
+  }
+  Response r;
+  r.body = out + "]}";
+  ex.answer(std::move(r));
+}
+
+}  // namespace
+
+/// 413 when explaining `inputs` with `explain` would cost more than --max-request-cost.
+void Api::check_cost(const tasks::TrainedModel& model, const std::vector<tasks::Input>& inputs,
+                     const tasks::ExplainOptions& explain) const {
+  // What the request would cost, before any of it runs (predict: one forward pass per input).
+  // The bound needs no tokenising: most requests (a few texts, few methods) are far under the cap.
+  const std::int64_t bound = model.request_cost_bound(inputs.size(), explain);
+  if (options_.max_request_cost > 0 && (bound < 0 || bound > options_.max_request_cost)) {
+    const std::int64_t cost = model.request_cost(inputs, explain);
+    if (cost > options_.max_request_cost)
+      throw HttpError(413, "the request would cost " + std::to_string(cost) + " (words read by forward passes, summed over its " +
+                               std::to_string(inputs.size()) + " inputs); at most " + std::to_string(options_.max_request_cost) +
+                               " per request (--max-request-cost): send fewer inputs, methods or steps");
+  }
+}
+
+/// POST /v1/explain and /v1/predict: checked here, run by the batcher, answered from its thread.
+void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
+  require_ready();
+  const InferBody body = decode_infer(ex->request.body, mode == Mode::kExplain);
+  const std::size_t model = pick(body.model);
+  const std::string& name = store_.name(model);
+  const std::shared_ptr<const Loaded> loaded = store_.current(model);  // one load throughout, even if a reload swaps it
+  const tasks::TrainedModel& first = *loaded->copies.front();
+  std::vector<tasks::Input> inputs = inputs_of(body, first, name);
   ex->inputs = inputs.size();
   if (inputs.size() > options_.max_texts)
     throw HttpError(
@@ -408,16 +472,7 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     throw HttpError(400, e.what());
   }
   const tasks::ExplainOptions explain = explain_options(body, first, mode);
-  // What the request would cost, before any of it runs (predict: one forward pass per input).
-  // The bound needs no tokenising: most requests (a few texts, few methods) are far under the cap.
-  const std::int64_t bound = first.request_cost_bound(inputs.size(), explain);
-  if (options_.max_request_cost > 0 && (bound < 0 || bound > options_.max_request_cost)) {
-    const std::int64_t cost = first.request_cost(inputs, explain);
-    if (cost > options_.max_request_cost)
-      throw HttpError(413, "the request would cost " + std::to_string(cost) + " (words read by forward passes, summed over its " +
-                               std::to_string(inputs.size()) + " inputs); at most " + std::to_string(options_.max_request_cost) +
-                               " per request (--max-request-cost): send fewer inputs, methods or steps");
-  }
+  check_cost(first, inputs, explain);
   if (mode == Mode::kExplain && body.self_attention) mode = Mode::kExplainWithSelfAttention;
   // Importance methods cost up to hundreds of passes an input: a client address may have
   // --heavy-per-client such requests in flight, so one client cannot fill the inference threads.
@@ -444,40 +499,7 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     batcher_->submit(model, mode, std::move(inputs), explain,
                      [ex, name, release, rationales = body.rationales](Results results, std::exception_ptr error) {
                        release();
-                       if (error) {
-                         try {
-                           std::rethrow_exception(error);
-                         } catch (const std::invalid_argument& e) {
-                           return ex->answer(error_response(400, e.what()));
-                         } catch (const TimedOut& e) {
-                           Response r = error_response(503, e.what());
-                           r.headers.push_back({"Retry-After", "1"});
-                           return ex->answer(std::move(r));
-                         } catch (const std::exception& e) {
-                           return ex->answer(error_response(500, e.what()));
-                         }
-                       }
-                       if (rationales) {  // each method's plausibility against the words people marked
-                         try {
-                           for (std::size_t i = 0; i < results.size(); ++i) {
-                             if ((*rationales)[i].empty()) continue;
-                             nlohmann::ordered_json e = nlohmann::ordered_json::parse(results[i]);
-                             e["plausibility"] =
-                                 analyses::explanation_plausibility(e, (*rationales)[i], 5, "rationales[" + std::to_string(i) + "]");
-                             results[i] = e.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-                           }
-                         } catch (const std::invalid_argument& e) {
-                           return ex->answer(error_response(400, e.what()));
-                         }
-                       }
-                       std::string out = "{\"model\":" + json(name).dump(-1, ' ', false, json::error_handler_t::replace) + ",\"results\":[";
-                       for (std::size_t i = 0; i < results.size(); ++i) {
-                         if (i) out += ',';
-                         out += results[i];
-                       }
-                       Response r;
-                       r.body = out + "]}";
-                       ex->answer(std::move(r));
+                       answer_results(*ex, name, rationales, std::move(results), error);
                      });
   } catch (const QueueFull& e) {
     release();

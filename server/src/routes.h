@@ -61,6 +61,7 @@ class Api : public HttpHandler {
   std::vector<Route> route_table();
   void infer(const std::shared_ptr<Exchange>& exchange, Mode mode);
   tasks::ExplainOptions explain_options(const InferBody& body, const tasks::TrainedModel& model, Mode mode) const;
+  void check_cost(const tasks::TrainedModel& model, const std::vector<tasks::Input>& inputs, const tasks::ExplainOptions& explain) const;
   std::size_t pick(const std::optional<std::string>& name) const;
   /// Re-reads model `model` on the loader thread; `then(info, "")` or `then(null, why)` there.
   void reload(std::size_t model, std::function<void(const nlohmann::ordered_json& info, const std::string& error)> then);
