@@ -31,6 +31,12 @@ struct Route {
   std::optional<std::vector<std::string>> match(std::string_view path) const;
 };
 
+/// The JSON schemas the routes' bodies share (the rows of Api's table and /openapi.json).
+struct Schemas {
+  nlohmann::ordered_json string, integer, model_info, inputs, explain_request, results;
+};
+Schemas schemas();
+
 /// The OpenAPI 3.0 document of `routes`: every route with its body, its 200 response and its errors
 /// (the handler's own, and what the connection layer and the router answer for any route: 400,
 /// 403, 404, 405, 408, 411, 413, 415, 429, 431, 503, and 401 where a key is needed).

@@ -1,5 +1,8 @@
 #include "http.h"
 
+#include "connections.h"
+#include "framing.h"
+
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -8,9 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <future>
-#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -34,12 +35,6 @@ using Clock = std::chrono::steady_clock;
 using error_code = boost::system::error_code;
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::string address_text(const net::ip::address& a) {
   if (a.is_v6() && a.to_v6().is_v4_mapped()) return net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6()).to_string();
@@ -75,150 +70,12 @@ std::unique_ptr<net::ssl::context> tls_context(const std::string& cert, const st
   return context;
 }
 
-/// A header line folded onto the next (obs-fold: CRLF then a space or tab) in a request's head.
-bool folded(std::string_view head) {
-  for (std::size_t at = head.find("\r\n"); at != std::string_view::npos; at = head.find("\r\n", at + 2))
-    if (at + 2 < head.size() && (head[at + 2] == ' ' || head[at + 2] == '\t')) return true;
-  return false;
-}
-
-bool takes_no_body(std::string_view method) {
-  for (const char* m : {"GET", "HEAD", "OPTIONS", "DELETE", "TRACE", "CONNECT"})
-    if (method == m) return true;
-  return false;
-}
-
-// ---- Connections: their number, their clients and what each is doing ----
-
-enum class Phase {
-  kHandshake,  ///< TLS handshake (deadline: request_read)
-  kIdle,       ///< waiting for a request's first byte (keep_alive)
-  kReading,    ///< a request arriving (request_read from its first byte)
-  kBusy,       ///< the handler has the request (no deadline of ours)
-  kWriting,    ///< a response going out (write_timeout)
-  kClosing,    ///< answered; discarding what the client still sends, briefly
-};
-
-class Connection {
- public:
-  virtual ~Connection() = default;
-  /// Closes at once (evicted, or the server stops while it reads or waits).
-  virtual void abort() = 0;
-  /// The server stops: closes unless a request is being handled or answered.
-  virtual void stop_if_quiet() = 0;
-};
-
-class Registry {
- public:
-  enum class Admission { kAdmitted, kPerClient, kSaturated };
-  struct Admitted {
-    Admission admission;
-    std::uint64_t id = 0;
-    std::shared_ptr<Connection> evicted;  ///< to close for this one
-  };
-
-  Registry(std::size_t max_connections, std::size_t per_client) : max_(max_connections), per_client_(per_client) {}
-
-  /// Takes a new connection from `client`, making room by eviction when full (see http.h).
-  Admitted admit(const std::string& client) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const std::uint64_t id = next_++;
-    const auto mine = clients_.find(client);
-    if (mine != clients_.end() && mine->second >= per_client_) {
-      slots_[id] = {{}, client, Phase::kClosing, Clock::now(), false, false};
-      return {Admission::kPerClient, id, nullptr};
-    }
-    std::shared_ptr<Connection> victim;
-    if (counted_ >= max_) {
-      Slot* chosen = nullptr;
-      const auto rank = [](Phase p) {
-        return p == Phase::kIdle || p == Phase::kClosing ? 0 : p == Phase::kReading || p == Phase::kHandshake ? 1 : 2;
-      };
-      for (auto& [slot_id, slot] : slots_) {
-        if (!slot.counted || slot.evicted || rank(slot.phase) == 2) continue;
-        if (!chosen || rank(slot.phase) < rank(chosen->phase) || (rank(slot.phase) == rank(chosen->phase) && slot.since < chosen->since))
-          chosen = &slot;
-      }
-      if (!chosen) {
-        slots_[id] = {{}, client, Phase::kClosing, Clock::now(), false, false};
-        return {Admission::kSaturated, id, nullptr};
-      }
-      chosen->evicted = true;
-      --counted_;
-      victim = chosen->connection.lock();
-    }
-    slots_[id] = {{}, client, Phase::kIdle, Clock::now(), true, false};
-    ++clients_[client];
-    ++counted_;
-    return {Admission::kAdmitted, id, victim};
-  }
-
-  void attach(std::uint64_t id, const std::shared_ptr<Connection>& c) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    slots_.at(id).connection = c;
-  }
-
-  void phase(std::uint64_t id, Phase p, Clock::time_point since) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Slot& s = slots_.at(id);
-    s.phase = p;
-    s.since = since;
-  }
-
-  void remove(std::uint64_t id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = slots_.find(id);
-    if (it == slots_.end()) return;
-    if (it->second.counted) {
-      if (--clients_[it->second.client] == 0) clients_.erase(it->second.client);
-      if (!it->second.evicted) --counted_;
-    }
-    slots_.erase(it);
-    if (slots_.empty()) empty_.notify_all();
-  }
-
-  std::vector<std::shared_ptr<Connection>> all() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::shared_ptr<Connection>> out;
-    for (const auto& [id, slot] : slots_)
-      if (auto c = slot.connection.lock()) out.push_back(std::move(c));
-    return out;
-  }
-
-  std::size_t size() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return slots_.size();
-  }
-
-  void wait_empty() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    empty_.wait(lock, [this] { return slots_.empty(); });
-  }
-
- private:
-  struct Slot {
-    std::weak_ptr<Connection> connection;
-    std::string client;
-    Phase phase;
-    Clock::time_point since;
-    bool counted;  ///< toward max_connections and per_client (a refused connection is not)
-    bool evicted;
-  };
-  const std::size_t max_, per_client_;
-  mutable std::mutex mutex_;
-  std::condition_variable empty_;
-  std::map<std::uint64_t, Slot> slots_;
-  std::map<std::string, std::size_t> clients_;
-  std::size_t counted_ = 0;
-  std::uint64_t next_ = 1;
-};
-
-/// What every connection shares.
+/// What every connection shares (their book of connections: connections.h).
 struct Shared {
   HttpOptions options;
   HttpHandler& handler;
   net::ssl::context* tls = nullptr;
-  Registry registry;
+  ConnectionRegistry registry;
   std::atomic<bool> stopping{false};
 };
 
@@ -408,7 +265,6 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
     };
     const auto& req = parser_->get();
     version_ = req.version() == 10 ? 10 : 11;
-    if (req.version() != 10 && req.version() != 11) return bad(505, "framing", "HTTP/1.0 and HTTP/1.1 only");
     head_ = Head{};
     head_.method = std::string(req.method_string());
     head_.target = std::string(req.target());
@@ -418,33 +274,13 @@ class Session : public Connection, public std::enable_shared_from_this<Session<k
     const std::size_t question = head_.target.find('?');
     head_.path = head_.target.substr(0, question);
     if (question != std::string::npos) head_.query = head_.target.substr(question + 1);
-    std::size_t hosts = 0, encodings = 0;
-    for (const auto& f : req) {
-      head_.fields.emplace_back(std::string(f.name_string()), std::string(f.value()));
-      if (beast::iequals(f.name_string(), "host")) ++hosts;
-      if (beast::iequals(f.name_string(), "transfer-encoding")) ++encodings;
-    }
+    for (const auto& f : req) head_.fields.emplace_back(std::string(f.name_string()), std::string(f.value()));
     head_request_ = head_.method == "HEAD";
-    const bool chunked = parser_->chunked();
-    const auto length = parser_->content_length();
-    head_.has_body = chunked || (length && *length > 0);
-    if (head_.target.empty() || head_.target[0] != '/') return bad(400, "framing", "the request target must be a path (/...)");
-    if (hosts > 1 || (version_ == 11 && hosts == 0)) return bad(400, "framing", "an HTTP/1.1 request needs exactly one Host field");
-    if (encodings > 0) {
-      const auto te = head_.field("transfer-encoding");
-      if (encodings > 1 || version_ == 10 || !beast::iequals(trim(*te), "chunked"))
-        return bad(400, "framing", "Transfer-Encoding must be exactly 'chunked' (one field, HTTP/1.1)");
-    }
-    if (takes_no_body(head_.method) && head_.has_body) return bad(400, "framing", head_.method + " takes no body");
-    if (!takes_no_body(head_.method) && !chunked && !length)
-      return bad(411, "length_required", head_.method + " needs a Content-Length (or Transfer-Encoding: chunked)");
-    if (const auto coding = head_.field("content-encoding"); coding && !beast::iequals(trim(*coding), "identity"))
-      return bad(415, "content_encoding", "Content-Encoding '" + std::string(trim(*coding)) + "': send the body unencoded");
-    continue_ = false;
-    if (const auto expect = head_.field("expect")) {
-      if (!beast::iequals(trim(*expect), "100-continue")) return bad(417, "expectation", "the only Expect understood is 100-continue");
-      continue_ = head_.has_body;
-    }
+    const auto length = parser_->content_length();  // (a boost::optional)
+    const Framing framing{req.version(), parser_->chunked(), length ? std::optional<std::uint64_t>(*length) : std::nullopt};
+    head_.has_body = framing.chunked || (framing.length && *framing.length > 0);
+    if (const auto refusal = framing_refusal(head_, framing)) return bad(refusal->status, refusal->reason, refusal->message);
+    continue_ = head_.has_body && head_.field("expect");  // (framing_refusal took only 100-continue)
     std::optional<Response> refusal;
     try {
       refusal = shared_.handler.accept(head_);
@@ -649,7 +485,7 @@ std::vector<std::string> local_names() {
 // ---- The server ----
 
 struct HttpServer::Impl {
-  Impl(const HttpOptions& o, HttpHandler& h) : shared{o, h, nullptr, Registry(o.max_connections, o.per_client)} {}
+  Impl(const HttpOptions& o, HttpHandler& h) : shared{o, h, nullptr, ConnectionRegistry(o.max_connections, o.per_client)} {}
 
   void accept() {
     acceptor.async_accept(net::make_strand(io), [this](const error_code& ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
@@ -668,25 +504,25 @@ struct HttpServer::Impl {
     socket.set_option(tcp::no_delay(true), ignored);
     const auto peer = socket.remote_endpoint(ignored);
     const std::string client = address_text(peer.address());
-    const Registry::Admitted a = shared.registry.admit(client);
+    const ConnectionRegistry::Admitted a = shared.registry.admit(client, Clock::now());
     if (a.evicted) a.evicted->abort();
     if (shared.tls) {
       auto s = std::make_shared<Session<true>>(shared, std::move(socket), client, a.id);
       shared.registry.attach(a.id, s);
-      if (a.admission == Registry::Admission::kAdmitted) {
+      if (a.admission == ConnectionRegistry::Admission::kAdmitted) {
         s->start();
       } else {
-        shared.handler.refused(a.admission == Registry::Admission::kPerClient ? "per_client" : "saturated",
-                               a.admission == Registry::Admission::kPerClient ? 429 : 503);
+        shared.handler.refused(a.admission == ConnectionRegistry::Admission::kPerClient ? "per_client" : "saturated",
+                               a.admission == ConnectionRegistry::Admission::kPerClient ? 429 : 503);
         s->abort();  // no HTTP before the handshake: closed
       }
     } else {
       auto s = std::make_shared<Session<false>>(shared, std::move(socket), client, a.id);
       shared.registry.attach(a.id, s);
-      if (a.admission == Registry::Admission::kPerClient)
+      if (a.admission == ConnectionRegistry::Admission::kPerClient)
         s->start(429, "per_client",
                  "this address has " + std::to_string(shared.options.per_client) + " connections open (--connections-per-client)");
-      else if (a.admission == Registry::Admission::kSaturated)
+      else if (a.admission == ConnectionRegistry::Admission::kSaturated)
         s->start(503, "saturated",
                  "the server has --max-connections (" + std::to_string(shared.options.max_connections) +
                      ") connections open, each running a request");

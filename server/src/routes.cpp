@@ -207,56 +207,6 @@ void Api::refused(const std::string& reason, int status) { metrics_.refused(reas
 
 // ---- The routes ----
 
-namespace {
-
-/// The JSON schemas of the routes' bodies (/openapi.json).
-struct Schemas {
-  json string, integer, model_info, inputs, explain_request, results;
-};
-
-Schemas schemas() {
-  Schemas k;
-  const json string = {{"type", "string"}}, integer = {{"type", "integer"}};
-  k.string = string;
-  k.integer = integer;
-  k.model_info = {
-      {"type", "object"},
-      {"required",
-       {"name", "model", "task", "input", "path", "sha256", "loaded_at", "config", "methods", "default_steps", "max_steps", "examples"}},
-      {"properties",
-       {{"name", string},
-        {"model", string},
-        {"task", string},
-        {"input", {{"type", "string"}, {"enum", {"texts", "rows"}}}},
-        {"path", {{"type", "string"}, {"description", "the model file's name (not where the server keeps it)"}}},
-        {"sha256", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}},
-        {"loaded_at", {{"type", "string"}, {"format", "date-time"}}},
-        {"config", {{"type", "object"}}},
-        {"methods", {{"type", "array"}, {"items", string}}},
-        {"default_steps", integer},
-        {"max_steps", integer},
-        {"examples", {{"type", "array"}, {"items", string}}}}}};
-  k.inputs = {{"type", "object"},
-              {"properties",
-               {{"model", {{"type", "string"}, {"description", "the model's name (optional when one model is served)"}}},
-                {"texts", {{"type", "array"}, {"items", string}, {"minItems", 1}}},
-                {"rows", {{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "number"}}}}}, {"minItems", 1}}}}}};
-  k.explain_request = k.inputs;
-  k.explain_request["properties"]["self_attention"] = {{"type", "boolean"}};
-  k.explain_request["properties"]["methods"] = {{"oneOf", {{{"type", "array"}, {"items", string}}, string}}};
-  k.explain_request["properties"]["steps"] = integer;
-  k.explain_request["properties"]["rationales"] = {
-      {"type", "array"},
-      {"items", {{"type", "array"}, {"items", integer}}},
-      {"description", "per text, the positions among its words that people marked: the answer gains each method's plausibility"}};
-  k.results = {{"type", "object"},
-               {"required", {"model", "results"}},
-               {"properties", {{"model", string}, {"results", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
-  return k;
-}
-
-}  // namespace
-
 std::vector<Route> Api::route_table() {
   const Schemas k = schemas();
   const json& string = k.string;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "attn/text/python_json.h"
 
@@ -47,6 +48,13 @@ TEST_CASE("append_string and append_escaped append to what is there, append_esca
   out += ", ";
   pyjson::append_escaped(out, "caf\xC3\xA9\n");
   CHECK(out == R"py(["a\"b", caf\u00e9\n)py");
+}
+
+TEST_CASE("append_escaped as nlohmann writes: only quotes, backslashes and controls escaped", "[text][json]") {
+  std::string out;
+  pyjson::append_escaped(out, "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" a\\b\n\x01\x7f", pyjson::NonAscii::kAsIs);
+  CHECK(out == "caf\xc3\xa9 \xf0\x9f\x98\x80 \\\"q\\\" a\\\\b\\n\\u0001\x7f");
+  CHECK(out == nlohmann::json(std::string("caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" a\\b\n\x01\x7f")).dump().substr(1, out.size()));
 }
 
 TEST_CASE("DictWriter: a flat dict with Python's default separators, int keys as strings", "[text][json]") {

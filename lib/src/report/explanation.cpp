@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "attn/report/plots.h"
+#include "attn/text/python_json.h"
 
 namespace attn::report {
 
@@ -199,42 +200,7 @@ namespace {
 
 void put_string(std::string& out, const std::string& s) {
   out += '"';
-  std::size_t run = 0;  // start of the run of characters written as they are
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s, run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default: {
-        char u[8];
-        std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(c));
-        out += u;
-      }
-    }
-  }
-  out.append(s, run, std::string::npos);
+  text::pyjson::append_escaped(out, s, text::pyjson::NonAscii::kAsIs);
   out += '"';
 }
 

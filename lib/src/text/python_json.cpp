@@ -23,73 +23,72 @@ void append_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-void append_escaped(std::string& out, std::string_view s) {
+namespace {
+
+/// One ASCII character that is not plain: a short escape, else \u00XX.
+void append_ascii_escape(std::string& out, unsigned char c) {
+  switch (c) {
+    case '"':
+      out += "\\\"";
+      return;
+    case '\\':
+      out += "\\\\";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    case '\b':
+      out += "\\b";
+      return;
+    case '\f':
+      out += "\\f";
+      return;
+    default:
+      append_u_escape(out, c);
+  }
+}
+
+/// The UTF-8 sequence at p[i] as \uXXXX (a surrogate pair above U+FFFF); its length. The input is
+/// validated upstream; a truncated sequence stops at the end safely.
+std::size_t append_utf8_escape(std::string& out, const unsigned char* p, std::size_t i, std::size_t n) {
+  const unsigned char c = p[i];
+  std::uint32_t cp = (c >> 5) == 0x6 ? c & 0x1F : (c >> 4) == 0xE ? c & 0x0F : c & 0x07;
+  std::size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : 4;
+  if (i + len > n) len = n - i;
+  for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (p[i + k] & 0x3F);
+  if (cp >= 0x10000) {
+    const std::uint32_t v = cp - 0x10000;
+    append_u_escape(out, 0xD800 + (v >> 10));
+    append_u_escape(out, 0xDC00 + (v & 0x3FF));
+  } else {
+    append_u_escape(out, cp);
+  }
+  return len;
+}
+
+}  // namespace
+
+void append_escaped(std::string& out, std::string_view s, NonAscii non_ascii) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = s.size();
+  const bool as_is = non_ascii == NonAscii::kAsIs;
   for (std::size_t i = 0; i < n;) {
-    std::size_t run = i;  // printable ASCII other than '"' and '\\' is written as it is: copied a run at a time
-    while (run < n && plain(p[run])) ++run;
+    std::size_t run = i;  // what is written as it is, copied a run at a time
+    while (run < n && (plain(p[run]) || (as_is && p[run] >= 0x7F))) ++run;
     if (run > i) {
       out.append(s.data() + i, run - i);
       i = run;
-      continue;
-    }
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      switch (c) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        default:
-          if (c < 0x20 || c == 0x7F)
-            append_u_escape(out, c);
-          else
-            out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    // Decode one UTF-8 sequence (input is validated upstream; stop safely on truncation).
-    std::uint32_t cp;
-    std::size_t len;
-    if ((c >> 5) == 0x6) {
-      cp = c & 0x1F;
-      len = 2;
-    } else if ((c >> 4) == 0xE) {
-      cp = c & 0x0F;
-      len = 3;
+    } else if (p[i] < 0x80) {
+      append_ascii_escape(out, p[i++]);
     } else {
-      cp = c & 0x07;
-      len = 4;
+      i += append_utf8_escape(out, p, i, n);
     }
-    if (i + len > n) len = n - i;
-    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (p[i + k] & 0x3F);
-    if (cp >= 0x10000) {
-      const std::uint32_t v = cp - 0x10000;
-      append_u_escape(out, 0xD800 + (v >> 10));
-      append_u_escape(out, 0xDC00 + (v & 0x3FF));
-    } else {
-      append_u_escape(out, cp);
-    }
-    i += len;
   }
 }
 

@@ -11,8 +11,13 @@ namespace attn::text::pyjson {
 /// `\uXXXX` with lowercase hex, characters above U+FFFF as UTF-16 surrogate pairs.
 void append_string(std::string& out, std::string_view s);
 
-/// Appends what append_string writes between the quotes.
-void append_escaped(std::string& out, std::string_view s);
+/// How append_escaped writes what is not ASCII: as `\uXXXX` escapes (Python's json.dumps with
+/// ensure_ascii, and DEL too) or as its own bytes (nlohmann's dump; what report/ writes).
+enum class NonAscii { kEscaped, kAsIs };
+
+/// Appends what append_string writes between the quotes; with NonAscii::kAsIs, what every JSON
+/// writer must escape only (`"`, `\\` and U+0000..U+001F), the rest as its bytes.
+void append_escaped(std::string& out, std::string_view s, NonAscii non_ascii = NonAscii::kEscaped);
 
 /// Incrementally writes `{"k": v, "k2": v2}` with Python's default separators.
 class DictWriter {
