@@ -120,6 +120,54 @@ std::vector<std::shared_ptr<Batcher::Request>> Batcher::take_expired() {
   return expired;
 }
 
+std::shared_ptr<Batcher::Request> Batcher::leader() const {
+  for (const auto& r : queue_)
+    if (r->cost == 1) return r;
+  return queue_.front();
+}
+
+bool Batcher::joins(const Request& r, const Request& leader) {
+  return same_kind(r.model, r.mode, r.options, leader.model, leader.mode, leader.options);
+}
+
+std::int64_t Batcher::waiting(const Request& leader) const {
+  std::int64_t cost = 0;
+  for (const auto& r : queue_)
+    if (joins(*r, leader)) cost += static_cast<std::int64_t>(r->inputs.size() - r->handed_out) * r->cost;
+  return cost;
+}
+
+std::vector<Batcher::Slice> Batcher::take(const Request& leader, std::int64_t share) {
+  std::vector<Slice> batch;
+  std::int64_t cost = 0;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    Request& r = **it;
+    if (!joins(r, leader)) {
+      ++it;
+      continue;
+    }
+    const std::size_t left = r.inputs.size() - r.handed_out;
+    std::int64_t fit = (share - cost) / r.cost;
+    if (batch.empty()) fit = std::max<std::int64_t>(fit, 1);  // a batch runs at least one input
+    if (fit <= 0) break;
+    const std::size_t count = std::min(left, static_cast<std::size_t>(fit));
+    batch.push_back({*it, r.handed_out, count});
+    r.handed_out += count;
+    queued_inputs_ -= count;
+    cost += static_cast<std::int64_t>(count) * r.cost;
+    if (r.handed_out == r.inputs.size()) {
+      it = queue_.erase(it);
+      continue;
+    }
+    // The rest of a request too costly for one batch waits behind everything queued now.
+    std::shared_ptr<Request> rest = *it;
+    queue_.erase(it);
+    queue_.push_back(std::move(rest));
+    break;
+  }
+  return batch;
+}
+
 void Batcher::loop(int worker) {
   std::unique_lock<std::mutex> lock(mutex_);
   ++idle_;
@@ -138,55 +186,15 @@ void Batcher::loop(int worker) {
       if (stopping_) return;  // everything queued has run
       continue;
     }
-    // The oldest light request (else the oldest) fixes the model, mode and methods; requests of the
-    // same kind join it, up to max_batch units of cost, until its deadline.
-    std::shared_ptr<Request> oldest = queue_.front();
-    for (const auto& r : queue_)
-      if (r->cost == 1) {
-        oldest = r;
-        break;
-      }
-    const auto same = [&](const Request& r) { return same_kind(r.model, r.mode, r.options, oldest->model, oldest->mode, oldest->options); };
-    const auto deadline = oldest->queued_at + options_.max_delay;
-    const auto waiting = [&] {
-      std::int64_t cost = 0;
-      for (const auto& r : queue_)
-        if (same(*r)) cost += static_cast<std::int64_t>(r->inputs.size() - r->handed_out) * r->cost;
-      return cost;
-    };
-    while (!stopping_ && !draining_ && waiting() < options_.max_batch && std::chrono::steady_clock::now() < deadline)
+    const std::shared_ptr<Request> first = leader();
+    const auto deadline = first->queued_at + options_.max_delay;
+    while (!stopping_ && !draining_ && waiting(*first) < options_.max_batch && std::chrono::steady_clock::now() < deadline)
       wake_.wait_until(lock, deadline);
     // Idle inference threads share what waits: clients that all sent at once are not served by one
     // thread while the others look on.
     const std::int64_t idle = std::max(1, idle_);
-    const std::int64_t share = std::min(options_.max_batch, std::max<std::int64_t>(1, (waiting() + idle - 1) / idle));
-    std::vector<Slice> batch;
-    std::int64_t cost = 0;
-    for (auto it = queue_.begin(); it != queue_.end();) {
-      Request& r = **it;
-      if (!same(r)) {
-        ++it;
-        continue;
-      }
-      const std::size_t left = r.inputs.size() - r.handed_out;
-      std::int64_t fit = (share - cost) / r.cost;
-      if (batch.empty()) fit = std::max<std::int64_t>(fit, 1);  // a batch runs at least one input
-      if (fit <= 0) break;
-      const std::size_t take = std::min(left, static_cast<std::size_t>(fit));
-      batch.push_back({*it, r.handed_out, take});
-      r.handed_out += take;
-      queued_inputs_ -= take;
-      cost += static_cast<std::int64_t>(take) * r.cost;
-      if (r.handed_out == r.inputs.size()) {
-        it = queue_.erase(it);
-        continue;
-      }
-      // The rest of a request too costly for one batch waits behind everything queued now.
-      std::shared_ptr<Request> rest = *it;
-      queue_.erase(it);
-      queue_.push_back(std::move(rest));
-      break;
-    }
+    const std::int64_t share = std::min(options_.max_batch, std::max<std::int64_t>(1, (waiting(*first) + idle - 1) / idle));
+    std::vector<Slice> batch = take(*first, share);
     if (batch.empty()) continue;  // another inference thread took them while this one waited
     --idle_;
     std::shared_ptr<tasks::TrainedModel> model = models_.at(batch.front().request->model).at(static_cast<std::size_t>(worker));

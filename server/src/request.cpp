@@ -46,6 +46,44 @@ std::vector<std::vector<float>> rows(const JsonMap& items) {
   return out;
 }
 
+/// Field "methods": a comma-separated string or a non-empty array of method names.
+std::vector<models::Method> methods(const JsonMap& m) {
+  std::vector<models::Method> out;
+  try {
+    if (m.is_string()) return models::parse_method_list(m.get<std::string>(), "field \"methods\"");
+    if (!m.is_array() || m.empty()) throw HttpError(400, "field \"methods\" must be a non-empty array of method names");
+    for (const JsonMap& name : m) {
+      if (!name.is_string()) throw HttpError(400, "field \"methods\" must be an array of method names");
+      out.push_back(models::parse_method(name.get<std::string>(), "field \"methods\""));
+    }
+  } catch (const std::invalid_argument& e) {
+    throw HttpError(400, e.what());
+  }
+  return out;
+}
+
+/// Field "rationales": per text, the positions of its marked words (one entry per text).
+std::vector<std::vector<std::int64_t>> rationales(const JsonMap& r, const std::optional<std::vector<std::string>>& texts) {
+  if (!r.is_array()) throw HttpError(400, "field \"rationales\" must be an array (per text, the positions of its marked words)");
+  std::vector<std::vector<std::int64_t>> all;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const std::string where = "rationales[" + std::to_string(i) + "]";
+    if (!r[i].is_array()) throw HttpError(400, where + " must be an array of word positions");
+    std::vector<std::int64_t> marked;
+    for (const JsonMap& v : r[i]) {
+      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > 1u << 30))
+        throw HttpError(400, where + " must be an array of word positions (integers)");
+      marked.push_back(v.get<std::int64_t>());
+    }
+    all.push_back(std::move(marked));
+  }
+  if (!texts) throw HttpError(400, "field \"rationales\" goes with \"texts\"");
+  if (all.size() != texts->size())
+    throw HttpError(400,
+                    "field \"rationales\" has " + std::to_string(all.size()) + " entries for " + std::to_string(texts->size()) + " texts");
+  return all;
+}
+
 }  // namespace
 
 InferBody decode_infer(const std::string& text, bool explain) {
@@ -80,48 +118,14 @@ InferBody decode_infer(const std::string& text, bool explain) {
       if (find(body, field)) throw HttpError(400, std::string("field \"") + field + "\" is for /v1/explain");
     return out;
   }
-  if (const JsonMap* m = find(body, "methods")) {
-    try {
-      if (m->is_string()) {
-        out.methods = models::parse_method_list(m->get<std::string>(), "field \"methods\"");
-      } else if (m->is_array() && !m->empty()) {
-        for (const JsonMap& name : *m) {
-          if (!name.is_string()) throw HttpError(400, "field \"methods\" must be an array of method names");
-          out.methods.push_back(models::parse_method(name.get<std::string>(), "field \"methods\""));
-        }
-      } else {
-        throw HttpError(400, "field \"methods\" must be a non-empty array of method names");
-      }
-    } catch (const std::invalid_argument& e) {
-      throw HttpError(400, e.what());
-    }
-  }
+  if (const JsonMap* m = find(body, "methods")) out.methods = methods(*m);
   if (const JsonMap* s = find(body, "steps")) {
     if (!s->is_number_integer()) throw HttpError(400, "field \"steps\" must be an integer");
     out.steps = s->is_number_unsigned() && s->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
                     ? std::numeric_limits<std::int64_t>::max()
                     : s->get<std::int64_t>();
   }
-  if (const JsonMap* r = find(body, "rationales")) {
-    if (!r->is_array()) throw HttpError(400, "field \"rationales\" must be an array (per text, the positions of its marked words)");
-    std::vector<std::vector<std::int64_t>> all;
-    for (std::size_t i = 0; i < r->size(); ++i) {
-      const std::string where = "rationales[" + std::to_string(i) + "]";
-      if (!(*r)[i].is_array()) throw HttpError(400, where + " must be an array of word positions");
-      std::vector<std::int64_t> marked;
-      for (const JsonMap& v : (*r)[i]) {
-        if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > 1u << 30))
-          throw HttpError(400, where + " must be an array of word positions (integers)");
-        marked.push_back(v.get<std::int64_t>());
-      }
-      all.push_back(std::move(marked));
-    }
-    if (!out.texts) throw HttpError(400, "field \"rationales\" goes with \"texts\"");
-    if (all.size() != out.texts->size())
-      throw HttpError(
-          400, "field \"rationales\" has " + std::to_string(all.size()) + " entries for " + std::to_string(out.texts->size()) + " texts");
-    out.rationales = std::move(all);
-  }
+  if (const JsonMap* r = find(body, "rationales")) out.rationales = rationales(*r, out.texts);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attn/text/csv.h"
@@ -134,6 +135,45 @@ std::string capitalised(std::string s) {
   return s;
 }
 
+/// A document's sentence that carries its labels: a threat, identity hate, or an insult or
+/// obscenity around two trigger words (severe, sometimes, when they differ).
+struct CarryingSentence {
+  std::string text;
+  int severe = 0, obscene = 0, threat = 0, insult = 0, identity = 0;
+};
+
+CarryingSentence carrying_sentence(std::mt19937_64& rng, std::uniform_real_distribution<double>& coin) {
+  auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
+  CarryingSentence c;
+  const double kind = coin(rng);
+  if (kind < 0.15) {
+    c.threat = 1;
+    c.text = capitalised(pick(kThreat)) + " if you revert my edit again";
+  } else if (kind < 0.27) {
+    c.identity = 1;
+    c.text = "I hate " + std::string(pick(kIdentity)) + " and they should stay away from this article";
+  } else {
+    const Trigger& a = pick(kTriggers);
+    const Trigger& b = pick(kTriggers);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, pick(kInsultFrames), a.word, b.word);
+    c.text = buf;
+    c.obscene = a.obscene || b.obscene;
+    c.insult = a.insult || b.insult || !c.obscene;
+    c.severe = a.word != b.word && coin(rng) < 0.2;
+  }
+  return c;
+}
+
+/// The number (from 1) of the sentence of `text` that holds byte `at`; 0 if none does.
+std::int64_t sentence_number(const std::string& text, std::size_t at) {
+  std::int64_t number = 0;
+  const auto spans = text::sentence_spans(text);
+  for (std::size_t s = 0; s < spans.size(); ++s)
+    if (spans[s].first <= at && at < spans[s].second) number = static_cast<std::int64_t>(s) + 1;
+  return number;
+}
+
 }  // namespace
 
 void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& o) {
@@ -164,26 +204,10 @@ void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& o) {
     if (coin(rng) < 0.25) body.insert(body.begin() + static_cast<std::ptrdiff_t>(rng() % (body.size() + 1)), pick(kPolicy));
     std::size_t carrying = body.size();  // none
     if (toxic) {
-      std::string s;
-      const double kind = coin(rng);
-      if (kind < 0.15) {
-        threat = 1;
-        s = capitalised(pick(kThreat)) + " if you revert my edit again";
-      } else if (kind < 0.27) {
-        identity = 1;
-        s = "I hate " + std::string(pick(kIdentity)) + " and they should stay away from this article";
-      } else {
-        const Trigger& a = pick(kTriggers);
-        const Trigger& b = pick(kTriggers);
-        char buf[160];
-        std::snprintf(buf, sizeof buf, pick(kInsultFrames), a.word, b.word);
-        s = buf;
-        obscene = a.obscene || b.obscene;
-        insult = a.insult || b.insult || !obscene;
-        severe = a.word != b.word && coin(rng) < 0.2;
-      }
+      const CarryingSentence c = carrying_sentence(rng, coin);
+      std::tie(severe, obscene, threat, insult, identity) = std::tie(c.severe, c.obscene, c.threat, c.insult, c.identity);
       carrying = rng() % (body.size() + 1);
-      body.insert(body.begin() + static_cast<std::ptrdiff_t>(carrying), s);
+      body.insert(body.begin() + static_cast<std::ptrdiff_t>(carrying), c.text);
     }
     // Greeting line, the body in paragraphs of sentences, the sign-off on two lines.
     std::string text = std::string(pick(kGreetings)) + " " + pick(kNames) + ",\n";
@@ -195,12 +219,7 @@ void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& o) {
       text += body[k] + (end < 0.8 ? "." : end < 0.9 ? "?" : "!");
     }
     text += "\n\n" + std::string(pick(kSignoffs)) + ",\n" + pick(kNames);
-    std::int64_t evidence = 0;
-    if (carrying_at != std::string::npos) {
-      const auto spans = text::sentence_spans(text);
-      for (std::size_t s = 0; s < spans.size(); ++s)
-        if (spans[s].first <= carrying_at && carrying_at < spans[s].second) evidence = static_cast<std::int64_t>(s) + 1;
-    }
+    const std::int64_t evidence = carrying_at == std::string::npos ? 0 : sentence_number(text, carrying_at);
     if (!toxic) severe = 0;
     char id[17];
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
@@ -228,6 +247,38 @@ const Identity kIdentities[] = {
     {"psychiatric_or_mental_illness", {"mental illness", "people with depression", "the mentally ill"}},
 };
 
+/// A civil comment's words: everyday ones (Zipf-like), the identity it names (named >= 0), and
+/// when toxic a trigger word (insult, obscene) and sometimes a threat; sentences end now and then.
+struct CivilComment {
+  std::string text;
+  bool insult = false, obscene = false, threat = false;
+};
+
+CivilComment civil_comment(std::mt19937_64& rng, std::uniform_real_distribution<double>& coin, std::lognormal_distribution<double>& length,
+                           std::discrete_distribution<std::size_t>& common, int named, bool toxic) {
+  auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
+  const auto insert_anywhere = [&](std::vector<std::string>& words, std::string word) {
+    words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), std::move(word));
+  };
+  CivilComment c;
+  std::vector<std::string> words;
+  const long n = std::clamp(std::lround(length(rng)), 3L, 400L);
+  for (long k = 0; k < n; ++k) words.emplace_back(kCommon[common(rng)]);
+  if (named >= 0) insert_anywhere(words, pick(kIdentities[named].phrases));
+  if (toxic) {
+    const Trigger& tr = pick(kTriggers);
+    c.insult = tr.insult;
+    c.obscene = tr.obscene;
+    insert_anywhere(words, tr.word);
+    if (coin(rng) < 0.08) {
+      c.threat = true;
+      insert_anywhere(words, pick(kThreat));
+    }
+  }
+  for (std::size_t k = 0; k < words.size(); ++k) c.text += (k ? (coin(rng) < 0.06 ? ". " : " ") : "") + words[k];
+  return c;
+}
+
 /// k / n as the 2019 file writes a share (up to 6 decimals, no trailing zeros beyond one).
 std::string share(int k, int n) {
   char b[32];
@@ -253,7 +304,6 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
   std::vector<double> zipf(n_common);
   for (std::size_t i = 0; i < n_common; ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.9);
   std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());
-  auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
   const auto raters_saying = [&](int n, double p) {
     int k = 0;
     for (int i = 0; i < n; ++i) k += coin(rng) < p;
@@ -267,36 +317,20 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
     const int named = coin(rng) < 1.0 / 3 ? static_cast<int>(rng() % n_identities) : -1;
     const bool biased = named >= 0 && std::find(o.biased.begin(), o.biased.end(), kIdentities[named].column) != o.biased.end();
     const bool toxic = coin(rng) < 0.08 * (biased ? o.bias : 1.0);
-    std::vector<std::string> words;
-    const long n = std::clamp(std::lround(length(rng)), 3L, 400L);
-    for (long k = 0; k < n; ++k) words.emplace_back(kCommon[common(rng)]);
-    if (named >= 0) words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), pick(kIdentities[named].phrases));
-    bool insult = false, obscene = false, threat = false;
-    if (toxic) {
-      const Trigger& tr = pick(kTriggers);
-      insult = tr.insult;
-      obscene = tr.obscene;
-      words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), tr.word);
-      if (coin(rng) < 0.08) {
-        threat = true;
-        words.insert(words.begin() + static_cast<std::ptrdiff_t>(rng() % (words.size() + 1)), pick(kThreat));
-      }
-    }
-    std::string text;
-    for (std::size_t k = 0; k < words.size(); ++k) text += (k ? (coin(rng) < 0.06 ? ". " : " ") : "") + words[k];
+    const CivilComment c = civil_comment(rng, coin, length, common, named, toxic);
     // The raters: each says toxic with the comment's chance, and names its kinds.
     const int raters = 4 + static_cast<int>(rng() % 7);
     const int said_toxic = raters_saying(raters, toxic ? 0.8 : 0.07);
     char id[32];
     std::snprintf(id, sizeof id, "%07lld", static_cast<long long>(239000 + row));
-    out << id << ',' << share(said_toxic, raters) << ',' << text::csv_quote(text) << ','
-        << share(raters_saying(raters, toxic ? 0.1 : 0.0), raters) << ',' << share(raters_saying(raters, obscene ? 0.7 : 0.01), raters)
+    out << id << ',' << share(said_toxic, raters) << ',' << text::csv_quote(c.text) << ','
+        << share(raters_saying(raters, toxic ? 0.1 : 0.0), raters) << ',' << share(raters_saying(raters, c.obscene ? 0.7 : 0.01), raters)
         << ',' << share(raters_saying(raters, toxic && named >= 0 ? 0.5 : 0.01), raters) << ','
-        << share(raters_saying(raters, insult  ? 0.7
-                                       : toxic ? 0.2
-                                               : 0.02),
+        << share(raters_saying(raters, c.insult ? 0.7
+                                       : toxic  ? 0.2
+                                                : 0.02),
                  raters)
-        << ',' << share(raters_saying(raters, threat ? 0.8 : 0.005), raters);
+        << ',' << share(raters_saying(raters, c.threat ? 0.8 : 0.005), raters);
     const bool annotated = coin(rng) < 0.25;
     const int id_raters = annotated ? 4 + static_cast<int>(rng() % 7) : 0;
     for (std::size_t i = 0; i < n_identities; ++i) {
@@ -304,7 +338,7 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
       if (annotated) out << share(raters_saying(id_raters, static_cast<int>(i) == named ? 0.9 : 0.01), id_raters);
     }
     int said_explicit = 0;
-    for (int i = 0; i < raters; ++i) said_explicit += coin(explicit_rng) < (obscene ? 0.3 : 0.005);
+    for (int i = 0; i < raters; ++i) said_explicit += coin(explicit_rng) < (c.obscene ? 0.3 : 0.005);
     out << ',' << share(said_explicit, raters) << ',' << id_raters << ',' << raters << '\n';
   }
 }

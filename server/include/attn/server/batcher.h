@@ -124,6 +124,13 @@ class Batcher {
     std::size_t first = 0, count = 0;
   };
   void loop(int worker);
+  // What loop() does with the lock held: the request that fixes the next batch's model, mode and
+  // methods (the oldest light one, else the oldest; those of its kind join it), the cost of its kind
+  // waiting, and up to `share` units of that cost handed out, oldest first.
+  std::shared_ptr<Request> leader() const;
+  static bool joins(const Request& r, const Request& leader);
+  std::int64_t waiting(const Request& leader) const;
+  std::vector<Slice> take(const Request& leader, std::int64_t share);
   /// Takes the requests wholly queued past their deadline out of the queue (mutex_ held); their
   /// callbacks are the caller's to run once it has let go of the mutex.
   std::vector<std::shared_ptr<Request>> take_expired();
