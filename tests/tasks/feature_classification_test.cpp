@@ -11,16 +11,7 @@ using namespace tasks_test;
 
 TEST_CASE("features: evaluate scores a CSV in one pass, the same shared by two workers, explain's inputs", "[tasks][features][evaluate]") {
   const fs::path dir = scratch("features_eval");
-  data::GenerateRequest g;
-  g.kind = "features";
-  g.rows = 1000;
-  g.dims = 4;
-  g.informative = "1";
-  std::istringstream lines(data::generate(g));
-  std::string header, line;
-  std::getline(lines, header);
-  std::vector<std::string> rows;
-  while (std::getline(lines, line)) rows.push_back(line);
+  const auto [header, rows] = generated_features(1000, 4, "1");
   saved_model("feature-attention", dir / "run", {{"csv", write_csv(dir / "f.csv", header, rows)}});
   const auto model = tasks::open_model((dir / "run").string());
   data::Inputs none;

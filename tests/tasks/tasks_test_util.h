@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "attn/data/synthetic.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
 #include "attn/parallel/sharing.h"
@@ -130,6 +132,22 @@ inline fs::path scratch(const std::string& name) {
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
+}
+
+/// A features CSV as `attn datagen features` writes it (seed 1): its header and its rows.
+inline std::pair<std::string, std::vector<std::string>> generated_features(std::int64_t rows, std::int64_t dims,
+                                                                           const std::string& informative) {
+  attn::data::GenerateRequest g;
+  g.kind = "features";
+  g.rows = rows;
+  g.dims = dims;
+  g.informative = informative;
+  std::istringstream lines(attn::data::generate(g));
+  std::string header, line;
+  std::getline(lines, header);
+  std::vector<std::string> out;
+  while (std::getline(lines, line)) out.push_back(line);
+  return {header, out};
 }
 
 /// Writes `header` and `rows` (one line each) to `path`.

@@ -48,16 +48,7 @@ TEST_CASE("text: evaluate on a run's validation rows reproduces its last validat
 
 TEST_CASE("features: evaluate on a run's validation rows reproduces its last validation metrics", "[train][run][features]") {
   const fs::path dir = scratch("features_eval");
-  data::GenerateRequest g;
-  g.kind = "features";
-  g.rows = 1000;
-  g.dims = 4;
-  g.informative = "1";
-  std::istringstream lines(data::generate(g));
-  std::string header, line;
-  std::getline(lines, header);
-  std::vector<std::string> rows;
-  while (std::getline(lines, line)) rows.push_back(line);
+  const auto [header, rows] = generated_features(1000, 4, "1");
   const auto last = train_run("feature-attention", (dir / "run").string(), {{"csv", write_csv(dir / "f.csv", header, rows)}}, {},
                               {{"epochs", 4}, {"batch_size", 64}, {"lr", 0.01}, {"seed", 1}});
   const auto model = tasks::open_model((dir / "run").string());

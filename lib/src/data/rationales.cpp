@@ -99,6 +99,51 @@ void mark(RationaleRow& row, const std::string& file) {
   }
 }
 
+/// The code points of `text` (UTF-8).
+std::int64_t characters(const std::string& text) {
+  std::int64_t n = 0;
+  for (const char byte : text) n += (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
+  return n;
+}
+
+/// Splits `text` into `words` (runs without a space, tab or newline, as attn explain splits a
+/// text); the characters (code points) each covers, [first, last).
+std::vector<std::pair<std::int64_t, std::int64_t>> split_words(const std::string& text, std::vector<std::string>& words) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> chars;
+  std::int64_t c = 0;
+  bool in_word = false;
+  for (const char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if ((byte & 0xC0) == 0x80) {  // a continuation byte: the same character
+      if (in_word) words.back() += ch;
+      continue;
+    }
+    in_word = !(byte == ' ' || byte == '\t' || byte == '\n');
+    if (in_word) {
+      if (chars.empty() || chars.back().second != c) {  // a new word
+        words.emplace_back();
+        chars.emplace_back(c, c);
+      }
+      words.back() += ch;
+      chars.back().second = c + 1;
+    }
+    ++c;
+  }
+  return chars;
+}
+
+/// The runs of consecutive marked words, [first, last).
+std::vector<std::pair<std::int64_t, std::int64_t>> runs_of(const std::vector<std::uint8_t>& marked) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+  for (std::size_t w = 0; w < marked.size(); ++w)
+    if (marked[w] && (w == 0 || !marked[w - 1])) {
+      std::size_t e = w;
+      while (e < marked.size() && marked[e]) ++e;
+      runs.emplace_back(static_cast<std::int64_t>(w), static_cast<std::int64_t>(e));
+    }
+  return runs;
+}
+
 }  // namespace
 
 std::vector<RationaleRow> read_eraser_rationales(const std::string& annotations, const std::string& docs) {
@@ -152,31 +197,8 @@ std::vector<RationaleRow> read_toxic_spans(const std::string& csv) {
       fail(csv, record.line, "(spans) not a list of integers: '" + record.fields[spans_column] + "'");
     }
     if (!spans.is_array()) fail(csv, record.line, "(spans) not a list of integers");
-    // Words: runs without a space, tab or newline (as attn explain splits a text), with the
-    // characters (code points) each covers.
-    std::vector<std::pair<std::int64_t, std::int64_t>> chars;  // [first, last) per word
-    std::int64_t c = 0;
-    bool in_word = false;
-    for (std::size_t i = 0; i < row.text.size(); ++i) {
-      const auto byte = static_cast<unsigned char>(row.text[i]);
-      if ((byte & 0xC0) == 0x80) {  // a continuation byte: the same character
-        if (in_word) row.words.back() += row.text[i];
-        continue;
-      }
-      const bool space = byte == ' ' || byte == '\t' || byte == '\n';
-      if (space) {
-        in_word = false;
-      } else {
-        if (!in_word) {
-          row.words.emplace_back();
-          chars.emplace_back(c, c);
-        }
-        in_word = true;
-        row.words.back() += row.text[i];
-        chars.back().second = c + 1;
-      }
-      ++c;
-    }
+    const std::vector<std::pair<std::int64_t, std::int64_t>> chars = split_words(row.text, row.words);
+    const std::int64_t c = characters(row.text);
     std::vector<std::uint8_t> marked(row.words.size(), 0);
     for (const json& s : spans) {
       if (!s.is_number_integer()) fail(csv, record.line, "(spans) not a list of integers: '" + record.fields[spans_column] + "'");
@@ -186,12 +208,7 @@ std::vector<RationaleRow> read_toxic_spans(const std::string& csv) {
       for (std::size_t w = 0; w < chars.size(); ++w)
         if (at >= chars[w].first && at < chars[w].second) marked[w] = 1;
     }
-    for (std::size_t w = 0; w < marked.size(); ++w)  // the marked words as spans of consecutive words
-      if (marked[w] && (w == 0 || !marked[w - 1])) {
-        std::size_t e = w;
-        while (e < marked.size() && marked[e]) ++e;
-        row.spans.emplace_back(static_cast<std::int64_t>(w), static_cast<std::int64_t>(e));
-      }
+    row.spans = runs_of(marked);
     if (row.spans.empty()) continue;
     mark(row, csv);
     rows.push_back(std::move(row));

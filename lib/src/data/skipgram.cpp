@@ -9,12 +9,12 @@
 #include <fstream>
 #include <random>
 #include <stdexcept>
-#include <thread>
 #include <unordered_map>
 
 #include "attn/io/atomic_file.h"
 #include "attn/text/csv.h"
 #include "attn/text/subwords.h"
+#include "attn/text/threads.h"
 #include "attn/text/tokenizer.h"
 #include "attn/text/unicode.h"
 
@@ -239,10 +239,7 @@ SkipgramVectors train_skipgram(const std::vector<std::string>& texts, const Skip
   out.tokens = corpus.tokens;
   Trainer trainer(corpus, options, out);
   std::vector<std::pair<double, std::int64_t>> results(static_cast<std::size_t>(options.threads));
-  std::vector<std::thread> threads;
-  for (int k = 1; k < options.threads; ++k) threads.emplace_back([&, k] { results[static_cast<std::size_t>(k)] = trainer.run(k); });
-  results[0] = trainer.run(0);
-  for (std::thread& t : threads) t.join();
+  text::on_threads(results.size(), [&](std::size_t k) { results[k] = trainer.run(static_cast<int>(k)); });
   double loss = 0;
   std::int64_t predictions = 0;
   for (const auto& [l, n] : results) {

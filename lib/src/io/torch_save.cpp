@@ -1,4 +1,5 @@
 #include "attn/io/torch_save.h"
+#include "attn/text/threads.h"
 
 #include <unistd.h>
 
@@ -11,7 +12,6 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include <zlib.h>
 
@@ -180,10 +180,7 @@ class ZipWriter {
         turn.notify_all();
       }
     };
-    std::vector<std::thread> pool;
-    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
-    work(0);
-    for (auto& t : pool) t.join();
+    text::on_threads(workers, work);
     if (error) std::rethrow_exception(error);
     entries_.back().crc = static_cast<std::uint32_t>(crc);
     std::string field;

@@ -25,24 +25,8 @@ def forward_masked(self, x: Tensor, mask: Tensor) -> Tensor:
                               self.weight_ih_l0_reverse, w_hh_reverse, self.bias_ih_l0_reverse, self.bias_hh_l0_reverse)
 )";
 
-}  // namespace
-
-torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout, Runtime runtime) {
-  require_config(recurrent_dropout >= 0 && recurrent_dropout < 1, "BiLSTM: recurrent_dropout must be in [0, 1)");
-  auto m = new_module(runtime == Runtime::kNative ? "BiLSTMNative" : "BiLSTM");
-  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));  // torch.nn.LSTM's init
-  torch::NoGradGuard no_grad;
-  for (const char* suffix : {"_l0", "_l0_reverse"}) {
-    const std::string s = suffix;
-    add_parameter(m, "weight_ih" + s, torch::empty({4 * hidden_size, input_size}).uniform_(-bound, bound));
-    add_parameter(m, "weight_hh" + s, torch::empty({4 * hidden_size, hidden_size}).uniform_(-bound, bound));
-    add_parameter(m, "bias_ih" + s, torch::empty({4 * hidden_size}).uniform_(-bound, bound));
-    add_parameter(m, "bias_hh" + s, torch::empty({4 * hidden_size}).uniform_(-bound, bound));
-  }
-  m.register_attribute("hidden_size", c10::IntType::get(), hidden_size);
-  m.register_attribute("recurrent_dropout", c10::FloatType::get(), recurrent_dropout);
-  // forward(x): every step, on torch.lstm.
-  define(m, R"(
+// The BiLSTM's forward(x): every step, on torch.lstm.
+const char* kBilstmForward = R"(
 def forward(self, x: Tensor) -> Tensor:
     # x [B, T, I] -> [B, T, 2H]; DropConnect on the recurrent weights while training
     w_hh = torch.dropout(self.weight_hh_l0, self.recurrent_dropout, self.training)
@@ -52,14 +36,10 @@ def forward(self, x: Tensor) -> Tensor:
     h0 = torch.zeros([2, x.size(0), self.hidden_size], dtype=x.dtype, device=x.device)
     out, h_n, c_n = torch.lstm(x, [h0, h0], params, True, 1, 0.0, self.training, True, True)
     return out
-)",
-         "BiLSTM");
-  if (runtime == Runtime::kNative) {
-    register_fused_lstm();
-    define(m, kNativeSource, "BiLSTM (native)");
-    return m;
-  }
-  define(m, R"(
+)";
+
+// Its forward_lengths and forward_masked on torch.lstm (Runtime::kTorch; kNativeSource: the fused kernel's).
+const char* kBilstmLengths = R"(
 def forward_lengths(self, x: Tensor, lengths: Tensor) -> Tensor:
     # post-padded x [B, T, I] whose row b is real on its first lengths[b] steps -> [B, T, 2H].
     # Each direction reads a row's real steps before its padding (the backward one reads them
@@ -90,8 +70,31 @@ def forward_masked(self, x: Tensor, mask: Tensor) -> Tensor:
     back = torch.argsort(order, dim=1)
     h = h_sorted.gather(1, back.unsqueeze(-1).expand(-1, -1, h_sorted.size(2)))
     return h * mask.unsqueeze(-1).to(h.dtype)
-)",
-         "BiLSTM");
+)";
+
+}  // namespace
+
+torch::jit::Module bilstm(std::int64_t input_size, std::int64_t hidden_size, double recurrent_dropout, Runtime runtime) {
+  require_config(recurrent_dropout >= 0 && recurrent_dropout < 1, "BiLSTM: recurrent_dropout must be in [0, 1)");
+  auto m = new_module(runtime == Runtime::kNative ? "BiLSTMNative" : "BiLSTM");
+  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));  // torch.nn.LSTM's init
+  torch::NoGradGuard no_grad;
+  for (const char* suffix : {"_l0", "_l0_reverse"}) {
+    const std::string s = suffix;
+    add_parameter(m, "weight_ih" + s, torch::empty({4 * hidden_size, input_size}).uniform_(-bound, bound));
+    add_parameter(m, "weight_hh" + s, torch::empty({4 * hidden_size, hidden_size}).uniform_(-bound, bound));
+    add_parameter(m, "bias_ih" + s, torch::empty({4 * hidden_size}).uniform_(-bound, bound));
+    add_parameter(m, "bias_hh" + s, torch::empty({4 * hidden_size}).uniform_(-bound, bound));
+  }
+  m.register_attribute("hidden_size", c10::IntType::get(), hidden_size);
+  m.register_attribute("recurrent_dropout", c10::FloatType::get(), recurrent_dropout);
+  define(m, kBilstmForward, "BiLSTM");
+  if (runtime == Runtime::kNative) {
+    register_fused_lstm();
+    define(m, kNativeSource, "BiLSTM (native)");
+    return m;
+  }
+  define(m, kBilstmLengths, "BiLSTM");
   return m;
 }
 

@@ -76,25 +76,7 @@ GradientExchange::Step GradientExchange::exchange(const std::vector<std::int64_t
   if (by_ids) {
     // Rows of ids in no share have a zero gradient everywhere: sending them or not, the same sum.
     const torch::Tensor all_rows = word_rows(batch_rows);
-    if (matrices.empty()) {
-      std::vector<torch::Tensor> own;
-      std::int64_t most = 0, others = 0;
-      for (int r = 0; r < world_; ++r) {
-        own.push_back(word_rows(share_of(batch_rows, r, world_)));
-        most = std::max(most, own.back().size(0));
-      }
-      for (std::size_t i = 0; i < trained_.size(); ++i)
-        if (i != word_table_) others += trained_[i].numel();
-      // Bytes each worker receives: a gather brings world_ - 1 others' buffers; a ring allreduce
-      // moves 2 (world - 1) / world_ of the buffer.
-      const std::int64_t width = trained_[word_table_].size(1);
-      const std::int64_t table_rows = trained_[word_table_].size(0);
-      const std::int64_t summed = all_rows.size(0) * 2 <= table_rows ? all_rows.size(0) : table_rows;  // as sparse_enough sends
-      if ((others + most * width) * world_ <= 2 * (others + summed * width)) {
-        gather_word_rows(t, own, most);
-        return t;
-      }
-    }
+    if (matrices.empty() && gathered_word_rows(t, batch_rows, all_rows)) return t;
     sparse_enough(word_table_, all_rows);
   }
   bool stop_shared = false;
@@ -105,6 +87,30 @@ GradientExchange::Step GradientExchange::exchange(const std::vector<std::int64_t
     stop_shared = true;
     for (std::size_t k = 0; k < matrices.size(); ++k) sparse_enough(matrices[k], rows[k]);
   }
+  sum_gradients(t, rows_of, stop_shared);
+  return t;
+}
+
+bool GradientExchange::gathered_word_rows(Step& t, const std::vector<std::int64_t>& batch_rows, const torch::Tensor& all_rows) {
+  std::vector<torch::Tensor> own;
+  std::int64_t most = 0, others = 0;
+  for (int r = 0; r < world_; ++r) {
+    own.push_back(word_rows(share_of(batch_rows, r, world_)));
+    most = std::max(most, own.back().size(0));
+  }
+  for (std::size_t i = 0; i < trained_.size(); ++i)
+    if (i != word_table_) others += trained_[i].numel();
+  // Bytes each worker receives: a gather brings world_ - 1 others' buffers; a ring allreduce
+  // moves 2 (world - 1) / world_ of the buffer.
+  const std::int64_t width = trained_[word_table_].size(1);
+  const std::int64_t table_rows = trained_[word_table_].size(0);
+  const std::int64_t summed = all_rows.size(0) * 2 <= table_rows ? all_rows.size(0) : table_rows;  // as exchange() sends
+  if ((others + most * width) * world_ > 2 * (others + summed * width)) return false;
+  gather_word_rows(t, own, most);
+  return true;
+}
+
+void GradientExchange::sum_gradients(Step& t, const std::vector<torch::Tensor>& rows_of, bool stop_shared) {
   std::vector<torch::Tensor> grads;
   for (std::size_t i = 0; i < trained_.size(); ++i) {
     const torch::Tensor& g = trained_[i].grad();
@@ -126,7 +132,6 @@ GradientExchange::Step GradientExchange::exchange(const std::vector<std::int64_t
     }
     offset += grads[i].numel();
   }
-  return t;
 }
 
 /// The rows of the word-vector table that the word ids of `batch` touch, ascending.

@@ -93,9 +93,10 @@ struct IdSpan {
 
 /// Appends each word of `text` to e.words with its tokens, its status and the attention of its
 /// kept tokens (read at `span`).
-void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const std::string& text, const IdSpan& span) {
-  // Words: each chunk's tokens, which (with the default separators) are the text's tokens in order.
-  const auto num_words = tok.options().num_words.value_or(0);
+/// The words of `text` and each one's tokens: its chunks between spaces, which with the default
+/// separators tokenize to the text's tokens in order; with other separators, one word per token.
+std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> words_and_tokens(const text::Tokenizer& tok,
+                                                                                            const std::string& text) {
   // (Temporaries are moved, not copied: a 10 MB comment has 1.8 million words.)
   std::vector<std::string> all_tokens = tok.tokenize(text);
   std::vector<std::vector<std::string>> per_chunk;
@@ -107,12 +108,17 @@ void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const 
     per_chunk.push_back(tok.tokenize(c));
     for (const std::string& t : per_chunk.back()) same = same && joined < all_tokens.size() && all_tokens[joined++] == t;
   }
-  if (!same || joined != all_tokens.size()) {  // other separators: one word per token
+  if (!same || joined != all_tokens.size()) {
     chunks = all_tokens;
     per_chunk.clear();
     for (std::string& t : all_tokens) per_chunk.push_back({std::move(t)});
   }
-  all_tokens = {};
+  return {std::move(chunks), std::move(per_chunk)};
+}
+
+void append_words(report::TextExplanation& e, const text::Tokenizer& tok, const std::string& text, const IdSpan& span) {
+  const auto num_words = tok.options().num_words.value_or(0);
+  auto [chunks, per_chunk] = words_and_tokens(tok, text);
   e.words.reserve(e.words.size() + chunks.size());
   const std::size_t all = span.all;
   std::size_t next_id = 0;

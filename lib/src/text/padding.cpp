@@ -1,9 +1,9 @@
 #include "attn/text/padding.h"
+#include "attn/text/threads.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -62,10 +62,7 @@ PaddedSequences pad_rows(std::size_t rows, Length&& length, Row&& row, const Pad
       truncated[w] += n - out.lengths[r];
     }
   };
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(pad_range, w);
-  pad_range(0);
-  for (auto& t : pool) t.join();
+  on_threads(workers, pad_range);
   for (std::int64_t t : truncated) out.truncated_tokens += t;
   return out;
 }

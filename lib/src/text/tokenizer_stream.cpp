@@ -7,35 +7,13 @@
 #include <mutex>
 #include <thread>
 
+#include "attn/text/threads.h"
 #include "attn/text/tokenizer.h"
 
 namespace attn::text {
 namespace {
 
 constexpr std::size_t kBlockTexts = 2048;  // texts per block when the caller passes one big vector
-
-/// Runs body(begin, end) over [0, n) split into `workers` contiguous ranges, one thread each.
-template <class Body>
-void parallel_ranges(std::size_t n, std::size_t workers, Body&& body) {
-  workers = std::max<std::size_t>(1, std::min(workers, n));
-  if (workers <= 1) {
-    if (n) body(std::size_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errors(workers);
-  for (std::size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&, w] {
-      try {
-        body(n * w / workers, n * (w + 1) / workers);
-      } catch (...) {
-        errors[w] = std::current_exception();
-      }
-    });
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 /// Where a word first occurred: (text number, token number). Orders a fit's new words.
 struct FirstSeen {
@@ -231,7 +209,7 @@ struct Tokenizer::Stream::Impl {
       merge();
       if (fitted) fitted();
       // Local ids -> emitted indices, dropping zeros, block by block in parallel.
-      parallel_ranges(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
+      on_ranges(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
           Block& b = blocks[i];
           const std::vector<std::int32_t>& emit = workers[b.worker].emit;
@@ -259,7 +237,7 @@ struct Tokenizer::Stream::Impl {
     }
     out.ids.resize(token_start.back());
     out.offsets.resize(text_start.back() + 1);
-    parallel_ranges(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
+    on_ranges(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         Block& b = blocks[i];
         std::copy(b.tokens.begin(), b.tokens.end(), out.ids.begin() + static_cast<std::ptrdiff_t>(token_start[i]));

@@ -404,6 +404,39 @@ void Trainer::save_checkpoint(const std::string& path) const {
   io::write_file_atomic(path, bytes.str(), io::Durability::kToDisk);  // what --resume continues from, also after a power cut
 }
 
+namespace {
+
+/// A checkpoint's checksums (null, with a warning, in one saved before attn 0.2).
+nlohmann::json checkpoint_checksums(torch::serialize::InputArchive& archive, const std::string& path) {
+  c10::IValue sums_value;
+  if (!archive.try_read("checksums", sums_value) || !sums_value.isString()) {
+    io::warn(path + ": carries no checksums (saved before attn 0.2): a corrupt checkpoint cannot be told from a good one");
+    return nullptr;
+  }
+  try {
+    return nlohmann::json::parse(sums_value.toStringRef());
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error(path + ": key 'checksums' is not valid: the checkpoint is corrupt");
+  }
+}
+
+/// A checkpoint's state (its JSON text) over `defaults`: what the callbacks start from, for
+/// checkpoints saved before they existed.
+CheckpointState checkpoint_state(const std::string& text, const CheckpointState& defaults, const std::string& path) {
+  try {
+    nlohmann::json loaded = nlohmann::json::parse(text);
+    // JSON has no infinity: a "best" not yet set was written as null.
+    if (loaded.contains("best") && loaded["best"].is_null()) loaded.erase("best");
+    nlohmann::json merged = nlohmann::json(defaults);
+    merged.update(loaded);
+    return io::get_like<CheckpointState>(merged);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": key 'state': " + e.what());
+  }
+}
+
+}  // namespace
+
 void Trainer::load_checkpoint(const std::string& path) {
   Impl& s = *impl_;
   torch::serialize::InputArchive archive;
@@ -413,35 +446,16 @@ void Trainer::load_checkpoint(const std::string& path) {
   } catch (const c10::Error& e) {
     throw std::runtime_error(path + ": not a checkpoint (" + std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   }
-  c10::IValue state_value, sums_value;
+  c10::IValue state_value;
   if (!archive.try_read("state", state_value) || !state_value.isString())
     throw std::runtime_error(path + ": key 'state' missing: not an attn checkpoint");
-  nlohmann::json sums;
-  if (archive.try_read("checksums", sums_value) && sums_value.isString()) {
-    try {
-      sums = nlohmann::json::parse(sums_value.toStringRef());
-    } catch (const nlohmann::json::exception&) {
-      throw std::runtime_error(path + ": key 'checksums' is not valid: the checkpoint is corrupt");
-    }
-  } else {
-    io::warn(path + ": carries no checksums (saved before attn 0.2): a corrupt checkpoint cannot be told from a good one");
-  }
+  const nlohmann::json sums = checkpoint_checksums(archive, path);
   const auto check = [&](const std::string& key, const std::string& sum) {
     if (!sums.is_null() && sums.value(key, std::string()) != sum)
       throw std::runtime_error(path + ": '" + key + "' does not match its checksum: the checkpoint is corrupt");
   };
   check("state", io::crc32_hex(state_value.toStringRef()));
-  CheckpointState state = s.state;  // the callbacks' defaults, for checkpoints from before them
-  try {
-    nlohmann::json loaded = nlohmann::json::parse(state_value.toStringRef());
-    // JSON has no infinity: a "best" not yet set was written as null.
-    if (loaded.contains("best") && loaded["best"].is_null()) loaded.erase("best");
-    nlohmann::json merged = nlohmann::json(state);
-    merged.update(loaded);
-    state = io::get_like<CheckpointState>(merged);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": key 'state': " + e.what());
-  }
+  const CheckpointState state = checkpoint_state(state_value.toStringRef(), s.state, path);
   if (state.parameters != s.state.parameters)
     throw std::runtime_error(path + ": key 'parameters': the checkpoint's parameters do not match this model");
   torch::NoGradGuard no_grad;

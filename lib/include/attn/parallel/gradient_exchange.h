@@ -51,6 +51,12 @@ class GradientExchange {
   std::vector<torch::Tensor> touched_rows(const std::vector<torch::Tensor>& matrices, Step& t);
   torch::Tensor word_rows(const std::vector<std::int64_t>& batch) const;
   void gather_word_rows(Step& t, const std::vector<torch::Tensor>& own, std::int64_t most);
+  /// With the word table the only row-sparse matrix: gathers each worker's own word rows when that
+  /// moves fewer bytes than summing `all_rows` (the batch's); whether it did.
+  bool gathered_word_rows(Step& t, const std::vector<std::int64_t>& batch_rows, const torch::Tensor& all_rows);
+  /// Sums every gradient over the workers (rows_of[i]: the rows of parameter i sent, undefined:
+  /// all of it), and the stop flag with them unless touched_rows shared it (`stop_shared`).
+  void sum_gradients(Step& t, const std::vector<torch::Tensor>& rows_of, bool stop_shared);
 
   Workers& workers_;
   std::vector<torch::Tensor> trained_;
