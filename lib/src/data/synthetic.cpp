@@ -181,28 +181,30 @@ void write_date_corpus(std::ostream& out, const DateCorpusOptions& o) {
   }
 }
 
+namespace {
+
+/// A kind's options with the request's rows and seed, the rest the kind's defaults.
+template <class Options>
+Options sized(const GenerateRequest& r) {
+  Options o;
+  o.rows = r.rows;
+  o.seed = r.seed;
+  return o;
+}
+
+}  // namespace
+
 std::string generate(const GenerateRequest& r) {
   if (r.rows < 1) throw std::invalid_argument("--rows must be >= 1");
   std::ostringstream csv;
   if (r.kind == "toxic") {
-    ToxicCorpusOptions o;
-    o.rows = r.rows;
-    o.seed = r.seed;
-    write_toxic_corpus(csv, o);
+    write_toxic_corpus(csv, sized<ToxicCorpusOptions>(r));
   } else if (r.kind == "civil") {
-    CivilCorpusOptions o;
-    o.rows = r.rows;
-    o.seed = r.seed;
-    write_civil_corpus(csv, o);
+    write_civil_corpus(csv, sized<CivilCorpusOptions>(r));
   } else if (r.kind == "documents") {
-    DocumentCorpusOptions o;
-    o.rows = r.rows;
-    o.seed = r.seed;
-    write_document_corpus(csv, o);
+    write_document_corpus(csv, sized<DocumentCorpusOptions>(r));
   } else if (r.kind == "features") {
-    FeatureCorpusOptions o;
-    o.rows = r.rows;
-    o.seed = r.seed;
+    FeatureCorpusOptions o = sized<FeatureCorpusOptions>(r);
     o.dims = r.dims;
     o.bayes_accuracy = r.accuracy;
     o.informative.clear();
@@ -214,9 +216,7 @@ std::string generate(const GenerateRequest& r) {
     }
     write_feature_corpus(csv, o);
   } else if (r.kind == "dates") {
-    DateCorpusOptions o;
-    o.rows = r.rows;
-    o.seed = r.seed;
+    DateCorpusOptions o = sized<DateCorpusOptions>(r);
     o.locales = split_list(r.locales);
     o.from_year = r.from_year;
     o.to_year = r.to_year;
