@@ -133,7 +133,8 @@ with open(path("lexicon.txt"), "w") as f:
 rob = attn("robustness", "--model", RUN, "--csv", path("test.csv"), "--words", path("lexicon.txt"), "--rate", "1",
            "--json", path("rob.json"))
 r1 = json.load(open(path("rob.json")))
-check([p["name"] for p in r1["perturbations"]] == ["repeat", "leet", "punctuation", "space", "mask", "homoglyph"],
+check([p["name"] for p in r1["perturbations"]] == ["repeat", "leet", "punctuation", "space", "mask", "homoglyph", "spaced", "punctuation2",
+                                                  "zero-width", "mixed", "vowels", "suffix"],
       "robustness: every perturbation")
 check(all(p["words_changed"] == p["target_words"] == 100 for p in r1["perturbations"]),
       "rate 1: each of the 100 planted words changed (the lexicon's words, any case)")

@@ -33,7 +33,7 @@ TEST_CASE("text training inputs: typed values and what the model decides", "[tas
   CHECK_FALSE(plain.reads_subwords);  // 0/1 labels read whole words unless asked
   CHECK(plain.rationale_weight.value == 1);
   CHECK(plain.misspell.value == 0);
-  CHECK(plain.edits.size() == text::perturbations().size());  // every edit by default
+  CHECK(plain.edits.size() == 6);  // the first six edits by default (the evasions added since stay unseen)
   CHECK(plain.layout.max_sentences == 0);
   // One class per row reads subwords by default, when the model has the table; --word-only says no.
   CHECK(read({{"csv", "x.csv"}, {"label-column", "label"}}).reads_subwords);

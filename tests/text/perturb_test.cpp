@@ -41,6 +41,50 @@ TEST_CASE("each perturbation's edit of a word", "[perturb]") {
   CHECK(glyph != "stupid");
 }
 
+TEST_CASE("the evasions no training default draws: spaced, doubled marks, invisible, mixed, no vowels, suffix", "[perturb]") {
+  const auto one = [](Perturbation p, const std::string& word = "stupid", std::uint64_t row = 3) {
+    return text::perturb(word, p, every_word(), row).text;
+  };
+  CHECK(one(Perturbation::kSpaced) == "s t u p i d");
+  CHECK(one(Perturbation::kSpaced, "idiot") == "i d i o t");
+  const std::string marks = one(Perturbation::kPunctuation2);
+  CHECK(marks.size() == 8);
+  const std::size_t at = marks.find_first_of(".-_*");
+  REQUIRE(at != std::string::npos);
+  CHECK(at > 0);
+  CHECK(marks[at + 1] == marks[at]);  // the same mark twice
+  CHECK(marks.substr(0, at) + marks.substr(at + 2) == "stupid");
+  for (const std::uint64_t row : {1, 2, 3, 4, 5}) {
+    const std::string hidden = one(Perturbation::kZeroWidth, "stupid", row);
+    CHECK(hidden.size() == 9);  // a three-byte U+200B, U+200C or U+200D inside
+    CHECK(text::find_invalid_utf8(hidden) == std::string::npos);
+    const std::size_t z = hidden.find("\xE2\x80");
+    REQUIRE(z != std::string::npos);
+    CHECK((z > 0 && z < 6));
+    CHECK(hidden.substr(0, z) + hidden.substr(z + 3) == "stupid");
+    const std::string mixed = one(Perturbation::kMixed, "stupid", row);
+    CHECK(mixed.size() == 10);  // and one letter a two-byte Cyrillic one
+    CHECK(text::find_invalid_utf8(mixed) == std::string::npos);
+    CHECK(mixed.find("\xE2\x80") != std::string::npos);
+  }
+  CHECK(one(Perturbation::kNoVowels) == "stpd");
+  CHECK(one(Perturbation::kNoVowels, "fuck") == "fck");
+  CHECK(one(Perturbation::kNoVowels, "idiot") == "idt");  // the first letter stays
+  const std::string suffix = one(Perturbation::kSuffix);
+  CHECK(suffix.size() == 8);
+  CHECK(suffix.substr(0, 6) == "stupid");
+  CHECK(std::all_of(suffix.begin() + 6, suffix.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }));
+}
+
+TEST_CASE("--misspell draws the first six edits unless told otherwise; the others stay unseen", "[perturb]") {
+  std::vector<std::string> defaults;
+  for (const auto& info : text::perturbations())
+    if (info.misspell_default) defaults.push_back(info.name);
+  CHECK(defaults == std::vector<std::string>{"repeat", "leet", "punctuation", "space", "mask", "homoglyph"});
+  CHECK(text::perturbations().size() == 12);
+  CHECK(text::parse_perturbation("vowels", "--perturbations") == Perturbation::kNoVowels);
+}
+
 TEST_CASE("perturbations are deterministic: the same seed and row give the same text, other rows others", "[perturb]") {
   const std::string t = "You are a stupid idiot and your edits are garbage, moron";
   text::PerturbOptions o;
@@ -94,7 +138,7 @@ TEST_CASE("perturbations by name", "[perturb]") {
   CHECK(text::parse_perturbation("leet", "--perturbations") == Perturbation::kLeet);
   CHECK_THROWS_WITH(text::parse_perturbation("typo", "--perturbations"),
                     Catch::Contains("--perturbations: unknown perturbation 'typo'") && Catch::Contains("homoglyph"));
-  CHECK(text::perturbations().size() == 6);
+  CHECK(text::perturbations().size() == 12);
 }
 
 TEST_CASE("misspell: each changed word gets one of the kinds given, drawn per word, deterministically", "[perturb]") {

@@ -34,7 +34,7 @@ const std::vector<Field<TI>>& training_fields() {
         "Text models with subwords: train on words misspelt on purpose, this share of each training text's words "
         "of 4+ letters edited as attn robustness does (one edit per word, drawn; the held-out rows too)",
         "0", SpecKind::kValue, "Subwords"}, &TI::misspell},
-      {{"misspell-edits", "With --misspell: the edits drawn from (default: all of attn robustness's)", "", SpecKind::kValue, "Subwords"},
+      {{"misspell-edits", "With --misspell: the edits drawn from (default: repeat, leet, punctuation, space, mask, homoglyph)", "", SpecKind::kValue, "Subwords"},
        &TI::misspell_edits},
       {{"word-only", "Text models: whole words only, no subwords (with --label-column too)", "", SpecKind::kFlag, "Subwords"}, &TI::word_only},
       {{"subword-buckets", "With --subwords: the n-gram hash rows", std::to_string(text::kDefaultSubwordBuckets), SpecKind::kValue, "Subwords"},
@@ -138,7 +138,8 @@ TextTrainingInputs read_text_training(const data::Inputs& in, const models::Mode
   if (misspell > 0 && t.rationales.given) throw std::invalid_argument("give one of --misspell and --rationales");
   for (const std::string& name : t.misspell_edits.value) t.edits.push_back(text::parse_perturbation(name, "--misspell-edits"));
   if (t.edits.empty())
-    for (const text::PerturbationInfo& p : text::perturbations()) t.edits.push_back(p.perturbation);
+    for (const text::PerturbationInfo& p : text::perturbations())
+      if (p.misspell_default) t.edits.push_back(p.perturbation);
   if (t.rationales.given) {
     if (t.rationale_weight.value < 0)
       throw std::invalid_argument("--rationale-weight: '" + t.rationale_weight.text + "' is not a number >= 0");

@@ -103,6 +103,9 @@ const char* homoglyph_of(char c) {
   }
 }
 
+/// The invisible characters an edit may hide inside a word, as UTF-8: zero-width space, non-joiner, joiner.
+const char* const kInvisible[] = {"\xE2\x80\x8B", "\xE2\x80\x8C", "\xE2\x80\x8D"};
+
 /// A position of `word` whose letter `fits`, drawn among them; npos if none.
 template <class Fits>
 std::size_t pick(const std::string& word, std::size_t from, std::size_t to, Draws& d, Fits fits) {
@@ -110,6 +113,13 @@ std::size_t pick(const std::string& word, std::size_t from, std::size_t to, Draw
   for (std::size_t i = from; i < to; ++i)
     if (fits(word[i])) at.push_back(i);
   return at.empty() ? std::string::npos : at[d.below(at.size())];
+}
+
+/// `w` with one of its Latin letters that has a Cyrillic look-alike (drawn) replaced by it.
+std::string with_homoglyph(std::string w, Draws& d) {
+  const std::size_t i = pick(w, 0, w.size(), d, [](char c) { return homoglyph_of(c) != nullptr; });
+  if (i != std::string::npos) w.replace(i, 1, homoglyph_of(w[i]));
+  return w;
 }
 
 /// `word` (4 or more ASCII letters) edited by `p`; unchanged when it has no letter the edit applies to.
@@ -133,9 +143,30 @@ std::string edit(const std::string& word, Perturbation p, Draws& d) {
       w[i == std::string::npos ? inner : i] = '*';
       return w;
     }
-    case Perturbation::kHomoglyph: {
-      const std::size_t i = pick(w, 0, n, d, [](char c) { return homoglyph_of(c) != nullptr; });
-      if (i != std::string::npos) w.replace(i, 1, homoglyph_of(w[i]));
+    case Perturbation::kHomoglyph:
+      return with_homoglyph(w, d);
+    case Perturbation::kSpaced: {
+      std::string spaced;
+      for (std::size_t i = 0; i < n; ++i) (spaced += i ? " " : "") += w[i];
+      return spaced;
+    }
+    case Perturbation::kPunctuation2:
+      return w.insert(inner, 2, ".-_*"[d.below(4)]);
+    case Perturbation::kZeroWidth:
+      return w.insert(inner, kInvisible[d.below(3)]);
+    case Perturbation::kMixed: {
+      w.insert(inner, kInvisible[d.below(3)]);  // inside; the look-alike then goes anywhere
+      return with_homoglyph(w, d);
+    }
+    case Perturbation::kNoVowels: {
+      std::string kept(1, w[0]);
+      for (std::size_t i = 1; i < n; ++i)
+        if (!is_vowel(w[i])) kept += w[i];
+      return kept.size() >= 2 ? kept : w;  // (a word of vowels stays)
+    }
+    case Perturbation::kSuffix: {
+      static const char kNoise[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+      for (int k = 0; k < 2; ++k) w += kNoise[d.below(sizeof kNoise - 1)];
       return w;
     }
   }
@@ -146,12 +177,18 @@ std::string edit(const std::string& word, Perturbation p, Draws& d) {
 
 const std::vector<PerturbationInfo>& perturbations() {
   static const std::vector<PerturbationInfo> all = {
-      {Perturbation::kRepeat, "repeat", "stuuupid"},
-      {Perturbation::kLeet, "leet", "5tupid"},
-      {Perturbation::kPunctuation, "punctuation", "st.upid"},
-      {Perturbation::kSpace, "space", "stu pid"},
-      {Perturbation::kMask, "mask", "st*pid"},
-      {Perturbation::kHomoglyph, "homoglyph", "stuріd (Cyrillic р, і)"},
+      {Perturbation::kRepeat, "repeat", "stuuupid", true},
+      {Perturbation::kLeet, "leet", "5tupid", true},
+      {Perturbation::kPunctuation, "punctuation", "st.upid", true},
+      {Perturbation::kSpace, "space", "stu pid", true},
+      {Perturbation::kMask, "mask", "st*pid", true},
+      {Perturbation::kHomoglyph, "homoglyph", "stuріd (Cyrillic р, і)", true},
+      {Perturbation::kSpaced, "spaced", "s t u p i d", false},
+      {Perturbation::kPunctuation2, "punctuation2", "st..upid", false},
+      {Perturbation::kZeroWidth, "zero-width", "stu(U+200B)pid", false},
+      {Perturbation::kMixed, "mixed", "ѕtu(U+200B)pid", false},
+      {Perturbation::kNoVowels, "vowels", "stpd", false},
+      {Perturbation::kSuffix, "suffix", "stupidzq", false},
   };
   return all;
 }

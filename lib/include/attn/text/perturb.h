@@ -18,12 +18,22 @@ enum class Perturbation {
   kSpace,        ///< a space inserted inside: stupid -> stu pid
   kMask,         ///< a letter inside (a vowel when there is one) replaced by '*': fuck -> f*ck
   kHomoglyph,    ///< a Latin letter replaced by its Cyrillic look-alike: idiot -> іdiot (U+0456)
+  // The evasions of issue 59's attacks (Kurita et al. 2019, Wang et al. 2023's obfuscation taxonomy):
+  kSpaced,        ///< every letter apart: stupid -> s t u p i d
+  kPunctuation2,  ///< two marks inside: stupid -> st..upid ('.', '-', '_' or '*' twice)
+  kZeroWidth,     ///< an invisible character inside (U+200B, U+200C or U+200D): stupid -> stu\u200Bpid
+  kMixed,         ///< a Cyrillic look-alike and an invisible character together: stupid -> ѕtu\u200Bpid
+  kNoVowels,      ///< the vowels after the first letter dropped: fuck -> fck, stupid -> stpd
+  kSuffix,        ///< two letters or digits appended: stupid -> stupidzq
 };
 
 struct PerturbationInfo {
   Perturbation perturbation;
   const char* name;     ///< as --perturbations spells it
   const char* example;  ///< what it does to "stupid"
+  /// Drawn by `attn train --misspell` when --misspell-edits is not given: the first six, the edits
+  /// training has always drawn, so that the others stay unseen by a model that trained on these.
+  bool misspell_default;
 };
 /// Every perturbation, in one list.
 const std::vector<PerturbationInfo>& perturbations();
