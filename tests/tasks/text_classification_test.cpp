@@ -770,3 +770,38 @@ TEST_CASE("bias-aware training: bad flags and columns refused, naming them", "[t
                     Catch::Contains("--identity-weighting") && Catch::Contains("plain.csv"));
   CHECK_THROWS_WITH(open({{"data", (dir / "run" / "data").string()}, {"weight-column", "w"}}), Catch::Contains("not --data"));
 }
+
+TEST_CASE("text: --deobfuscate reads every text through the normaliser, in training and after; config.json says so only then",
+          "[tasks][text][deobfuscate]") {
+  const auto dir = scratch("text_deobfuscate");
+  // Training texts obfuscated: the normaliser's tokenizer counts them as the words they hide.
+  std::vector<std::string> rows = text_rows(60);
+  rows.push_back("x1,thanks st.upid id1ot \xD1\x95tupid,1,0");
+  const std::string csv = write_csv(dir / "train.csv", "id,comment_text,bad,rude", rows);
+  saved_model("bilstm-attention", dir / "run", {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}, {"deobfuscate", "true"}},
+              {{"embed_dim", 8}, {"lstm_units", 4}});
+  saved_model("bilstm-attention", dir / "plain", {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}},
+              {{"embed_dim", 8}, {"lstm_units", 4}});
+  const auto model = tasks::open_model((dir / "run").string());
+  CHECK(model->saved().config.at("data").at("deobfuscate") == true);
+  CHECK_FALSE(tasks::open_model((dir / "plain").string())->saved().config.at("data").contains("deobfuscate"));
+  const text::Tokenizer tok = text::Tokenizer::from_json(model->saved().files.at("tokenizer.json"), "tokenizer.json");
+  CHECK_FALSE(tok.word_index("st.upid").has_value());
+  CHECK_FALSE(tok.word_index("id1ot").has_value());
+  CHECK(tok.word_index("stupid").has_value());
+  // After: what an attacker writes is read as what it hides, everywhere the model reads.
+  tasks::TextClassifierModel& classifier = *model->text_classifier();
+  const std::vector<float> clean = classifier.text_probabilities({"thanks stupid idiot"}, 4);
+  CHECK(classifier.text_probabilities({"thanks st..upid i d i o t"}, 4) == clean);
+  CHECK(classifier.text_probabilities({"thanks stu\xE2\x80\x8Bpid id1ot"}, 4) == clean);
+  const auto explained = classifier.text_explanations({{"thanks st.upid", {}}}, 4, {});
+  REQUIRE(explained.size() == 1);
+  REQUIRE(explained[0].words.size() == 2);
+  CHECK(explained[0].words[1].word == "st.upid");  // the word as written, read as the word it hides
+  CHECK(explained[0].words[1].tokens == std::vector<std::string>{"stupid"});
+  // The plain model reads the text as Keras does: st.upid is two unknown tokens.
+  const auto plain = tasks::open_model((dir / "plain").string());
+  tasks::TextClassifierModel& keras = *plain->text_classifier();
+  CHECK(keras.text_probabilities({"thanks st..upid i d i o t"}, 4) != keras.text_probabilities({"thanks stupid idiot"}, 4));
+  std::filesystem::remove_all(dir);
+}

@@ -73,6 +73,7 @@ nlohmann::ordered_json tokenizer_report(const PrepareOptions& o, bool fitting, c
   tj["char_level"] = to.char_level;
   tj["split"] = to.split;
   tj["filters"] = to.filters;
+  if (to.deobfuscate) tj["deobfuscate"] = true;
   tj["document_count"] = tokenizer.document_count();
   tj["vocabulary_size"] = tokenizer.vocabulary_size();
   return tj;
@@ -253,6 +254,7 @@ struct TokenizerInputs {
   Given<std::string> oov_token;
   Given<bool> no_lower, char_level;
   Given<std::string> filters, split;
+  Given<bool> deobfuscate;
 };
 
 // (the tables read best as written)
@@ -269,6 +271,9 @@ const std::vector<Field<TokenizerInputs>>& tokenizer_fields() {
       {{"filters", "Characters replaced by the separator (default: Keras' ASCII punctuation except ', TAB, LF)", "", SpecKind::kValue,
         kTokenizerGroup}, &T::filters},
       {{"split", "Separator string (default: one space)", "", SpecKind::kValue, kTokenizerGroup}, &T::split},
+      {{"deobfuscate", "Read texts through attn's normaliser first: invisible characters, look-alike letters, st.upid, id1ot, "
+        "stuuupid, s t u p i d undone (not Keras': a model keeps it in its config)", "", SpecKind::kFlag, kTokenizerGroup},
+       &T::deobfuscate},
   };
   return table;
 }
@@ -335,6 +340,7 @@ text::TokenizerOptions tokenizer_options(const Inputs& in) {
   if (t.filters.given) o.filters = t.filters.value;
   if (t.split.given) o.split = t.split.value;
   if (o.split.empty()) throw std::invalid_argument("--split must not be empty");
+  o.deobfuscate = t.deobfuscate.value;
   return o;
 }
 

@@ -138,12 +138,19 @@ class TextErasures : public Erasures {
   std::unordered_map<std::int64_t, text::Sequence> ids_;  ///< the real ids of the rows attributed so far
 };
 
+/// The model's tokenizer, reading texts as the model was trained to (--deobfuscate).
+text::Tokenizer model_tokenizer(const models::SavedModel& model, const TextDataConfig& config) {
+  text::Tokenizer tok = embedded_tokenizer(model, "tokenizer.json");
+  tok.read_deobfuscated(config.deobfuscate);
+  return tok;
+}
+
 class TextModel : public TrainedModel, public TextClassifierModel {
  public:
   explicit TextModel(models::SavedModel saved)
       : TrainedModel(std::move(saved)),
         config_(parse_data_config<TextDataConfig>(model_.config.at("data"), model_.path)),
-        tokenizer_(std::make_shared<const text::Tokenizer>(embedded_tokenizer(model_, "tokenizer.json"))) {
+        tokenizer_(std::make_shared<const text::Tokenizer>(model_tokenizer(model_, config_))) {
     if (config_.labels.empty() || config_.maxlen < 1)
       throw std::runtime_error(model_.path + ": embedded config.json: keys 'data.labels' and 'data.maxlen' are required");
   }
@@ -208,6 +215,7 @@ class TextModel : public TrainedModel, public TextClassifierModel {
     j["labels"] = config_.labels;
     if (config_.one_class_per_row()) j["one_class_per_row"] = true;  // the labels are classes, their probabilities sum to 1
     if (config_.subword_buckets > 0) j["subword_buckets"] = config_.subword_buckets;  // ids [B, T, 1 + G]: model.subword_ids
+    if (config_.deobfuscate) j["deobfuscate"] = true;  // texts go through attn's normaliser before the tokenizer
     j["maxlen"] = config_.maxlen;
     j["self_attention"] = models::TextClassifier(model_.module).has_self_attention();
     if (config_.sentences.enabled())

@@ -72,6 +72,7 @@ class TextDataset : public Dataset {
         marks_(std::move(marks)),
         identities_(std::move(identities)),
         row_weights_(std::move(row_weights)) {
+    tokenizer_.read_deobfuscated(config_.deobfuscate);  // (tokenizer.json, Keras' format, cannot say so)
     if (!row_weights_.empty() && static_cast<std::int64_t>(row_weights_.size()) != data_.x.rows)
       throw std::logic_error("text dataset: " + std::to_string(row_weights_.size()) + " row weights for " + std::to_string(data_.x.rows) +
                              " rows");
@@ -180,7 +181,11 @@ class TextDataset : public Dataset {
     return out;
   }
 
-  nlohmann::json data_config() const override { return config_; }
+  nlohmann::json data_config() const override {
+    nlohmann::json j = config_;
+    if (!config_.deobfuscate) j.erase("deobfuscate");  // config.json as models without it have always had it
+    return j;
+  }
 
   models::DataSizes sizes() const override {
     const auto& to = tokenizer_.options();
@@ -280,6 +285,8 @@ void read_prepare_report(TextDataConfig& config) {
     if (report.contains("id_column") && report["id_column"].is_string()) config.id_column = report["id_column"];
     if (report.contains("label_column") && report["label_column"].is_string()) config.label_column = report["label_column"];
     if (report.contains("target_threshold") && report["target_threshold"].is_number()) config.target_threshold = report["target_threshold"];
+    if (report.contains("tokenizer") && report["tokenizer"].is_object())
+      config.deobfuscate = report["tokenizer"].value("deobfuscate", false);
     if (report.contains("padding")) config.truncating = report["padding"].value("truncating", config.truncating);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
@@ -466,6 +473,7 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
                            read_tokenizer(text_file_in(config.dir, "tokenizer.json")), config);
   } else {
     data::PrepareOptions o = data::prepare_options(in, threads);
+    config.deobfuscate = o.tokenizer.deobfuscate;
     add_aux_labels(o.columns, config);
     config.dir = fs::absolute(fs::path(run_dir) / "data").string();
     config.truncating = o.pad.truncating;

@@ -30,6 +30,7 @@ SplitOptions split_options(const TokenizerOptions& o) {
   s.lower = o.lower;
   s.split = o.split;
   s.char_level = o.char_level;
+  s.deobfuscate = o.deobfuscate;
   return s;
 }
 
@@ -131,6 +132,12 @@ void write_index_tables(std::string& out, pyjson::DictWriter& cfg, std::int32_t 
 Tokenizer::Tokenizer(TokenizerOptions options)
     : options_(std::move(options)), splitter_(split_options(options_)), index_word_(1, kNoWord) {}
 Tokenizer::Tokenizer(const Tokenizer&) = default;
+
+void Tokenizer::read_deobfuscated(bool on) {
+  options_.deobfuscate = on;
+  splitter_ = WordSplitter(split_options(options_));
+}
+
 Tokenizer& Tokenizer::operator=(const Tokenizer&) = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;

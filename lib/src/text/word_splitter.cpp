@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "attn/text/deobfuscate.h"
 #include "attn/text/unicode.h"
 
 namespace attn::text {
@@ -43,6 +44,10 @@ bool WordSplitter::is_filter(std::uint32_t cp) const {
 }
 
 void WordSplitter::split(std::string_view text, Scratch& scratch, std::vector<std::string_view>& out) const {
+  if (options_.deobfuscate) {  // 0. what an obfuscation hides, read
+    scratch.deobfuscated = deobfuscate(text);
+    text = scratch.deobfuscated;
+  }
   // 1. lower (Python's full mapping)
   std::string_view s = text;
   if (options_.lower) {

@@ -65,6 +65,9 @@ struct TextDataConfig {
   std::string weight_column;
   bool identity_weighting = false;
   std::vector<std::string> identities;
+  /// Every text read through text/deobfuscate.h before the tokenizer (--deobfuscate): in training,
+  /// and in everything the model reads after. Written to config.json only when set.
+  bool deobfuscate = false;
 
   bool one_class_per_row() const { return !label_column.empty(); }
   /// The labels scored (those before the auxiliary ones).
@@ -74,7 +77,7 @@ struct TextDataConfig {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
                                                 id_column, examples, sentences, subword_buckets, rationales, rationale_weight,
                                                 rationale_target, target_threshold, aux_labels, weight_column, identity_weighting,
-                                                identities)
+                                                identities, deobfuscate)
 
 const Task& text_classification();
 

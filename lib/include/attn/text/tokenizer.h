@@ -48,6 +48,9 @@ struct TokenizerOptions {
   bool char_level = false;
   /// Word given index 1 and emitted for unknown words and words beyond num_words.
   std::optional<std::string> oov_token;
+  /// Texts read through text/deobfuscate.h before splitting (attn train --deobfuscate). Not a Keras
+  /// setting: tokenizer.json does not hold it (the model's config.json does), so Keras reads the file.
+  bool deobfuscate = false;
 };
 
 /// What Tokenizer::from_json reads: every table (the default: the tokenizer can then be saved and
@@ -77,6 +80,9 @@ class Tokenizer {
   ~Tokenizer();
 
   const TokenizerOptions& options() const { return options_; }
+  /// Reads texts through text/deobfuscate.h from now on (a model trained with --deobfuscate: its
+  /// tokenizer.json, Keras' format, cannot say so).
+  void read_deobfuscated(bool on);
 
   /// Keras' `text_to_word_sequence` (or the code points when char_level). `text` must be UTF-8.
   std::vector<std::string> tokenize(std::string_view text) const { return splitter_.split(text); }

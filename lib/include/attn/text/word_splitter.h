@@ -20,13 +20,15 @@ struct SplitOptions {
   std::string split = " ";
   /// Tokens are the code points of the (lowercased) text, unfiltered and unsplit.
   bool char_level = false;
+  /// The text read through text/deobfuscate.h first (no Keras setting: attn train --deobfuscate).
+  bool deobfuscate = false;
 };
 
 class WordSplitter {
  public:
   /// Buffers reused from text to text (one per thread).
   struct Scratch {
-    std::string lowered, filtered;
+    std::string deobfuscated, lowered, filtered;
   };
 
   /// Throws std::invalid_argument for an empty split or filters/split that are not UTF-8.
