@@ -805,3 +805,64 @@ TEST_CASE("text: --deobfuscate reads every text through the normaliser, in train
   CHECK(keras.text_probabilities({"thanks st..upid i d i o t"}, 4) != keras.text_probabilities({"thanks stupid idiot"}, 4));
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+/// ROC AUC by counting pairs (ties half): the brute force the bias metric is checked against.
+double pair_auc(const std::vector<std::pair<float, bool>>& rows) {
+  double pairs = 0, wins = 0;
+  for (const auto& [p, positive] : rows)
+    for (const auto& [q, negative_is_positive] : rows)
+      if (positive && !negative_is_positive) {
+        ++pairs;
+        wins += p > q ? 1.0 : p == q ? 0.5 : 0.0;
+      }
+  return wins / pairs;
+}
+
+}  // namespace
+
+TEST_CASE("text: --benign scores the bias metric of a model with one class per row on 1 - p(benign class)", "[tasks][text][bias]") {
+  const auto dir = scratch("text_benign");
+  const std::vector<std::string> rows = class_rows(90);
+  saved_model("bilstm-attention", dir / "run",
+              {{"csv", write_csv(dir / "train.csv", "post_id,text,label", rows)},
+               {"text-column", "text"},
+               {"id-column", "post_id"},
+               {"label-column", "label"},
+               {"maxlen", "12"}},
+              {{"embed_dim", 8}, {"lstm_units", 4}});
+  std::vector<std::string> annotated;
+  for (std::size_t i = 0; i < rows.size(); ++i) annotated.push_back(rows[i] + (i % 4 == 0 ? ",1" : i % 4 == 1 ? ",0" : ","));
+  const std::string csv = write_csv(dir / "eval.csv", "post_id,text,label,muslim", annotated);
+  const auto model = tasks::open_model((dir / "run").string());
+  data::Inputs in;
+  in.set("identities", "muslim", data::Inputs::Origin::kGiven);
+  in.set("benign", "normal", data::Inputs::Origin::kGiven);
+  const auto e = model->open_csv(csv, in, 1)->evaluate(model->module(), tasks::all_rows(90), {8, tasks::EvaluateOptions::Detail::kFull});
+  const auto& bias = e.metrics.at("bias");
+  CHECK(bias.at("label") == "not normal");
+  // Brute force: toxicity 1 - p(normal), a row toxic when its class is not normal; Jigsaw 2019's
+  // final metric with one identity: 0.25 overall AUC + 0.75 mean of subgroup, BPSN and BNSP AUCs.
+  const std::vector<std::string>& classes = model->facts().labels;
+  const std::size_t normal = static_cast<std::size_t>(std::find(classes.begin(), classes.end(), "normal") - classes.begin());
+  std::vector<std::pair<float, bool>> all, subgroup, bpsn, bnsp;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const float toxicity = 1.0f - e.probabilities[i * classes.size() + normal];
+    const bool toxic = rows[i].substr(rows[i].rfind(',') + 1) != "normal", in_group = i % 4 == 0;
+    all.emplace_back(toxicity, toxic);
+    if (in_group) subgroup.emplace_back(toxicity, toxic);
+    if ((in_group && !toxic) || (!in_group && toxic)) bpsn.emplace_back(toxicity, toxic);
+    if ((in_group && toxic) || (!in_group && !toxic)) bnsp.emplace_back(toxicity, toxic);
+  }
+  const double final_metric = 0.25 * pair_auc(all) + 0.75 * (pair_auc(subgroup) + pair_auc(bpsn) + pair_auc(bnsp)) / 3;
+  CHECK(bias.at("final").get<double>() == Approx(final_metric).epsilon(1e-6));
+  // Refused: a class the model does not have (naming them), with --bias-label, on 0/1 labels.
+  in.set("benign", "kind", data::Inputs::Origin::kGiven);
+  CHECK_THROWS_WITH(model->open_csv(csv, in, 1),
+                    Catch::Contains("--benign: 'kind' is not one of this model's classes (") && Catch::Contains("normal"));
+  in.set("benign", "normal", data::Inputs::Origin::kGiven);
+  in.set("bias-label", "normal", data::Inputs::Origin::kGiven);
+  CHECK_THROWS_WITH(model->open_csv(csv, in, 1), Catch::Contains("give one of --benign and --bias-label"));
+  std::filesystem::remove_all(dir);
+}

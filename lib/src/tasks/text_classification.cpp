@@ -29,6 +29,7 @@ struct TextInputs {
   data::Given<std::string> thresholds;               ///< (read by Thresholds; here: whether given)
   data::Given<std::vector<std::string>> identities;  ///< the bias metric's (evaluate)
   data::Given<std::string> bias_label, bias_html;
+  data::Given<std::string> benign;  ///< one class per row: the bias metric's toxicity is 1 - p(benign)
 
   static TextInputs read(const data::Inputs& in, const TextDataConfig& config);
 };
@@ -53,6 +54,8 @@ const std::vector<data::Field<TextInputs>>& text_input_fields() {
        &TI::bias_label},
       {{"bias-html", "Text models: draw the bias metric's identity x metric heatmap here (HTML)", "", SpecKind::kValue, "Identity bias"},
        &TI::bias_html},
+      {{"benign", "One class per row: the bias metric scores 1 - p(this class) (e.g. normal), a row toxic when its class is another",
+        "", SpecKind::kValue, "Identity bias"}, &TI::benign},
   };
   return table;
 }
@@ -289,10 +292,8 @@ class TextModel : public TrainedModel, public TextClassifierModel {
     IdentityColumns id = read_identities(csv, in.identities.given ? in.identities.value : std::vector<std::string>());
     if (in.identities.given && id.names.empty()) throw std::invalid_argument("--identities: no column named");
     if (id.names.empty()) {
-      for (const auto* flag : {&in.bias_label, &in.bias_html})
-        if (flag->given)
-          throw std::invalid_argument(std::string(flag == &in.bias_label ? "--bias-label" : "--bias-html") + ": " + csv +
-                                      " has no identity column (--identities names them)");
+      for (const auto& [flag, name] : {std::pair{&in.bias_label, "--bias-label"}, {&in.bias_html, "--bias-html"}, {&in.benign, "--benign"}})
+        if (flag->given) throw std::invalid_argument(std::string(name) + ": " + csv + " has no identity column (--identities names them)");
       return id;
     }
     if (in.bias_label.given) {
@@ -301,8 +302,23 @@ class TextModel : public TrainedModel, public TextClassifierModel {
         throw std::invalid_argument("--bias-label: '" + in.bias_label.value + "' is not one of this model's labels");
       id.label = static_cast<std::size_t>(it - config_.labels.begin());
     }
+    if (in.benign.given) id.benign = benign_class(in);
     if (in.bias_html.given) id.html = in.bias_html.value;
     return id;
+  }
+
+  /// --benign's class (one class per row; not with --bias-label): its index among the classes.
+  std::size_t benign_class(const TextInputs& in) const {
+    if (!config_.one_class_per_row())
+      throw std::invalid_argument("--benign is for a model with one class per row; this one has 0/1 labels (--bias-label picks one)");
+    if (in.bias_label.given) throw std::invalid_argument("give one of --benign and --bias-label");
+    const auto it = std::find(config_.labels.begin(), config_.labels.end(), in.benign.value);
+    if (it == config_.labels.end()) {
+      std::string classes;
+      for (const std::string& c : config_.labels) classes += (classes.empty() ? "" : ", ") + c;
+      throw std::invalid_argument("--benign: '" + in.benign.value + "' is not one of this model's classes (" + classes + ")");
+    }
+    return static_cast<std::size_t>(it - config_.labels.begin());
   }
 
   /// Labels by id from Kaggle's test_labels.csv layout (-1: not scored); returns which rows are scored.
@@ -381,7 +397,8 @@ class TextClassification : public Task {
                 text_input_spec("thresholds", command),
                 text_input_spec("identities", command),
                 text_input_spec("bias-label", command),
-                text_input_spec("bias-html", command)};
+                text_input_spec("bias-html", command),
+                text_input_spec("benign", command)};
       case Command::kRobustness:  // a labelled file, read as evaluate reads it
         return {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
                 text_input_spec("labels-csv", command), text_input_spec("thresholds", command)};

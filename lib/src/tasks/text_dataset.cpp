@@ -239,18 +239,20 @@ class TextDataset : public Dataset {
   /// Jigsaw 2019's bias metric of the identity columns over the scored rows (metrics["bias"]), and
   /// --bias-html's page.
   void add_bias(const std::vector<std::int64_t>& rows, const std::vector<float>& probs, Evaluation& out) const {
-    const std::size_t L = config_.labels.size(), k = identities_.label;
+    const std::size_t L = config_.labels.size();
+    const bool benign = identities_.benign.has_value();
+    const std::size_t k = benign ? *identities_.benign : identities_.label;
     std::vector<float> scores;
     std::vector<std::uint8_t> positive;
     std::vector<std::vector<float>> annotations(identities_.names.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto r = static_cast<std::size_t>(rows[i]);
       if (!scored_.empty() && !scored_[r]) continue;
-      scores.push_back(probs[i * L + k]);
-      positive.push_back(data_.labels[r * L + k] > 0.5f);
+      scores.push_back(benign ? 1.0f - probs[i * L + k] : probs[i * L + k]);  // (one class per row: the toxicity)
+      positive.push_back(benign ? data_.labels[r * L + k] <= 0.5f : data_.labels[r * L + k] > 0.5f);
       for (std::size_t a = 0; a < annotations.size(); ++a) annotations[a].push_back(identities_.values[a][r]);
     }
-    const std::string& label = config_.labels[k];
+    const std::string label = benign ? "not " + config_.labels[k] : config_.labels[k];
     try {
       const metrics::BiasFigures f = metrics::bias_figures(scores, positive, identities_.names, annotations);
       out.metrics["bias"] = to_json(f, label);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,9 @@ struct IdentityColumns {
   std::vector<std::vector<float>> values;  ///< per identity, per row: the annotation, NaN where empty
   std::size_t label = 0;                   ///< the label the metric scores
   std::string html;                        ///< --bias-html: where the heatmap page goes ("" = none)
+  /// One class per row (--benign): the metric scores 1 - p(this class), a row positive when its
+  /// class is another; unset: the probability of `label`, positive when its label is 1.
+  std::optional<std::size_t> benign;
 };
 /// `csv`'s identity columns `names` (empty: those of the 2019 competition's scored identities the
 /// file has; none: an empty result), one value per row: a number in [0, 1], or empty, "nan" or
