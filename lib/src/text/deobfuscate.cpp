@@ -1,6 +1,7 @@
 #include "attn/text/deobfuscate.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace attn::text {
@@ -21,88 +22,20 @@ std::pair<std::uint32_t, std::size_t> decode(std::string_view s, std::size_t i) 
 
 bool invisible(std::uint32_t cp) { return cp == 0x200B || cp == 0x200C || cp == 0x200D || cp == 0x2060 || cp == 0xFEFF || cp == 0xAD; }
 
+/// Cyrillic and Greek letters and the Latin letters they look like.
+constexpr std::pair<std::uint32_t, char> kLookAlikes[] = {
+    {0x0430, 'a'}, {0x0441, 'c'}, {0x0435, 'e'}, {0x0456, 'i'}, {0x0458, 'j'}, {0x043E, 'o'}, {0x0440, 'p'}, {0x0455, 's'},
+    {0x0445, 'x'}, {0x0443, 'y'}, {0x0410, 'A'}, {0x0412, 'B'}, {0x0421, 'C'}, {0x0415, 'E'}, {0x041D, 'H'}, {0x0406, 'I'},
+    {0x041A, 'K'}, {0x041C, 'M'}, {0x041E, 'O'}, {0x0420, 'P'}, {0x0405, 'S'}, {0x0422, 'T'}, {0x0425, 'X'}, {0x03BF, 'o'},
+    {0x03B1, 'a'}, {0x0391, 'A'}, {0x0392, 'B'}, {0x0395, 'E'}, {0x0397, 'H'}, {0x0399, 'I'}, {0x039A, 'K'}, {0x039C, 'M'},
+    {0x039D, 'N'}, {0x039F, 'O'}, {0x03A1, 'P'}, {0x03A4, 'T'}, {0x03A7, 'X'}, {0x0396, 'Z'}};
+
 /// The Latin letter a Cyrillic or Greek letter looks like, or 0.
 char latin_look_alike(std::uint32_t cp) {
-  switch (cp) {
-    case 0x0430:
-      return 'a';  // а
-    case 0x0441:
-      return 'c';  // с
-    case 0x0435:
-      return 'e';  // е
-    case 0x0456:
-      return 'i';  // і
-    case 0x0458:
-      return 'j';  // ј
-    case 0x043E:
-      return 'o';  // о
-    case 0x0440:
-      return 'p';  // р
-    case 0x0455:
-      return 's';  // ѕ
-    case 0x0445:
-      return 'x';  // х
-    case 0x0443:
-      return 'y';  // у
-    case 0x0410:
-      return 'A';
-    case 0x0412:
-      return 'B';
-    case 0x0421:
-      return 'C';
-    case 0x0415:
-      return 'E';
-    case 0x041D:
-      return 'H';
-    case 0x0406:
-      return 'I';
-    case 0x041A:
-      return 'K';
-    case 0x041C:
-      return 'M';
-    case 0x041E:
-      return 'O';
-    case 0x0420:
-      return 'P';
-    case 0x0405:
-      return 'S';
-    case 0x0422:
-      return 'T';
-    case 0x0425:
-      return 'X';
-    case 0x03BF:
-      return 'o';  // ο
-    case 0x03B1:
-      return 'a';  // α
-    case 0x0391:
-      return 'A';
-    case 0x0392:
-      return 'B';
-    case 0x0395:
-      return 'E';
-    case 0x0397:
-      return 'H';
-    case 0x0399:
-      return 'I';
-    case 0x039A:
-      return 'K';
-    case 0x039C:
-      return 'M';
-    case 0x039D:
-      return 'N';
-    case 0x039F:
-      return 'O';
-    case 0x03A1:
-      return 'P';
-    case 0x03A4:
-      return 'T';
-    case 0x03A7:
-      return 'X';
-    case 0x0396:
-      return 'Z';
-    default:
-      return 0;
-  }
+  if (cp < 0x0391) return 0;
+  for (const auto& [from, to] : kLookAlikes)
+    if (from == cp) return to;
+  return 0;
 }
 
 char leet_letter(char c) {
