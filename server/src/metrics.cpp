@@ -11,6 +11,14 @@ std::string number(double v, const char* format = "%.17g") {
   return buf;
 }
 
+/// A label value as the exposition quotes it: backslash, double quote and line feed escaped (a model
+/// may be named anything on the command line).
+std::string escaped(const std::string& value) {
+  std::string out;
+  for (char c : value) out += c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n" : std::string(1, c);
+  return out;
+}
+
 }  // namespace
 
 void Metrics::Histogram::observe(double v) {
@@ -66,24 +74,25 @@ std::string Metrics::render(std::size_t queue_depth, std::size_t models_loaded, 
   };
   out += "# HELP attn_requests_total HTTP requests by route and status.\n# TYPE attn_requests_total counter\n";
   for (const auto& [key, n] : requests_)
-    out += "attn_requests_total{route=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"} " + std::to_string(n) + "\n";
+    out += "attn_requests_total{route=\"" + escaped(key.first) + "\",status=\"" + std::to_string(key.second) + "\"} " + std::to_string(n) +
+           "\n";
   if (!by_key_.empty()) {
     out += "# HELP attn_requests_by_key_total Authenticated requests by API key name.\n# TYPE attn_requests_by_key_total counter\n";
-    for (const auto& [key, n] : by_key_) out += "attn_requests_by_key_total{key=\"" + key + "\"} " + std::to_string(n) + "\n";
+    for (const auto& [key, n] : by_key_) out += "attn_requests_by_key_total{key=\"" + escaped(key) + "\"} " + std::to_string(n) + "\n";
   }
   out +=
       "# HELP attn_request_duration_seconds Time from a request's arrival to its response, by route.\n"
       "# TYPE attn_request_duration_seconds histogram\n";
-  for (const auto& [route, h] : latency_) histogram("attn_request_duration_seconds", "route=\"" + route + "\"", h);
+  for (const auto& [route, h] : latency_) histogram("attn_request_duration_seconds", "route=\"" + escaped(route) + "\"", h);
   out +=
       "# HELP attn_connections_refused_total Connections answered and closed before routing (slow, too many, busy).\n"
       "# TYPE attn_connections_refused_total counter\n";
   for (const auto& [key, n] : refused_)
-    out += "attn_connections_refused_total{reason=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"} " +
+    out += "attn_connections_refused_total{reason=\"" + escaped(key.first) + "\",status=\"" + std::to_string(key.second) + "\"} " +
            std::to_string(n) + "\n";
   out += "# HELP attn_model_reloads_total Model files re-read, by model and result.\n# TYPE attn_model_reloads_total counter\n";
   for (const auto& [key, n] : reloads_)
-    out += "attn_model_reloads_total{model=\"" + key.first + "\",result=\"" + key.second + "\"} " + std::to_string(n) + "\n";
+    out += "attn_model_reloads_total{model=\"" + escaped(key.first) + "\",result=\"" + key.second + "\"} " + std::to_string(n) + "\n";
   out += "# HELP attn_batch_size Inputs per batch run by the model.\n# TYPE attn_batch_size histogram\n";
   histogram("attn_batch_size", "", batch_sizes_);
   out += "# HELP attn_queue_depth Inputs waiting for a batch.\n# TYPE attn_queue_depth gauge\nattn_queue_depth " +

@@ -17,7 +17,8 @@ std::pair<std::string, std::string> parse_model_argument(const std::string& argu
     return {argument.substr(0, eq), argument.substr(eq + 1)};
   }
   namespace fs = std::filesystem;
-  const fs::path p = fs::path(argument).lexically_normal();
+  fs::path p = fs::path(argument).lexically_normal();
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();  // "runs/toxic/" (as a shell completes it): the directory
   std::string name = fs::is_directory(p) || !p.has_stem() ? p.filename().string() : p.stem().string();
   if (name == "model" && p.has_parent_path()) name = p.parent_path().filename().string();  // RUN_DIR/model.pt
   if (name.empty()) throw std::invalid_argument("--model: cannot name '" + argument + "'; give NAME=PATH");
