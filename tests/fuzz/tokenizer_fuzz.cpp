@@ -1,9 +1,11 @@
 // The Keras tokenizer on arbitrary bytes (texts split at newlines): fitting and applying, word-level
-// and char-level, with an OOV token and a num_words cut; its to_json must read back the same.
+// and char-level, with an OOV token and a num_words cut, and reading through the deobfuscating
+// normaliser (whose output must be UTF-8 when its input is); its to_json must read back the same.
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "attn/text/deobfuscate.h"
 #include "attn/text/padding.h"
 #include "attn/text/tokenizer.h"
 #include "attn/text/unicode.h"
@@ -17,11 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     else
       texts.back() += static_cast<char>(data[i]);
   }
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     TokenizerOptions o;
     o.num_words = variant == 1 ? 5 : 0;
     if (variant == 1) o.oov_token = "<OOV>";
     o.char_level = variant == 2;
+    o.deobfuscate = variant == 3;
     Tokenizer t(o);
     t.fit_on_texts(texts, variant + 1);
     const std::vector<Sequence> seqs = t.texts_to_sequences(texts, 2);
@@ -32,7 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bool valid = true;  // every text attn tokenizes has passed a UTF-8 check first
     for (const auto& text : texts) valid = valid && find_invalid_utf8(text) == std::string::npos;
     if (!valid) continue;
-    const Tokenizer back = Tokenizer::from_json(json, "fuzz");
+    Tokenizer back = Tokenizer::from_json(json, "fuzz");
+    back.read_deobfuscated(o.deobfuscate);  // (not Keras' setting: the model's config keeps it)
+    for (const auto& text : texts)
+      if (variant == 3 && find_invalid_utf8(deobfuscate(text)) != std::string::npos)
+        throw std::logic_error("deobfuscate made invalid UTF-8 of valid UTF-8");
     if (back.texts_to_sequences(texts) != seqs) throw std::logic_error("to_json / from_json changed the tokenizer");
   }
   return 0;
