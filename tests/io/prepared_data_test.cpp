@@ -7,7 +7,6 @@
 
 #include <catch2/catch.hpp>
 
-#include "attn/io/atomic_file.h"
 #include "attn/io/prepared_data.h"
 #include "attn/io/prepared_data_reader.h"
 
@@ -47,14 +46,6 @@ TEST_CASE("an unlabelled data.pt has no labels", "[io]") {
   const auto back = round_trip(d);
   CHECK(back.label_names.empty());
   CHECK(back.labels.empty());
-}
-
-TEST_CASE("a corrupt data.pt is a clear error naming the file", "[io]") {
-  const auto path = (std::filesystem::temp_directory_path() / "attn_corrupt.pt").string();
-  io::write_file_atomic(path, "not a zip");
-  CHECK_THROWS_WITH(io::read_prepared(path), Catch::StartsWith(path + ": not a LibTorch archive"));
-  std::filesystem::remove(path);
-  CHECK_THROWS_WITH(io::read_prepared("/nonexistent/data.pt"), Catch::Contains("/nonexistent/data.pt: no such file"));
 }
 
 TEST_CASE("data.pt padded while it is written is the file of the padded matrix", "[io]") {

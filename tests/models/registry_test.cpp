@@ -1,11 +1,9 @@
 // The registry: every registered model is covered here without editing a list; config resolution
 // and fitting to the data; layer tables that count every parameter once.
-#include <fstream>
 #include <optional>
 #include <set>
 
 #include "attn/models/kinds.h"
-#include "attn/models/overrides.h"
 #include "attn/models/saved_model.h"
 #include "models_test_util.h"
 
@@ -127,24 +125,10 @@ TEST_CASE("registry: one list, config defaults and overrides, clear errors", "[m
   CHECK_THROWS_WITH(models::resolve_config(entry, {{"lstm_unit", 30}}), Catch::Contains("no config key 'lstm_unit'"));
   CHECK_THROWS_WITH(models::resolve_config(entry, {{"lstm_units", "many"}}), Catch::Contains("expects a value like 60"));
   CHECK_THROWS_AS(entry.build(models::resolve_config(entry, {{"spatial_dropout", 1.5}}), nn::Runtime::kPortable), std::invalid_argument);
-  CHECK(models::parse_assignment("spatial_dropout=0.2") == nlohmann::json{{"spatial_dropout", 0.2}});
-  CHECK(models::parse_assignment("score=general") == nlohmann::json{{"score", "general"}});
-  CHECK_THROWS_AS(models::parse_assignment("novalue"), std::invalid_argument);
   const auto& s2s = models::find_model("seq2seq-attention");
   CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"score", "manhattan"}}), nn::Runtime::kPortable),
                     Catch::Contains("unknown attention score 'manhattan'") && Catch::Contains("scaled-dot"));
   CHECK_THROWS_WITH(s2s.build(models::resolve_config(s2s, {{"style", "vaswani"}}), nn::Runtime::kPortable), Catch::Contains("'style'"));
-}
-
-TEST_CASE("read_overrides: a JSON file, then --set on top, errors name the file", "[models][registry]") {
-  const auto dir = scratch("overrides");
-  const std::string good = (dir / "good.json").string(), bad = (dir / "bad.json").string();
-  std::ofstream(good) << R"({"lstm_units": 30, "embed_dim": 16})";
-  std::ofstream(bad) << "{lstm";
-  CHECK(models::read_overrides(good, {"lstm_units=8"}) == nlohmann::json{{"lstm_units", 8}, {"embed_dim", 16}});
-  CHECK_THROWS_WITH(models::read_overrides(bad, {}), Catch::Contains("bad.json: not valid JSON"));
-  CHECK_THROWS_WITH(models::read_overrides((dir / "none.json").string(), {}), Catch::Contains("none.json"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("fit_config: the data fixes counts exactly and limits from below, user values are checked", "[models][registry]") {

@@ -1,0 +1,60 @@
+// The tokenizer's parallel engine (fit_stream, transform_stream and the calls built on them):
+// threads, blocks and cumulative fits give the sequential result.
+#include <algorithm>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "attn/text/tokenizer.h"
+
+using attn::text::Tokenizer;
+using attn::text::TokenizerOptions;
+
+TEST_CASE("threaded fitting and transforming equal the sequential result", "[tokenizer]") {
+  std::mt19937 rng(7);
+  std::vector<std::string> texts;
+  const char* pieces[] = {"a", "B", "c", "Σ", "d'e", "\r", "ff", "g.h", "İ", "😀", "x", "y", "zz", "w"};
+  for (int i = 0; i < 30000; ++i) {
+    std::string s;
+    const int n = static_cast<int>(rng() % 12);
+    for (int k = 0; k < n; ++k) s += std::string(pieces[rng() % 14]) + (rng() % 3 ? " " : "");
+    texts.push_back(s + std::to_string(rng() % 5000));
+  }
+  TokenizerOptions o;
+  o.num_words = 100;
+  Tokenizer one(o), two(o), fused(o);
+  one.fit_on_texts(texts, 1);
+  two.fit_on_texts(texts, 2);
+  REQUIRE(one.to_json() == two.to_json());
+  const auto expected = one.texts_to_sequences(texts, 1);
+  CHECK(two.texts_to_sequences(texts, 2) == expected);
+  attn::text::TransformStats stats;
+  CHECK(fused.fit_transform(texts, 2, &stats).to_sequences() == expected);
+  CHECK(fused.to_json() == one.to_json());
+  CHECK(stats.tokens == stats.emitted + stats.beyond_num_words);
+
+  // Streams in uneven owned blocks, and cumulative fits, give the same tables and sequences.
+  Tokenizer streamed(o), twice(o);
+  auto stream = streamed.fit_stream(3);
+  for (std::size_t i = 0, n = 1; i < texts.size(); i += n, n = n * 3 % 5000 + 1)
+    stream.add(std::vector<std::string>(texts.begin() + i, texts.begin() + std::min(texts.size(), i + n)));
+  CHECK(stream.finish().to_sequences() == expected);
+  CHECK(streamed.to_json() == one.to_json());
+  Tokenizer packed(o);  // packed blocks (what the CSV reader hands over), empty texts among them
+  auto packed_stream = packed.fit_stream(2);
+  for (std::size_t i = 0, n = 1; i < texts.size(); i += n, n = n * 7 % 3000 + 1) {
+    attn::text::PackedTexts block;
+    for (std::size_t k = i; k < std::min(texts.size(), i + n); ++k) block.push_back(texts[k]);
+    packed_stream.add(std::move(block));
+  }
+  CHECK(packed_stream.finish().to_sequences() == expected);
+  CHECK(packed.to_json() == one.to_json());
+  const std::vector<std::string> first(texts.begin(), texts.begin() + 12345), rest(texts.begin() + 12345, texts.end());
+  twice.fit_on_texts(first, 2);
+  twice.fit_on_texts(rest, 2);
+  CHECK(twice.to_json() == one.to_json());
+  auto transform = one.transform_stream(2);
+  transform.add(first);
+  transform.add(rest);
+  CHECK(transform.finish().to_sequences() == expected);
+}
