@@ -1,4 +1,4 @@
-// The floor of every LibTorch program's start-up (bench/perf_explain.py): load LibTorch, add two
+// The floor of every LibTorch program's start-up (bench/speed/perf_explain.py): load LibTorch, add two
 // numbers, print, exit. attn explain's start-up is measured against this.
 #include <iostream>
 

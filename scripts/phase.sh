@@ -2,7 +2,7 @@
 # 2 cores, then how long it took, on one clock for the whole command (the outermost script's start):
 #   -- [1:02] build: the library and 3 commands, 86 steps (about 5 min cold on 2 cores)
 #   -- [5:40] build: done in 278 s
-# bench/run_cold_build.py reads these lines.
+# bench/dev/run_cold_build.py reads these lines.
 export ATTN_SCRIPT_START=${ATTN_SCRIPT_START:-$(date +%s)}
 
 _phase_clock() {

@@ -18,7 +18,7 @@ enum class Heaps {
 /// and getting them back zeroed (a page fault per 4 KB) on the next batch. glibc's mallopt: no
 /// block gets its own mmap, no trimming, 256 MB of top padding, and `heaps`. Call it before starting
 /// threads (a thread keeps the heap it started with). For batch after batch of similar tensors.
-/// Measured on one epoch of the main job's model (32k rows, batch 512, 2 threads; bench/run_train_ab.py
+/// Measured on one epoch of the main job's model (32k rows, batch 512, 2 threads; bench/speed/run_train_ab.py
 /// records the faults): glibc's defaults 1.1 M page faults and 8.5-8.7 s; kOne 0.36-0.54 M, 7.2-7.9 s.
 void keep_freed_memory(Heaps heaps);
 

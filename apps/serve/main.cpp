@@ -43,7 +43,7 @@ int run(int argc, char** argv) {
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
-  set_torch_threads(1);                  // small batches: one core each beats all cores on one (bench/results/serve.json)
+  set_torch_threads(1);                  // small batches: one core each beats all cores on one (bench/serve/results/serve.json)
   keep_freed_memory(Heaps::kPerThread);  // batch after batch of similar tensors: keep the pages
   server::ServeOptions request = server::serve_options(inputs_of(r, settings));
   request.models = given<std::vector<std::string>>(r, "model").value_or(std::vector<std::string>{});

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, workspace  # noqa: E402
+from checks import check, finish, planted_post, workspace  # noqa: E402
 
 attn, path = workspace()
 
@@ -23,13 +23,7 @@ HATE, OFFENSIVE = ["vermin", "subhuman", "parasites"], ["stupid", "idiot", "moro
 
 
 def post(i):
-    words = [NICE[(i * 7 + w * 3) % len(NICE)] for w in range(3 + i % 6)]
-    label = ("hatespeech", "offensive", "normal")[i % 3]
-    if label == "hatespeech":
-        words.insert(i % len(words), HATE[i % 3])
-    elif label == "offensive":
-        words.insert(i % len(words), OFFENSIVE[i % 3])
-    return f"p{i}", " ".join(words), label
+    return planted_post(i, [NICE[(i * 7 + w * 3) % len(NICE)] for w in range(3 + i % 6)], HATE, OFFENSIVE)
 
 
 with open(path("train.jsonl"), "w") as f:

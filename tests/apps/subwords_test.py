@@ -14,7 +14,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, workspace  # noqa: E402
+from checks import check, finish, planted_post, workspace  # noqa: E402
 
 attn, path = workspace()
 
@@ -24,13 +24,7 @@ HATE, OFFENSIVE = ["vermin", "subhuman", "parasites"], ["stupid", "idiotic", "mo
 
 def post(i):
     rng = random.Random(i)  # the other words say nothing of the class
-    words = [rng.choice(NICE) for _ in range(rng.randint(3, 8))]
-    label = ("hatespeech", "offensive", "normal")[i % 3]
-    if label == "hatespeech":
-        words.insert(i % len(words), HATE[i % 3])
-    elif label == "offensive":
-        words.insert(i % len(words), OFFENSIVE[i % 3])
-    return f"p{i}", " ".join(words), label
+    return planted_post(i, [rng.choice(NICE) for _ in range(rng.randint(3, 8))], HATE, OFFENSIVE)
 
 
 with open(path("train.jsonl"), "w") as f:

@@ -15,17 +15,11 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
 ATTN, WORK = sys.argv[1:3]
-failures, checks = [], 0
 TORCHRUN = shutil.which("torchrun")
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args, timeout=300):
@@ -146,8 +140,8 @@ code, out = run(ATTN, "train", "--resume", d1, "--epochs", "4")
 check(code == 0 and len(metrics(d1)) == 4, f"--resume of a 2-worker run in one process: {out[-800:]}")
 
 if not TORCHRUN:
-    print(f"{checks - len(failures)}/{checks} checks passed; torchrun missing: its checks skipped", file=sys.stderr)
-    sys.exit(1 if failures else 77)
+    print("torchrun missing: its checks skipped")
+    finish(skipped=True)
 
 # torchrun --no_python: the same run as --nproc 2.
 d4 = os.path.join(WORK, "torchrun")
@@ -176,5 +170,4 @@ check(proc.returncode == 0, f"the restarted group finishes (exit {proc.returncod
 check(os.path.exists(os.path.join(d5, "metrics.jsonl")) and os.path.exists(os.path.join(d6, "metrics.jsonl"))
       and len(metrics(d5)) == 30 and metrics(d5) == metrics(d6), "the restarted run ends as the unfaulted one")
 
-print(f"{checks - len(failures)}/{checks} checks passed", file=sys.stderr)
-sys.exit(1 if failures else 0)
+finish()

@@ -24,6 +24,9 @@ except ImportError as e:  # pragma: no cover
     print(f"SKIP: {e} (install python3-keras-preprocessing and python3-torch)")
     sys.exit(77)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
 ATTN, CSV_PATH, WORKDIR = sys.argv[1:4]
 MAXLEN = 12  # short, so truncation happens in many rows
 
@@ -38,17 +41,6 @@ TOKENIZERS = [
      ["--num-words", "30", "--split", "|", "--filters", "aeiou—…\r"]),
 ]
 PADDINGS = [("pre", "pre"), ("post", "post")]
-
-failures = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def read_texts(path):
@@ -127,5 +119,4 @@ check(np.array_equal(data["x"].numpy(), pad_sequences(tok.texts_to_sequences(tex
       "apply Keras tokenizer to unlabelled CSV")
 check("labels" not in data and data["label_names"] == [], "unlabelled CSV has no labels")
 
-print(f"{checks - len(failures)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

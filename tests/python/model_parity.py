@@ -110,15 +110,21 @@ try:
     from keras_preprocessing.text import tokenizer_from_json
     src_tok, tgt_tok = tokenizer_from_json(extra["tokenizer.json"]), tokenizer_from_json(extra["target_tokenizer.json"])
     end_id = len(tgt_tok.word_index) + 1
-    for t, e in zip(texts, attn_json(os.path.join(DIR, "dates"), *texts)):
-        src = src_tok.texts_to_sequences([t])[0]
-        with torch.no_grad():
-            ids, att = dates.translate(torch.tensor([src], dtype=torch.int64), dates.max_output_length)
+
+    def decoded(ids):
+        """The output ids up to the end (or padding) id."""
         out = []
         for i in ids[0].tolist():
             if i in (0, end_id):
                 break
             out.append(i)
+        return out
+
+    for t, e in zip(texts, attn_json(os.path.join(DIR, "dates"), *texts)):
+        src = src_tok.texts_to_sequences([t])[0]
+        with torch.no_grad():
+            ids, att = dates.translate(torch.tensor([src], dtype=torch.int64), dates.max_output_length)
+        out = decoded(ids)
         check("".join(tgt_tok.index_word[i] for i in out) == e["output"], f"Python translates {t!r} as attn did")
         n = len(out)
         check((att[0, :n].flatten() - torch.tensor(e["attention"])).abs().max().item() <= 1e-6 if n else True,
@@ -128,12 +134,7 @@ try:
         src = src_tok.texts_to_sequences([t])[0]
         with torch.no_grad():
             ids, att = dates.beam_search(torch.tensor([src], dtype=torch.int64), 3, dates.max_output_length)
-        out = []
-        for i in ids[0].tolist():
-            if i in (0, end_id):
-                break
-            out.append(i)
-        check("".join(tgt_tok.index_word[i] for i in out) == e["output"], f"Python's beam_search of {t!r} gives explain --beam's output")
+        check("".join(tgt_tok.index_word[i] for i in decoded(ids)) == e["output"], f"Python's beam_search of {t!r} gives explain --beam's output")
 
 except ImportError:
     print("(keras_preprocessing missing: seq2seq check skipped)")

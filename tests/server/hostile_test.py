@@ -43,33 +43,12 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
 import serving  # noqa: E402
+from serving import responses  # noqa: E402
 
 ATTN, DIR, SCRATCH = sys.argv[1:4]
 KEY = "ab%41cd-0123456789abcdef"  # a '%' the server must not decode
 HOST = b"Host: 127.0.0.1\r\n"
 AUTH = b"Authorization: Bearer " + KEY.encode() + b"\r\n"
-
-
-def responses(data):
-    """The responses in `data`: [(status, headers (lower-case names), body)], by Content-Length."""
-    out = []
-    while data.startswith(b"HTTP/1."):
-        head, sep, rest = data.partition(b"\r\n\r\n")
-        if not sep:
-            break
-        lines = head.decode("latin-1").split("\r\n")
-        status = int(lines[0].split()[1])
-        headers = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        if status == 100:
-            data = rest
-            continue
-        length = int(headers.get("content-length", "0"))
-        out.append((status, headers, rest[:length]))
-        data = rest[length:]
-    return out
 
 
 def read_all(s):
@@ -140,12 +119,7 @@ HANG_S = 60  # how long a request may take before the test calls it starved
 LONG = "600000"  # the starvation server's time-outs (ms): a starved request would wait this long
 
 
-shutil.rmtree(SCRATCH, ignore_errors=True)
-os.makedirs(SCRATCH)
-KEYS = os.path.join(SCRATCH, "keys.txt")
-with open(KEYS, "w") as f:
-    f.write(f"alice:{KEY}\n")
-os.chmod(KEYS, 0o600)
+KEYS = serving.key_file(SCRATCH, f"alice:{KEY}\n")
 
 server = Server("--write-timeout-ms", "1500", "--client-timeout-ms", "4000", "--keep-alive-ms", "4000", "--max-queue", "8192")
 port = server.port

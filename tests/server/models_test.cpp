@@ -10,24 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "../tasks/tasks_test_util.h"
 #include "api.h"
 #include "models.h"
+#include "server_test_util.h"
 
 using attn::server::Loaded;
 using attn::server::ModelStore;
 
 namespace {
-
-/// A feature-attention model file (untrained, weights from `seed`) in DIR/model.pt; returns DIR.
-std::string store_model(const tasks_test::fs::path& dir, std::uint64_t seed = 1) {
-  std::vector<std::string> rows;
-  for (int i = 0; i < 60; ++i)
-    rows.push_back(std::to_string(i % 7 * 0.1) + "," + std::to_string(i % 5 * 0.1) + "," + (i % 7 > i % 5 ? "1" : "0"));
-  tasks_test::fs::create_directories(dir);
-  const std::string csv = tasks_test::write_csv(dir / "rows.csv", "a,b,label", rows);
-  return tasks_test::saved_model("feature-attention", dir, {{"csv", csv}}, nlohmann::json::object(), seed);
-}
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -71,7 +61,7 @@ std::future<ReloadOutcome> reload_of(ModelStore& store, std::size_t model) {
 
 TEST_CASE("a model set loads once per inference thread, named and described as /v1/models says", "[server][models]") {
   const auto dir = tasks_test::scratch("server_models_set");
-  const std::string first = store_model(dir / "first"), second = store_model(dir / "second", 2);
+  const std::string first = server_test::feature_model(dir / "first"), second = server_test::feature_model(dir / "second", 2);
   ModelStore store({"a=" + first, second + "/model.pt"}, 2, 8, 16);  // the second named after its run directory
   CHECK(store.size() == 2);
   CHECK(store.name(0) == "a");
@@ -116,7 +106,7 @@ TEST_CASE("model names: none, a repeated one or an unusable argument are refused
 
 TEST_CASE("a corrupt or missing model file is refused with an error naming the model and its file", "[server][models]") {
   const auto dir = tasks_test::scratch("server_models_corrupt");
-  const std::string good = store_model(dir / "good");
+  const std::string good = server_test::feature_model(dir / "good");
   const std::string corrupt = (dir / "corrupt.pt").string();
   std::string bytes = file_bytes(good + "/model.pt");
   std::ofstream(corrupt, std::ios::binary) << bytes.substr(0, bytes.size() / 2);  // cut short
@@ -133,12 +123,12 @@ TEST_CASE("a corrupt or missing model file is refused with an error naming the m
 
 TEST_CASE("a reload swaps in the file's new contents once installed; a failed one leaves the loaded model serving", "[server][models]") {
   const auto dir = tasks_test::scratch("server_models_reload");
-  const std::string run = store_model(dir / "run");
-  ModelStore store({"m=" + run, "n=" + store_model(dir / "other", 3)}, 1, 8, 16);
+  const std::string run = server_test::feature_model(dir / "run");
+  ModelStore store({"m=" + run, "n=" + server_test::feature_model(dir / "other", 3)}, 1, 8, 16);
   store.load([](const std::string&) {});
   const auto before = store.current(0);
   // A new file: read and checked on the loader thread, then served only once installed.
-  store_model(dir / "run", 2);
+  server_test::feature_model(dir / "run", 2);
   const ReloadOutcome swapped = reload_of(store, 0).get();
   REQUIRE(swapped.error.empty());
   REQUIRE(swapped.fresh);

@@ -63,12 +63,9 @@ def read_all(s):
 
 def read_response(s):
     """One response (headers and Content-Length body)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(65536)
-        if not chunk:
-            return data
-        data += chunk
+    data = serving.read_until(s, b"\r\n\r\n")
+    if b"\r\n\r\n" not in data:
+        return data
     head, _, rest = data.partition(b"\r\n\r\n")
     length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
     while len(rest) < length:
@@ -108,12 +105,7 @@ s = server.connect()
 s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 first, rest = read_response(s)
 check(first.startswith(b"HTTP/1.1 200") and b"alive" in first, "the first of two pipelined requests is answered")
-s2 = rest
-while b"ready" not in s2:
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    s2 += chunk
+s2 = serving.read_until(s, b"ready", rest)
 check(s2.startswith(b"HTTP/1.1 200") and b'"ready"' in s2, "and then the second")
 s.close()
 check(server.stop() == 0, "the server stops cleanly with slow connections open")

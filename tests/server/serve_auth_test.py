@@ -35,12 +35,7 @@ def refused_at_start(*args, env=None):
     return r.returncode, r.stderr
 
 
-shutil.rmtree(SCRATCH, ignore_errors=True)
-os.makedirs(SCRATCH)
-keys = os.path.join(SCRATCH, "keys.txt")
-with open(keys, "w") as f:
-    f.write(f"# the callers\nalice:{ALICE}\nbob:{BOB}\n")
-os.chmod(keys, 0o600)
+keys = serving.key_file(SCRATCH, f"# the callers\nalice:{ALICE}\nbob:{BOB}\n")
 log = os.path.join(SCRATCH, "access.jsonl")
 
 # ---- Refused before serving.

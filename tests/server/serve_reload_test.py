@@ -21,6 +21,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from checks import check, finish  # noqa: E402
+import serving  # noqa: E402
 
 ATTN, DIR, SCRATCH = sys.argv[1:4]
 KEY = "reload-test-key-0123456789"
@@ -51,20 +52,8 @@ first_probabilities = explain_probabilities(served)
 other_probabilities = explain_probabilities(os.path.join(DIR, "transformer", "model.pt"))
 check(first_probabilities != other_probabilities, "the two model files predict differently (the test can tell them apart)")
 
-env = dict(os.environ, ATTN_API_KEY=KEY)
-proc = subprocess.Popen([ATTN, "serve", "--port", "0", "--threads", "2", "--model", f"toxic={served}"], stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True, env=env)
-log, port = [], None
-while True:
-    line = proc.stdout.readline()
-    if not line:
-        raise SystemExit("attn serve exited early:\n" + "".join(log))
-    log.append(line)
-    m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-    if m:
-        port = int(m.group(1))
-    if "ready" in line:
-        break
+server = serving.Server(ATTN, "--threads", "2", "--model", f"toxic={served}", env=dict(os.environ, ATTN_API_KEY=KEY))
+proc, port, log = server.proc, server.port, server.lines
 logged = threading.Condition()
 
 

@@ -112,12 +112,7 @@ with socket.create_connection(("127.0.0.1", port), timeout=60) as raw:
         check(tls.version() in ("TLSv1.2", "TLSv1.3"), f"TLS 1.2 or later ({tls.version()})")
         for _ in range(2):
             tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            data = b""
-            while b"alive" not in data:
-                chunk = tls.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
+            data = serving.read_until(tls, b"alive", size=4096)
             check(data.startswith(b"HTTP/1.1 200") and b"alive" in data, "a keep-alive request over TLS")
 
 # A client that posts 8 MB (over --max-body-bytes) whole before it reads gets its 413 over TLS too:

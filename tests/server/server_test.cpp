@@ -14,23 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "../tasks/tasks_test_util.h"
 #include "attn/server/server.h"
+#include "server_test_util.h"
 
 using attn::server::ServeOptions;
 using attn::server::Server;
 
 namespace {
-
-/// A feature-attention model file (untrained, weights from `seed`) in DIR/model.pt; returns DIR.
-std::string served_model(const tasks_test::fs::path& dir, std::uint64_t seed = 1) {
-  std::vector<std::string> rows;
-  for (int i = 0; i < 60; ++i)
-    rows.push_back(std::to_string(i % 7 * 0.1) + "," + std::to_string(i % 5 * 0.1) + "," + (i % 7 > i % 5 ? "1" : "0"));
-  tasks_test::fs::create_directories(dir);
-  const std::string csv = tasks_test::write_csv(dir / "rows.csv", "a,b,label", rows);
-  return tasks_test::saved_model("feature-attention", dir, {{"csv", csv}}, nlohmann::json::object(), seed);
-}
 
 /// What the server logs, from whichever thread.
 struct LogLines {
@@ -153,7 +143,7 @@ struct HeldPort {
 TEST_CASE("a server listens where it says, is ready once its models are, and stops accepting when stopped", "[server][server]") {
   const auto dir = tasks_test::scratch("server_start");
   LogLines log;
-  Server server(options_for({"m=" + served_model(dir / "run")}), log.sink());
+  Server server(options_for({"m=" + server_test::feature_model(dir / "run")}), log.sink());
   const std::vector<std::string> lines = log.all();
   REQUIRE(lines.size() == 3);
   const int port = log.port();
@@ -175,7 +165,7 @@ TEST_CASE("a server listens where it says, is ready once its models are, and sto
 
 TEST_CASE("predictions, explanations and the model list over HTTP are the model's own", "[server][server]") {
   const auto dir = tasks_test::scratch("server_infer");
-  const std::string run = served_model(dir / "run");
+  const std::string run = server_test::feature_model(dir / "run");
   LogLines log;
   Server server(options_for({"m=" + run}), log.sink());
   const int port = log.port();
@@ -219,7 +209,7 @@ TEST_CASE("predictions, explanations and the model list over HTTP are the model'
 
 TEST_CASE("reload_all (SIGHUP): a corrupt file leaves the loaded model serving, a sound one is swapped in", "[server][server]") {
   const auto dir = tasks_test::scratch("server_reload");
-  const std::string run = served_model(dir / "run");
+  const std::string run = server_test::feature_model(dir / "run");
   LogLines log;
   Server server(options_for({"m=" + run}), log.sink());
   const int port = log.port();
@@ -230,7 +220,7 @@ TEST_CASE("reload_all (SIGHUP): a corrupt file leaves the loaded model serving, 
   CHECK(log.contains("reload of m failed, the loaded model still serves: model 'm' (" + run + "): "));
   CHECK(answer_of(port, "POST", "/v1/predict", R"({"rows": [[0.5, 0.1]]})").status == 200);
   CHECK(sha256() == before);
-  served_model(dir / "run", 2);
+  server_test::feature_model(dir / "run", 2);
   server.reload_all();
   const std::string after = sha256();
   CHECK(after != before);

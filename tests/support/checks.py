@@ -1,6 +1,7 @@
 """What the Python tests share: check() records an assertion (printing a failure at once,
 so one run shows them all), finish() prints the tally and exits non-zero if any failed; runner()
-runs attn's commands; workspace() sets a test's run up; NICE_WORDS, everyday words of generated comments."""
+runs attn's commands; workspace() sets a test's run up; NICE_WORDS, everyday words of generated comments;
+planted_post() makes a generated post of one class per row."""
 import os
 import shutil
 import subprocess
@@ -41,6 +42,16 @@ def workspace():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     return runner(binary), lambda name: os.path.join(work, name)
+
+
+def planted_post(i, words, hate, offensive):
+    """(post id, text, class) of generated post i: its class by i % 3 (hate speech, offensive, normal),
+    its text `words` with, in a hate speech or offensive post, the class's planted word (hate[i % 3] or
+    offensive[i % 3]) inserted at i % len(words)."""
+    label = ("hatespeech", "offensive", "normal")[i % 3]
+    if label != "normal":
+        words.insert(i % len(words), (hate if label == "hatespeech" else offensive)[i % 3])
+    return f"p{i}", " ".join(words), label
 
 
 # Everyday words of generated comments, none of them a label's cue.

@@ -1,7 +1,12 @@
 """`attn serve` started for a test: on a free port (--port 0), its output read until it says it is
-ready, then asked over plain HTTP and stopped with SIGTERM, as a user's process manager stops it."""
+ready, then asked over plain HTTP and stopped with SIGTERM, as a user's process manager stops it; and
+what the tests share around it: a scratch folder with an API key file, the responses read back from a
+socket's bytes, a socket read until a marker arrives. The soak benchmark (bench/serve/run_serve_soak.py)
+starts its server and reads its hostile clients' answers with these too."""
 import json
+import os
 import re
+import shutil
 import signal
 import subprocess
 import urllib.error
@@ -41,6 +46,50 @@ class Server:
         self.proc.send_signal(signal.SIGTERM)
         out = self.proc.communicate(timeout=timeout)[0]
         return self.proc.returncode, "".join(self.lines) + out
+
+
+def key_file(scratch, text):
+    """SCRATCH emptied, and keys.txt in it holding `text` (mode 600: attn serve refuses a key file others
+    may read); its path."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    path = os.path.join(scratch, "keys.txt")
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o600)
+    return path
+
+
+def responses(data):
+    """The responses in `data`: [(status, headers (lower-case names), body)], by Content-Length."""
+    out = []
+    while data.startswith(b"HTTP/1."):
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        if not sep:
+            break
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if status == 100:
+            data = rest
+            continue
+        length = int(headers.get("content-length", "0"))
+        out.append((status, headers, rest[:length]))
+        data = rest[length:]
+    return out
+
+
+def read_until(s, marker, data=b"", size=65536):
+    """`data` and what `s` sends after it, read until `marker` is in it or the peer closes."""
+    while marker not in data:
+        chunk = s.recv(size)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def oversized_posts(connect, tries, headers=None, size=8_000_000):

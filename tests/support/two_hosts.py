@@ -1,7 +1,7 @@
 """Two "machines" on one: Linux network namespaces joined by a veth pair, the link shaped with tc
 (tbf), each namespace with its own host name (unshare --uts, and /etc/netns/NAME/hosts, which
 `ip netns exec` mounts over /etc/hosts), and one torchrun per "host". Shared by the two-host test
-(tests/apps/two_hosts_test.py) and the scaling benchmark (bench/run_two_hosts_bench.py). Needs root.
+(tests/apps/two_hosts_test.py) and the scaling benchmark (bench/scale/run_two_hosts_bench.py). Needs root.
 
     with TwoHosts(rate="1gbit") as net:
         codes, outputs, seconds = net.torchrun_pair(work, "c10d", [form, form], [ATTN, "train", ...])

@@ -11,23 +11,8 @@
 
 using namespace attn;
 
-namespace {
-
-/// `attn train --model MODEL --csv CSV --out OUT --threads 1`, the label column the default's.
-train::TrainRequest train_request(const std::string& model, const std::string& out, const std::string& csv) {
-  train::TrainRequest r;
-  r.model = model;
-  r.out_dir = out;
-  r.data.set("csv", csv, data::Inputs::Origin::kGiven);
-  r.data.set("label-column", "label", data::Inputs::Origin::kDefault);
-  r.training = {{"threads", 1}};
-  return r;
-}
-
-}  // namespace
-
 TEST_CASE("the training plan: the model's recipe, its task, what --dump-config prints", "[train][command]") {
-  train::TrainRequest r = train_request("feature-attention", "", "f.csv");  // the plan reads no data
+  train::TrainRequest r = tasks_test::train_request("feature-attention", "", "f.csv");  // the plan reads no data
   const auto planned = train::planned_config(r);
   CHECK(planned.at("training").at("epochs") == 16);  // seed 001's model.fit(epochs=16, batch_size=128, validation_split=0.3)
   CHECK(planned.at("training").at("batch_size") == 128);
@@ -40,7 +25,7 @@ TEST_CASE("the training plan: the model's recipe, its task, what --dump-config p
   CHECK(std::string(plan.task->name()) == "feature-classification");
   CHECK(nlohmann::json(plan.training).dump() == nlohmann::json(planned.at("training")).dump());
   CHECK(plan.model_config.dump() == nlohmann::json(planned.at("model_config")).dump());
-  CHECK(train::planned_config(train_request("bilstm-attention", "", "")).at("training").at("batch_size") == 512);  // seed 000's
+  CHECK(train::planned_config(tasks_test::train_request("bilstm-attention", "", "")).at("training").at("batch_size") == 512);  // seed 000's
   // A key the user sets is no longer the data's to set; flags over the recipe; bad values refused.
   r.model_overrides = {{"features", 2}};
   r.training["epochs"] = 3;
@@ -48,7 +33,7 @@ TEST_CASE("the training plan: the model's recipe, its task, what --dump-config p
   CHECK(train::plan_training(r).training.epochs == 3);
   r.training["lr"] = 0.0;
   CHECK_THROWS_AS(train::plan_training(r), std::invalid_argument);
-  CHECK_THROWS_WITH(train::plan_training(train_request("gpt", "", "")), Catch::Contains("unknown model 'gpt'"));
+  CHECK_THROWS_WITH(train::plan_training(tasks_test::train_request("gpt", "", "")), Catch::Contains("unknown model 'gpt'"));
 }
 
 TEST_CASE("run_training: --resume takes only --epochs, refused before anything is read", "[train][command]") {
@@ -68,7 +53,7 @@ TEST_CASE("run_training: what it trains, each epoch's figures, where the run is;
     for (int i = 0; i < 60; ++i) f << (i % 7) * 0.1 << "," << (i % 3) - 1 << "," << (i % 3 == 2 ? 1 : 0) << "\n";
   }
   train::TrainCommand c;
-  c.request = train_request("feature-attention", (dir / "run").string(), (dir / "f.csv").string());
+  c.request = tasks_test::train_request("feature-attention", (dir / "run").string(), (dir / "f.csv").string());
   c.request.training["epochs"] = 2;
   std::string printed;
   int threads = 0, progress = 0;

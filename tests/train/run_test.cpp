@@ -29,16 +29,6 @@ std::string feature_csv(const fs::path& dir, int rows) {
   return (dir / "f.csv").string();
 }
 
-train::TrainRequest request(const std::string& model, const std::string& out, const std::string& csv) {
-  train::TrainRequest r;
-  r.model = model;
-  r.out_dir = out;
-  r.data.set("csv", csv, data::Inputs::Origin::kGiven);
-  r.data.set("label-column", "label", data::Inputs::Origin::kDefault);
-  r.training = {{"threads", 1}};
-  return r;
-}
-
 /// A one-class-per-row CSV of `rows` in `dir`, and the inputs that read it.
 std::vector<std::pair<std::string, std::string>> class_inputs(const fs::path& dir, const std::vector<std::string>& rows) {
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "post_id,text,label", rows);
@@ -60,7 +50,8 @@ double held_out_macro_f1(tasks::TrainedModel& model, const fs::path& dir, const 
 TEST_CASE("with no training flags a run takes its model's recipe, flags override it", "[train][run]") {
   const auto dir = tasks_test::scratch("defaults");
   const std::string csv = feature_csv(dir, 100);
-  train::TrainRequest r = request("feature-attention", (dir / "a").string(), csv);  // the plan: tests/train/command_test.cpp
+  train::TrainRequest r =
+      tasks_test::train_request("feature-attention", (dir / "a").string(), csv);  // the plan: tests/train/command_test.cpp
   r.training["epochs"] = 2;
   r.training["batch_size"] = 16;
   const train::TrainingRun run = train::TrainingRun::start(r);
@@ -77,16 +68,16 @@ TEST_CASE("with no training flags a run takes its model's recipe, flags override
 TEST_CASE("bad settings are std::invalid_argument before any file is written", "[train][run]") {
   const auto dir = tasks_test::scratch("bad");
   const std::string csv = feature_csv(dir, 50);
-  train::TrainRequest r = request("feature-attention", (dir / "x").string(), csv);
+  train::TrainRequest r = tasks_test::train_request("feature-attention", (dir / "x").string(), csv);
   r.training["lr"] = 0.0;
   CHECK_THROWS_WITH(train::TrainingRun::start(r), Catch::Contains("--lr must be > 0"));
-  r = request("feature-attention", (dir / "x").string(), csv);
+  r = tasks_test::train_request("feature-attention", (dir / "x").string(), csv);
   r.training["batch_size"] = 1e30;
   CHECK_THROWS_WITH(train::TrainingRun::start(r), Catch::Contains("\"batch_size\" must be an integer, got 1e+30"));
-  r = request("feature-attention", (dir / "x").string(), csv);
+  r = tasks_test::train_request("feature-attention", (dir / "x").string(), csv);
   r.model_overrides = {{"hidden", {0}}};
   CHECK_THROWS_AS(train::TrainingRun::start(r), std::invalid_argument);
-  r = request("feature-attention", (dir / "x").string(), csv);
+  r = tasks_test::train_request("feature-attention", (dir / "x").string(), csv);
   r.data.set("text-column", "t", data::Inputs::Origin::kGiven);
   CHECK_THROWS_WITH(train::TrainingRun::start(r), "--text-column does not apply to feature-attention (a feature-classification model)");
   CHECK_FALSE(fs::exists(dir / "x"));
@@ -96,7 +87,7 @@ TEST_CASE("bad settings are std::invalid_argument before any file is written", "
 TEST_CASE("resume: the run's own settings, more epochs allowed, a changed data file refused", "[train][run]") {
   const auto dir = tasks_test::scratch("resume");
   const std::string csv = feature_csv(dir, 60);
-  train::TrainRequest r = request("feature-attention", (dir / "run").string(), csv);
+  train::TrainRequest r = tasks_test::train_request("feature-attention", (dir / "run").string(), csv);
   r.training["epochs"] = 1;
   {
     train::TrainingRun run = train::TrainingRun::start(r);
@@ -167,7 +158,7 @@ TEST_CASE("validation rows from --val-csv, a file of their own, kept by the run 
   const std::string train_csv = feature_csv(dir, 80);
   fs::create_directories(dir / "v");
   const std::string val_csv = feature_csv(dir / "v", 30);
-  train::TrainRequest r = request("feature-attention", (dir / "run").string(), train_csv);
+  train::TrainRequest r = tasks_test::train_request("feature-attention", (dir / "run").string(), train_csv);
   r.data.set("val-csv", val_csv, data::Inputs::Origin::kGiven);
   r.training["epochs"] = 1;
   {

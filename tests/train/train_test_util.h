@@ -7,6 +7,17 @@
 
 namespace tasks_test {
 
+/// `attn train --model MODEL --csv CSV --out OUT --threads 1`, the label column the default's.
+inline attn::train::TrainRequest train_request(const std::string& model, const std::string& out, const std::string& csv) {
+  attn::train::TrainRequest r;
+  r.model = model;
+  r.out_dir = out;
+  r.data.set("csv", csv, attn::data::Inputs::Origin::kGiven);
+  r.data.set("label-column", "label", attn::data::Inputs::Origin::kDefault);
+  r.training = {{"threads", 1}};
+  return r;
+}
+
 /// Trains `model` on `inputs` (given values) into `dir` with `training` settings; returns the last metrics.jsonl record.
 inline nlohmann::json train_run(const std::string& model, const std::string& dir,
                                 const std::vector<std::pair<std::string, std::string>>& inputs, const nlohmann::json& overrides,
