@@ -141,6 +141,55 @@ check(after["final"] > bias["final"] + 0.05 and sub_after["muslim"] > sub["musli
       f"--identity-weighting: the final metric {bias['final']:.3f} -> {after['final']:.3f}, muslim's subgroup AUC {sub['muslim']:.3f} -> "
       f"{sub_after['muslim']:.3f}")
 
+# Counterfactual logit pairing: each training row naming an identity of the list is also read with
+# the term swapped, and the gap between the two rows' logits trained away: the planted identity's
+# words stop moving the score (held-out rows with "muslim" swapped for "christian" and back).
+with open(path("pair_terms.txt"), "w") as f:
+    f.write("muslim\nchristian\nwoman\nman\n")
+attn("train", "--csv", path("train.csv"), "--labels", "target", "--target-threshold", "0.5", "--maxlen", "16", "--epochs", "4", "--batch-size", "32", "--set",
+     "embed_dim=16", "--set", "lstm_units=8", "--threads", "2", "--counterfactual", "--counterfactual-terms", path("pair_terms.txt"),
+     "--counterfactual-weight", "2", "--out", path("paired"))
+copies = json.load(open(path("paired/data/prepare.json")))["counterfactual"]
+named = sum(1 for i in range(4000) if any(w in comment(i, True)[1].split() for w in ("muslim", "christian", "woman", "man")))
+check(copies["terms"] == 4 and copies["rows_with_a_copy"] == named, f"a copy of every training row naming a term ({copies}, {named} name one)")
+check(json.load(open(path("paired/config.json")))["data"]["counterfactual_weight"] == 2, "lambda kept in the run's config")
+check("counterfactual_weight" not in json.load(open(path("run/config.json")))["data"], "a run without it: config.json as before")
+rows = list(csv.reader(open(path("test.csv"), newline="")))
+swapped = [rows[0]] + [[r[0], " ".join({"muslim": "christian", "christian": "muslim"}.get(w, w) for w in r[1].split()), *r[2:]] for r in rows[1:]]
+with open(path("swapped.csv"), "w", newline="") as f:
+    csv.writer(f).writerows(swapped)
+mentions = {r[0] for r in rows[1:] if {"muslim", "christian"} & set(r[1].split())}
+
+
+def swap_gap(run):
+    """The mean |p(x) - p(x swapped)| over the held-out rows naming muslim or christian."""
+    attn("evaluate", "--model", path(run), "--csv", path("test.csv"), "--predictions", path(run + "_p.csv"))
+    attn("evaluate", "--model", path(run), "--csv", path("swapped.csv"), "--predictions", path(run + "_s.csv"))
+    p = {r["id"]: float(r["target"]) for r in csv.DictReader(open(path(run + "_p.csv")))}
+    q = {r["id"]: float(r["target"]) for r in csv.DictReader(open(path(run + "_s.csv")))}
+    return sum(abs(p[i] - q[i]) for i in mentions) / len(mentions)
+
+
+plain_gap, paired_gap = swap_gap("run"), swap_gap("paired")
+check(paired_gap < 0.5 * plain_gap, f"--counterfactual: the swap gap {plain_gap:.3f} -> {paired_gap:.3f} (at most half)")
+attn("train", "--resume", path("paired"), "--epochs", "5")
+check(len(open(path("paired/metrics.jsonl")).read().strip().split("\n")) == 5, "a counterfactual run resumes (its copies read back)")
+# One class per row (subwords, the copies' words read by the same vocabulary), an ensemble of two.
+with open(path("classes.csv"), "w", newline="") as f:
+    csv.writer(f).writerows([["id", "comment_text", "label"]] + [[cid, text, "toxic" if t >= 0.5 else "normal"]
+                                                                  for cid, text, t, _ in (comment(i, True) for i in range(600))])
+attn("train", "--csv", path("classes.csv"), "--label-column", "label", "--maxlen", "16", "--epochs", "1", "--set", "embed_dim=8", "--set",
+     "lstm_units=4", "--ensemble", "2", "--threads", "2", "--counterfactual", "--out", path("paired_classes"))
+check(json.load(open(path("paired_classes/data/prepare.json")))["counterfactual"]["rows_with_a_copy"] > 0, "one class per row, an ensemble")
+for name, content, want in (("one.txt", "muslim\n", "at least 2"), ("twice.txt", "muslim\nman\nMuslim\n", "line 3"),
+                            ("accent.txt", "muslim\ncaf\u00e9\n", "line 2")):
+    with open(path(name), "w") as f:
+        f.write(content)
+    bad = attn("train", "--csv", path("train.csv"), "--labels", "target", "--target-threshold", "0.5", "--counterfactual",
+               "--counterfactual-terms", path(name), "--out", path("bad_" + name), ok=False)
+    check(bad.returncode == 1 and name in bad.stderr and want in bad.stderr and not os.path.exists(path("bad_" + name + "/config.json")),
+          f"--counterfactual-terms {name}: refused, exit 1 ({bad.stderr.strip()})")
+
 # attn datagen civil round-trips: its 2019 layout trains with --target-threshold and evaluates with all nine identities.
 for name, seed in (("civil_train.csv", "1"), ("civil_test.csv", "2")):
     attn("datagen", "civil", "--rows", "3000", "--seed", seed, "--out", path(name))

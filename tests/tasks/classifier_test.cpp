@@ -113,3 +113,29 @@ TEST_CASE("rationale loss: -sum_t g_t log a_t per row, averaged over every row o
   CHECK(grad[1].abs().sum().item<double>() == 0.0);
   CHECK(std::isfinite(grad.sum().item<double>()));
 }
+
+TEST_CASE("counterfactual logit pairing: the mean logit gap of each pair, summed over pairs, over the batch's rows; its gradient",
+          "[tasks][classifier]") {
+  // Two pairs in a batch of three rows, two 0/1 labels: by hand.
+  const torch::Tensor z = torch::tensor({1.0, -2.0, 0.5, 0.5}, torch::kDouble).view({2, 2}).requires_grad_(true);
+  const torch::Tensor zc = torch::tensor({0.0, -1.0, 0.5, 1.5}, torch::kDouble).view({2, 2}).requires_grad_(true);
+  const torch::Tensor l = tasks::counterfactual_loss(z, zc, tasks::LabelKind::kIndependent, 3);
+  CHECK(l.item<double>() == Approx(((1.0 + 1.0) / 2 + (0.0 + 1.0) / 2) / 3));
+  // One class per row: the gap of the log-probabilities, so shifting a row's logits changes nothing.
+  const torch::Tensor shifted = tasks::counterfactual_loss(z, z.detach() + 7.0, tasks::LabelKind::kOneClass, 3);
+  CHECK(shifted.item<double>() == Approx(0.0).margin(1e-12));
+  // The gradient against central finite differences, one class per row (log-softmax inside).
+  const torch::Tensor a = torch::tensor({0.3, -1.2, 2.0, 0.7, 0.1, -0.4}, torch::kDouble).view({2, 3}).requires_grad_(true);
+  const torch::Tensor b = torch::tensor({-0.5, 0.4, 1.1, 0.2, 0.9, -1.3}, torch::kDouble).view({2, 3});
+  const auto loss = [&](const torch::Tensor& x) { return tasks::counterfactual_loss(x, b, tasks::LabelKind::kOneClass, 4); };
+  const torch::Tensor grad = torch::autograd::grad({loss(a)}, {a})[0];
+  const double h = 1e-6;
+  for (std::int64_t i = 0; i < 2; ++i)
+    for (std::int64_t k = 0; k < 3; ++k) {
+      torch::Tensor up = a.detach().clone(), down = a.detach().clone();
+      up[i][k] += h;
+      down[i][k] -= h;
+      const double numeric = (loss(up).item<double>() - loss(down).item<double>()) / (2 * h);
+      CHECK(grad[i][k].item<double>() == Approx(numeric).margin(1e-7));
+    }
+}

@@ -1,6 +1,7 @@
 // A text classifier's training inputs: declared once, read once, typed; the rules between them; what the model decides.
 #include "tasks/text_training.h"
 #include "attn/models/registry.h"
+#include "attn/text/identity_terms.h"
 #include "tasks_test_util.h"
 
 using namespace attn;
@@ -17,7 +18,7 @@ tasks::TextTrainingInputs read(const std::vector<std::pair<std::string, std::str
 
 TEST_CASE("text training inputs: each declared once, in --help's order, with --data first", "[tasks][text][training]") {
   const auto specs = tasks::text_training_specs();
-  REQUIRE(specs.size() == 16);
+  REQUIRE(specs.size() == 19);
   CHECK(specs.front().name == "data");
   CHECK(specs.back().name == "max-words");
   const auto train = tasks::task_for(models::ModelKind::kTextClassifier).inputs(tasks::Command::kTrain);
@@ -53,6 +54,12 @@ TEST_CASE("text training inputs: typed values and what the model decides", "[tas
   const tasks::TextTrainingInputs spans = read({{"csv", "x.csv"}, {"rationales", "r.csv"}, {"rationale-target", "spans"}});
   CHECK(spans.target == tasks::RationaleTarget::kSpans);
   CHECK(read({{"csv", "x.csv"}, {"max-sentences", "8"}}, "hierarchical-attention").layout.max_sentences == 8);
+  // --counterfactual swaps the built-in identity terms unless given a list, with lambda 1 unless given one.
+  CHECK(plain.terms.empty());
+  const tasks::TextTrainingInputs pairing = read({{"csv", "x.csv"}, {"counterfactual", ""}});
+  CHECK(pairing.terms == text::builtin_identity_terms());
+  CHECK(pairing.counterfactual_weight.value == 1);
+  CHECK(read({{"csv", "x.csv"}, {"counterfactual", ""}, {"counterfactual-weight", "5"}}).counterfactual_weight.value == 5);
 }
 
 TEST_CASE("text training inputs: bad values and combinations name the flags", "[tasks][text][training]") {
@@ -79,4 +86,11 @@ TEST_CASE("text training inputs: bad values and combinations name the flags", "[
                     "--max-words applies to hierarchical models; bilstm-attention reads words");
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"max-words", "0"}}, "hierarchical-attention"), Catch::Contains("--max-words must be in 1.."));
   CHECK_THROWS_WITH(read({{"data", "d"}}, "hierarchical-attention"), Catch::Contains("reads the texts' sentences"));
+  CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"counterfactual-weight", "2"}}), "--counterfactual-weight applies with --counterfactual");
+  CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"counterfactual-terms", "t.txt"}}), "--counterfactual-terms applies with --counterfactual");
+  CHECK_THROWS_WITH(read({{"data", "d"}, {"counterfactual", ""}}), "--counterfactual re-reads the texts: give the CSV (--csv), not --data");
+  CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"counterfactual", ""}, {"counterfactual-weight", "0"}}),
+                    "--counterfactual-weight: '0' is not a number > 0");
+  CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"counterfactual", ""}, {"counterfactual-terms", "/nonexistent/terms.txt"}}),
+                    Catch::Contains("/nonexistent/terms.txt"));
 }

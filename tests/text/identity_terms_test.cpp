@@ -88,3 +88,24 @@ TEST_CASE("identity terms: every template filled with the term, half with a toxi
     CHECK(distinct.size() == sentences.size());
   }
 }
+
+TEST_CASE("identity terms: a counterfactual copy swaps one mentioned term for another, the same for the same seed",
+          "[identity_terms]") {
+  const std::vector<std::string> terms = {"muslim", "christian", "jewish"};
+  CHECK_FALSE(text::counterfactual_copy("nothing to swap here", terms, 1).has_value());
+  CHECK_FALSE(text::counterfactual_copy("Muslims are people", {"muslim"}, 1).has_value());  // no other term to swap in
+  std::set<std::string> copies;
+  for (std::uint64_t seed = 0; seed < 64; ++seed) {
+    const auto copy = text::counterfactual_copy("Muslims pray, like MUSLIM friends.", terms, seed);
+    REQUIRE(copy.has_value());
+    CHECK(*copy == text::counterfactual_copy("Muslims pray, like MUSLIM friends.", terms, seed));  // repeatable
+    copies.insert(*copy);
+  }
+  // Every mention of the drawn term swapped, in its case; each other term drawn by some seed, never the term itself.
+  CHECK(copies == std::set<std::string>{"Christians pray, like CHRISTIAN friends.", "Jewishs pray, like JEWISH friends."});
+  // Two terms mentioned: one of them swapped per copy, the other left as it was.
+  std::set<std::string> two;
+  for (std::uint64_t seed = 0; seed < 64; ++seed) two.insert(*text::counterfactual_copy("a muslim and a jewish man", terms, seed));
+  CHECK(two == std::set<std::string>{"a christian and a jewish man", "a jewish and a jewish man", "a muslim and a christian man",
+                                     "a muslim and a muslim man"});
+}

@@ -42,6 +42,13 @@ torch::Tensor rationale_loss(const torch::Tensor& attention, const torch::Tensor
   return -(targets * attention.to(targets.scalar_type()).clamp_min(1e-12).log()).sum(1).mean();
 }
 
+torch::Tensor counterfactual_loss(const torch::Tensor& logits, const torch::Tensor& copy_logits, LabelKind kind, std::int64_t rows) {
+  const bool classes = kind == LabelKind::kOneClass;
+  const torch::Tensor z = classes ? torch::log_softmax(logits, 1) : logits;
+  const torch::Tensor z_copy = classes ? torch::log_softmax(copy_logits, 1) : copy_logits;
+  return (z - z_copy).abs().mean(1).sum() / static_cast<double>(std::max<std::int64_t>(rows, 1));
+}
+
 namespace {
 
 /// "w1,w2,...": `n` positive numbers, else std::invalid_argument naming `flag`.

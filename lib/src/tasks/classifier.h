@@ -37,6 +37,13 @@ Loss class_loss(const torch::Tensor& logits, const torch::Tensor& targets, const
 /// (a row without a rationale, g = 0, adds 0 and still counts, as in the classification loss's
 /// mean). `attention`, `targets`: [rows, T].
 torch::Tensor rationale_loss(const torch::Tensor& attention, const torch::Tensor& targets);
+/// Counterfactual logit pairing (Garg et al. 2019, "Counterfactual Fairness in Text Classification
+/// through Robustness"): for the rows of a batch of `rows` rows that have an identity-swapped copy,
+/// `logits` [pairs, K] of the rows and `copy_logits` [pairs, K] of their copies,
+///   (1 / rows) x sum over pairs of mean over k of |z_k(x) - z_k(x')|,
+/// z the logits of 0/1 labels, the log-probabilities of one class per row (softmax's logits are
+/// only defined up to a shift). A row without a copy adds 0 and still counts, as in rationale_loss.
+torch::Tensor counterfactual_loss(const torch::Tensor& logits, const torch::Tensor& copy_logits, LabelKind kind, std::int64_t rows);
 
 /// Dataset::loss_weights of a classifier over its `labels` [all rows, n_labels] (0/1, or one-hot
 /// with kOneClass) for `rows`. kIndependent takes --pos-weight ("" none, "auto" negatives / positives

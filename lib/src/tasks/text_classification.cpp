@@ -283,7 +283,7 @@ class TextModel : public TrainedModel, public TextClassifierModel {
     config.id_column = o.columns.id_column;
     std::vector<bool> scored;
     if (in.labels_csv.given) scored = join_kaggle_labels(prepared.data, in.labels_csv.value, csv);
-    return text_dataset(std::move(prepared.data), *tokenizer_, std::move(config), std::move(scored), thresholds, {}, identities(csv, in));
+    return text_dataset(std::move(prepared.data), *tokenizer_, std::move(config), std::move(scored), thresholds, identities(csv, in));
   }
 
  private:
@@ -438,8 +438,8 @@ class TextClassification : public Task {
     return texts;
   }
 
-  std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int) const override {
-    return reopen_text_data(data_config, run_dir);
+  std::unique_ptr<Dataset> reopen(const nlohmann::json& data_config, const std::string& run_dir, int threads) const override {
+    return reopen_text_data(data_config, run_dir, threads);
   }
 
   std::unique_ptr<Dataset> open_validation(const std::string& csv, const Dataset& training, const std::string& run_dir,

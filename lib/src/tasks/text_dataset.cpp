@@ -62,16 +62,17 @@ std::vector<std::string> example_texts(const io::PreparedData& data, const text:
 class TextDataset : public Dataset {
  public:
   TextDataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored, Thresholds thresholds,
-              RationaleMarks marks, IdentityColumns identities, std::vector<float> row_weights)
+              IdentityColumns identities, TrainingSignals signals)
       : thresholds_(std::move(thresholds)),
         kind_(config.one_class_per_row() ? LabelKind::kOneClass : LabelKind::kIndependent),
         data_(std::move(data)),
         tokenizer_(std::move(tokenizer)),
         config_(std::move(config)),
         scored_(std::move(scored)),
-        marks_(std::move(marks)),
+        marks_(std::move(signals.marks)),
         identities_(std::move(identities)),
-        row_weights_(std::move(row_weights)) {
+        row_weights_(std::move(signals.row_weights)),
+        copies_(std::move(signals.counterfactuals)) {
     tokenizer_.read_deobfuscated(config_.deobfuscate);  // (tokenizer.json, Keras' format, cannot say so)
     if (!row_weights_.empty() && static_cast<std::int64_t>(row_weights_.size()) != data_.x.rows)
       throw std::logic_error("text dataset: " + std::to_string(row_weights_.size()) + " row weights for " + std::to_string(data_.x.rows) +
@@ -103,18 +104,26 @@ class TextDataset : public Dataset {
       for (std::int64_t r : rows) w.push_back(row_weights_[static_cast<std::size_t>(r)]);
       b.row_weights = torch::tensor(w, torch::kFloat32);
     }
+    if (!copies_.empty()) add_counterfactuals(rows, width, b);
     return b;
   }
 
   Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& weights) const override {
     // An ensemble's members each learn by their own loss (models/ensemble.h): the loss is their mean.
-    const std::vector<models::Scored> outs = models::TextClassifier(model).member_logits(b.inputs.at(0).toTensor());
+    models::TextClassifier classifier(model);
+    const std::vector<models::Scored> outs = classifier.member_logits(b.inputs.at(0).toTensor());
+    std::vector<models::Scored> copies;  // each member's logits of the rows' counterfactual copies
+    if (b.counterfactual_inputs.defined()) copies = classifier.member_logits(b.counterfactual_inputs);
     Loss total;
-    for (const models::Scored& out : outs) {
+    for (std::size_t m = 0; m < outs.size(); ++m) {
+      const models::Scored& out = outs[m];
       Loss loss = kind_ == LabelKind::kOneClass ? class_loss(out.scores, b.targets, weights, b.row_weights)
                                                 : binary_loss(out.scores, b.targets, weights, b.row_weights);
       if (b.attention_targets.defined())
         loss.value = loss.value + config_.rationale_weight * rationale_loss(out.attention, b.attention_targets);
+      if (!copies.empty())
+        loss.value = loss.value + config_.counterfactual_weight * counterfactual_loss(out.scores.index_select(0, b.counterfactual_rows),
+                                                                                      copies[m].scores, kind_, out.scores.size(0));
       if (outs.size() == 1) return loss;
       total.value = total.value.defined() ? total.value + loss.value : loss.value;
       total.accuracy += loss.accuracy;
@@ -183,7 +192,8 @@ class TextDataset : public Dataset {
 
   nlohmann::json data_config() const override {
     nlohmann::json j = config_;
-    if (!config_.deobfuscate) j.erase("deobfuscate");  // config.json as models without it have always had it
+    if (!config_.deobfuscate) j.erase("deobfuscate");  // config.json as models without them have always had it
+    if (config_.counterfactual_weight == 0) j.erase("counterfactual_weight"), j.erase("counterfactual_terms");
     return j;
   }
 
@@ -234,7 +244,20 @@ class TextDataset : public Dataset {
   RationaleMarks marks_;
   IdentityColumns identities_;
   std::vector<float> row_weights_;  ///< per row (empty: unweighted), mean 1
+  Counterfactuals copies_;
   torch::Tensor labels_;
+
+  /// The counterfactual copies of the batch's rows that have one: what the model reads for them,
+  /// as wide as the batch, and their rows' positions in the batch.
+  void add_counterfactuals(const std::vector<std::int64_t>& rows, Width width, Batch& b) const {
+    std::vector<std::int64_t> copies, at;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (const std::int64_t c = copies_.copy_of_row[static_cast<std::size_t>(rows[i])]; c >= 0)
+        copies.push_back(c), at.push_back(static_cast<std::int64_t>(i));
+    if (copies.empty()) return;
+    b.counterfactual_inputs = model_ids(copies_.x, batch_ids(copies_.x, copies, width, data_.padding));
+    b.counterfactual_rows = torch::tensor(at, torch::kInt64);
+  }
 
   /// Jigsaw 2019's bias metric of the identity columns over the scored rows (metrics["bias"]), and
   /// --bias-html's page.
@@ -439,10 +462,9 @@ std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list) {
 }
 
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config, std::vector<bool> scored,
-                                      Thresholds thresholds, RationaleMarks marks, IdentityColumns identities,
-                                      std::vector<float> row_weights) {
+                                      Thresholds thresholds, IdentityColumns identities, TrainingSignals signals) {
   return std::make_unique<TextDataset>(std::move(data), std::move(tokenizer), std::move(config), std::move(scored), std::move(thresholds),
-                                       std::move(marks), std::move(identities), std::move(row_weights));
+                                       std::move(identities), std::move(signals));
 }
 
 bool reads_one_class_per_row(const data::Inputs& in) {
@@ -467,6 +489,10 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
   config.identity_weighting = t.identity_weighting.value;
   config.identities = t.identities.value;
   config.aux_labels = t.aux_labels.value;
+  if (t.counterfactual.value) {
+    config.counterfactual_weight = t.counterfactual_weight.value;
+    config.counterfactual_terms = t.counterfactual_terms.value;
+  }
   std::unique_ptr<Dataset> dataset;
   if (t.data.given) {
     config.dir = fs::absolute(t.data.value).string();
@@ -486,36 +512,47 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     data::Prepared prepared = data::prepare_csv(o);
     if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
     if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, t.layout, config, threads);
-    if (t.reads_subwords) read_misspelt_subwords(prepared, o.csv, o.columns, config, t.misspell.value, t.edits);
-    RationaleMarks marks;
+    const std::shared_ptr<text::SubwordVocabulary> vocabulary =
+        t.reads_subwords ? subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config) : nullptr;
+    if (t.reads_subwords) read_misspelt_subwords(prepared, o.csv, o.columns, vocabulary, t.misspell.value, t.edits);
+    TrainingSignals signals;
     if (t.rationales.given)
-      marks =
+      signals.marks =
           mark_rationales(prepared, o.csv, o.columns, data::read_rationales(config.rationales, t.rationale_docs.value, "--rationale-docs"),
                           config.rationales, config);
-    std::vector<float> weights;
-    if (config.weighs_rows()) weights = read_row_weights(prepared, o.csv, o.columns.format, config);
+    if (config.weighs_rows()) signals.row_weights = read_row_weights(prepared, o.csv, o.columns.format, config);
+    CounterfactualTexts copies;
+    if (t.counterfactual.value) {
+      copies = counterfactual_texts(prepared, o.csv, o.columns, t.terms, misspelling(t.misspell.value, t.edits));
+      signals.counterfactuals =
+          encode_counterfactuals(copies, prepared.data.x.rows, prepared.tokenizer, config, vocabulary, prepared.pad, threads);
+    }
     data::write_prepared_dir(prepared, config.dir);
-    write_subword_words(prepared.data.x, config.dir);
-    if (t.rationales.given) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(marks));
+    write_subword_words(prepared.data.x, config.dir);  // (the copies' new words too: one vocabulary)
+    if (t.rationales.given) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(signals.marks));
     if (config.weighs_rows())
-      io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", weights}}.dump() + "\n");
-    dataset =
-        text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, std::move(marks), {}, std::move(weights));
+      io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", signals.row_weights}}.dump() + "\n");
+    if (t.counterfactual.value) io::write_file_atomic(text_file_in(config.dir, "counterfactuals.json"), counterfactuals_json(copies));
+    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, {}, std::move(signals));
   }
   if (dataset->data_config().at("labels").empty()) throw std::runtime_error(config.dir + ": the data has no label columns");
   return dataset;
 }
 
-std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir) {
+std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir, int threads) {
   const auto config = parse_data_config<TextDataConfig>(data_config, text_file_in(run_dir, "config.json"));
   io::PreparedData data = io::read_prepared(text_file_in(config.dir, "data.pt"));
   text::Tokenizer tokenizer = read_tokenizer(text_file_in(run_dir, "tokenizer.json"));
-  data.x.subwords = reopen_subwords(tokenizer, config);
-  RationaleMarks marks;
-  if (config.rationale_weight > 0) marks = read_marks(text_file_in(config.dir, "rationales.json"), data.x.rows);
-  std::vector<float> weights;
-  if (config.weighs_rows()) weights = read_row_weights_file(text_file_in(config.dir, "row_weights.json"), data.x.rows);
-  return text_dataset(std::move(data), std::move(tokenizer), config, {}, {}, std::move(marks), {}, std::move(weights));
+  const std::shared_ptr<text::SubwordVocabulary> vocabulary = reopen_subwords(tokenizer, config);
+  data.x.subwords = vocabulary;
+  TrainingSignals signals;
+  if (config.rationale_weight > 0) signals.marks = read_marks(text_file_in(config.dir, "rationales.json"), data.x.rows);
+  if (config.weighs_rows()) signals.row_weights = read_row_weights_file(text_file_in(config.dir, "row_weights.json"), data.x.rows);
+  if (config.counterfactual_weight > 0)
+    signals.counterfactuals =
+        encode_counterfactuals(read_counterfactuals(text_file_in(config.dir, "counterfactuals.json"), data.x.rows), data.x.rows, tokenizer,
+                               config, vocabulary, pad_of(config), threads);
+  return text_dataset(std::move(data), std::move(tokenizer), config, {}, {}, {}, std::move(signals));
 }
 
 std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads) {
@@ -525,6 +562,8 @@ std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Data
   config.rationale_weight = 0;
   config.weight_column.clear();
   config.identity_weighting = false;
+  config.counterfactual_weight = 0;
+  config.counterfactual_terms.clear();
   data::PrepareOptions o;
   o.csv = csv;
   o.columns.text_column = config.text_column;

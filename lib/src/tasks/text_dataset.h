@@ -76,11 +76,17 @@ void read_sentences(data::Prepared& prepared, const std::string& csv, const text
 /// rewritten as the prepared rows were (`rewrite`, when set).
 void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
                    std::shared_ptr<text::SubwordVocabulary> subwords, const TrainedModel::TextRewrite& rewrite = nullptr);
-/// read_subwords with the texts misspelt on purpose first (--misspell: this share of each text's
-/// words of 4+ letters, by one of `edits` each, seeded by the row), recorded in prepare.json's
-/// "misspelt"; `misspell` 0 reads them as they are. (text_dataset_subwords.cpp)
+/// --misspell's rewrite: this share of each text's words of 4+ letters edited, by one of `edits`
+/// each, seeded by the row (text::misspell), counted into `counts` when given; `rate` 0: none.
+struct MisspellCounts {
+  std::int64_t texts_changed = 0, words_changed = 0, words = 0;
+};
+TrainedModel::TextRewrite misspelling(double rate, const std::vector<text::Perturbation>& edits, MisspellCounts* counts = nullptr);
+/// read_subwords into `subwords` with the texts misspelt on purpose first (misspelling), recorded
+/// in prepare.json's "misspelt"; `misspell` 0 reads them as they are. (text_dataset_subwords.cpp)
 void read_misspelt_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
-                            const TextDataConfig& config, double misspell, const std::vector<text::Perturbation>& edits);
+                            std::shared_ptr<text::SubwordVocabulary> subwords, double misspell,
+                            const std::vector<text::Perturbation>& edits);
 /// Writes `x`'s words met beyond the tokenizer (a model with subwords: new words of --val-csv, words
 /// misspelt by --misspell) into `dir` when it has any, so that reopening it reads the same rows.
 void write_subword_words(const text::PaddedSequences& x, const std::string& dir);
@@ -107,6 +113,33 @@ RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv,
 /// read back for a data directory of `rows` rows (errors name the file). (text_dataset_rationales.cpp)
 std::string marks_json(const RationaleMarks& marks);
 RationaleMarks read_marks(const std::string& path, std::int64_t rows);
+/// Counterfactual logit pairing (--counterfactual): the training rows (0-based) that mention an
+/// identity term and their copies' texts, the term swapped for another (text::counterfactual_copy,
+/// seeded by the row), as the model reads them (rewritten as their rows were).
+struct CounterfactualTexts {
+  std::vector<std::int64_t> rows;
+  std::vector<std::string> texts;
+};
+/// The copies as ids: per data row the index of its copy in `x` (-1: none), and `x` padded as the
+/// rows are.
+struct Counterfactuals {
+  std::vector<std::int64_t> copy_of_row;
+  text::PaddedSequences x;
+  bool empty() const { return x.rows == 0; }
+};
+/// The copies of `csv`'s prepared rows (read again, each copy then rewritten by `rewrite` as its
+/// row was); recorded in prepare.json's "counterfactual". (text_dataset_counterfactual.cpp)
+CounterfactualTexts counterfactual_texts(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
+                                         const std::vector<std::string>& terms, const TrainedModel::TextRewrite& rewrite);
+/// The copies read as the model reads its rows (sequences_of; a model with subwords: by
+/// `subwords`, which learns their new words), padded by `pad`, for a data directory of `rows` rows.
+Counterfactuals encode_counterfactuals(const CounterfactualTexts& copies, std::int64_t rows, const text::Tokenizer& tok,
+                                       const TextDataConfig& config, const std::shared_ptr<text::SubwordVocabulary>& subwords,
+                                       const text::PadOptions& pad, int threads);
+/// counterfactuals.json: {"rows": [[row, copy], ...]}, and read back for a data directory of `rows`
+/// rows (errors name the file).
+std::string counterfactuals_json(const CounterfactualTexts& copies);
+CounterfactualTexts read_counterfactuals(const std::string& path, std::int64_t rows);
 /// Identity annotations of an evaluated file, for Jigsaw 2019's bias metric (metrics/bias.h).
 struct IdentityColumns {
   std::vector<std::string> names;
@@ -135,19 +168,26 @@ void add_aux_labels(text::TextCsvOptions& columns, const TextDataConfig& config)
 /// --rows N,M,...: positive 1-based rows.
 std::vector<std::int64_t> parse_rows(const std::vector<std::string>& list);
 
+/// What training adds to a text dataset's rows beyond their labels (each empty: none):
+/// rationales' attention, row weights in the loss, counterfactual copies.
+struct TrainingSignals {
+  RationaleMarks marks;
+  std::vector<float> row_weights;  ///< per row, mean 1
+  Counterfactuals counterfactuals;
+};
 /// A text dataset over prepared data in memory (what `attn prepare` produced): `scored` (empty:
 /// every row) marks the rows whose labels count (Kaggle's test_labels.csv -1 rows do not);
-/// `thresholds` are a full evaluation's decision thresholds; `row_weights` (empty: none) each
-/// training row's weight in the loss.
+/// `thresholds` are a full evaluation's decision thresholds; `identities` a full evaluation's
+/// identity columns.
 std::unique_ptr<Dataset> text_dataset(io::PreparedData data, text::Tokenizer tokenizer, TextDataConfig config = {},
-                                      std::vector<bool> scored = {}, Thresholds thresholds = {}, RationaleMarks marks = {},
-                                      IdentityColumns identities = {}, std::vector<float> row_weights = {});
+                                      std::vector<bool> scored = {}, Thresholds thresholds = {}, IdentityColumns identities = {},
+                                      TrainingSignals signals = {});
 /// Whether a new run's inputs hold one class per row: --label-column, or --data prepared with one.
 bool reads_one_class_per_row(const data::Inputs& in);
 /// A new run's training data (Task::open): a CSV prepared into RUN_DIR/data, or --data's prepared directory.
 std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads);
 /// An existing run's training data (Task::reopen).
-std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir);
+std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, const std::string& run_dir, int threads);
 /// --val-csv's rows read as `training`'s were (Task::open_validation).
 std::unique_ptr<Dataset> open_text_validation(const std::string& csv, const Dataset& training, const std::string& run_dir, int threads);
 

@@ -37,27 +37,32 @@ void read_subwords(data::Prepared& prepared, const std::string& csv, const text:
                                  {"new_words", subwords->new_words()}};
 }
 
-void read_misspelt_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
-                            const TextDataConfig& config, double misspell, const std::vector<text::Perturbation>& edits) {
-  std::int64_t texts_changed = 0, words_changed = 0, words = 0;
-  const text::PerturbOptions po{misspell, 1, {}};
-  const auto misspelt = [&](const std::string& t, std::int64_t row) {
-    text::PerturbedText out = text::misspell(t, edits, po, static_cast<std::uint64_t>(row));
-    texts_changed += out.changed > 0;
-    words_changed += out.changed;
-    words += out.targets;
+TrainedModel::TextRewrite misspelling(double rate, const std::vector<text::Perturbation>& edits, MisspellCounts* counts) {
+  if (rate == 0) return nullptr;
+  return [rate, edits, counts](const std::string& t, std::int64_t row) {
+    text::PerturbedText out = text::misspell(t, edits, text::PerturbOptions{rate, 1, {}}, static_cast<std::uint64_t>(row));
+    if (counts) {
+      counts->texts_changed += out.changed > 0;
+      counts->words_changed += out.changed;
+      counts->words += out.targets;
+    }
     return std::move(out.text);
   };
-  read_subwords(prepared, csv, columns, subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config),
-                misspell > 0 ? TrainedModel::TextRewrite(misspelt) : nullptr);
+}
+
+void read_misspelt_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,
+                            std::shared_ptr<text::SubwordVocabulary> subwords, double misspell,
+                            const std::vector<text::Perturbation>& edits) {
+  MisspellCounts counts;
+  read_subwords(prepared, csv, columns, std::move(subwords), misspelling(misspell, edits, &counts));
   if (misspell == 0) return;
   nlohmann::json names = nlohmann::json::array();
   for (const text::Perturbation p : edits) names.push_back(text::perturbation_name(p));
   prepared.report["misspelt"] = {{"rate", misspell},
                                  {"edits", names},
-                                 {"words_of_4_letters", words},
-                                 {"words_changed", words_changed},
-                                 {"texts_changed", texts_changed}};
+                                 {"words_of_4_letters", counts.words},
+                                 {"words_changed", counts.words_changed},
+                                 {"texts_changed", counts.texts_changed}};
 }
 
 /// A data directory's words met beyond the tokenizer (a model with subwords: new words of --val-csv,

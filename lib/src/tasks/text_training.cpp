@@ -3,9 +3,11 @@
 #include "text_training.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "attn/data/prepare.h"
+#include "attn/text/identity_terms.h"
 #include "attn/text/subwords.h"
 #include "text_dataset.h"
 
@@ -64,6 +66,16 @@ const std::vector<Field<TI>>& training_fields() {
         "Text models with 0/1 labels: more label columns trained as auxiliary outputs (e.g. 2019's subtypes), "
         "reported apart (aux_auc), not in the other metrics",
         "", SpecKind::kValue, "Bias-aware training"}, &TI::aux_labels},
+      {{"counterfactual",
+        "Text models: counterfactual logit pairing (Garg et al. 2019): each training row that mentions an identity term "
+        "is read again with that term swapped for another, and the gap between the two rows' logits is added to the loss",
+        "", SpecKind::kFlag, "Bias-aware training"}, &TI::counterfactual},
+      {{"counterfactual-weight", "With --counterfactual: lambda, the weight of the logit gap in the loss", "1", SpecKind::kValue,
+        "Bias-aware training"}, &TI::counterfactual_weight},
+      {{"counterfactual-terms",
+        "With --counterfactual: the identity terms swapped, one per line (default: attn audit's " +
+            std::to_string(text::builtin_identity_terms().size()) + " built-in terms)",
+        "", SpecKind::kValue, "Bias-aware training"}, &TI::counterfactual_terms},
       {{"max-words", "Hierarchical models: words of a sentence read (default: the data's 95th percentile, at most 100)", "", SpecKind::kValue,
         "Sentences (hierarchical models)"}, &TI::max_words},
   };
@@ -86,6 +98,9 @@ const std::vector<InputRule>& training_rules() {
         {InputRule::Kind::kNotWith, "weight-column", "data", columns},
         {InputRule::Kind::kNotWith, "identity-weighting", "data", columns},
         {InputRule::Kind::kNotWith, "aux-labels", "data", columns},
+        {InputRule::Kind::kAppliesWith, "counterfactual-weight", "counterfactual", ""},
+        {InputRule::Kind::kAppliesWith, "counterfactual-terms", "counterfactual", ""},
+        {InputRule::Kind::kNotWith, "counterfactual", "data", rereads},
         {InputRule::Kind::kOneOf, "csv", "data", ""},
     };
     for (const InputSpec& s : data::prepare_inputs())  // what prepares a CSV has nothing to do with prepared data
@@ -146,6 +161,11 @@ TextTrainingInputs read_text_training(const data::Inputs& in, const models::Mode
     if (t.rationale_target.value != "words" && t.rationale_target.value != "spans")
       throw std::invalid_argument("--rationale-target: '" + t.rationale_target.value + "' is not words or spans");
     t.target = t.rationale_target.value == "spans" ? RationaleTarget::kSpans : RationaleTarget::kWords;
+  }
+  if (t.counterfactual.value) {
+    if (!(t.counterfactual_weight.value > 0) || !std::isfinite(t.counterfactual_weight.value))
+      throw std::invalid_argument("--counterfactual-weight: '" + t.counterfactual_weight.text + "' is not a number > 0");
+    t.terms = t.counterfactual_terms.given ? text::read_identity_terms(t.counterfactual_terms.value) : text::builtin_identity_terms();
   }
   if (t.identities.given && t.identities.value.empty()) throw std::invalid_argument("--identities: no column named");
   if (t.data.given && model.reads_sentences)

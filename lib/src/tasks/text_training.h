@@ -29,12 +29,16 @@ struct TextTrainingInputs {
   data::Given<std::string> weight_column;
   data::Given<bool> identity_weighting;
   data::Given<std::vector<std::string>> identities, aux_labels;
+  data::Given<bool> counterfactual;
+  data::Given<double> counterfactual_weight;
+  data::Given<std::string> counterfactual_terms;
 
   // Resolved for the model by read_text_training():
   text::SentenceLayout layout;            ///< hierarchical models' (0: from the data)
   bool reads_subwords = false;            ///< --subwords, or its default (one class per row, a model with the table)
   std::vector<text::Perturbation> edits;  ///< --misspell's, every one by default
   RationaleTarget target = RationaleTarget::kWords;
+  std::vector<std::string> terms;  ///< --counterfactual's identity terms (its file's, or the built-in ones)
 };
 
 /// The inputs' declarations, in --help's order (--data first).

@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "attn/text/draws.h"
+
 namespace attn::text {
 namespace {
 
@@ -44,7 +46,7 @@ const std::vector<std::string>& builtin_identity_terms() {
 
 std::vector<std::string> read_identity_terms(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open the term list");
+  if (!in) throw std::runtime_error(path + ": cannot open the term list");
   std::vector<std::string> terms;
   std::map<std::string, std::size_t> seen;  // term -> its line
   std::size_t line_no = 0;
@@ -52,20 +54,20 @@ std::vector<std::string> read_identity_terms(const std::string& path) {
     ++line_no;
     const std::string where = path + " line " + std::to_string(line_no) + ": ";
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (line.empty()) throw std::invalid_argument(where + "an empty line (one term per line)");
+    if (line.empty()) throw std::runtime_error(where + "an empty line (one term per line)");
     for (char& c : line) {
       if (!ascii_letter(c) && c != ' ')
-        throw std::invalid_argument(where + "'" + line + "': a term is ASCII letters (several words: separated by a space)");
+        throw std::runtime_error(where + "'" + line + "': a term is ASCII letters (several words: separated by a space)");
       c = lower(c);
     }
     if (line.front() == ' ' || line.find("  ") != std::string::npos)
-      throw std::invalid_argument(where + "'" + line + "': one space between a term's words, none before");
+      throw std::runtime_error(where + "'" + line + "': one space between a term's words, none before");
     if (const auto it = seen.find(line); it != seen.end())
-      throw std::invalid_argument(where + "'" + line + "' repeats line " + std::to_string(it->second));
+      throw std::runtime_error(where + "'" + line + "' repeats line " + std::to_string(it->second));
     seen.emplace(line, line_no);
     terms.push_back(line);
   }
-  if (terms.size() < 2) throw std::invalid_argument(path + ": an audit compares terms: at least 2 are needed (one per line)");
+  if (terms.size() < 2) throw std::runtime_error(path + ": terms are compared with each other: at least 2 are needed (one per line)");
   return terms;
 }
 
@@ -95,6 +97,18 @@ std::string swap_term(const std::string& text, const std::string& from, const st
     done = m.end;
   }
   return out.append(text, done, std::string::npos);
+}
+
+std::optional<std::string> counterfactual_copy(const std::string& text, const std::vector<std::string>& terms, std::uint64_t seed) {
+  std::vector<std::size_t> mentioned;
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    if (!find_mentions(text, terms[i]).empty()) mentioned.push_back(i);
+  if (mentioned.empty() || terms.size() < 2) return std::nullopt;
+  Draws draws(seed);
+  const std::size_t from = mentioned[draws.below(mentioned.size())];
+  std::size_t to = draws.below(terms.size() - 1);  // any term but `from`
+  if (to >= from) ++to;
+  return swap_term(text, terms[from], terms[to]);
 }
 
 std::vector<TemplateSentence> template_sentences(const std::string& term) {

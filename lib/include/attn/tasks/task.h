@@ -67,6 +67,10 @@ struct Batch {
   /// Each row's weight in the loss [B] (bias-aware training: --weight-column, --identity-weighting),
   /// scaled so that the training rows' mean is 1; undefined when the rows are unweighted.
   torch::Tensor row_weights;
+  /// Counterfactual training (--counterfactual): what the model reads for the identity-swapped
+  /// copies of the batch's rows that have one, and those rows' positions in the batch [copies]
+  /// (int64). Undefined when the data has no copies or none of the batch's rows has one.
+  torch::Tensor counterfactual_inputs, counterfactual_rows;
 };
 
 /// The training flags that weigh the loss (Dataset::loss_weights), as given ("" none).

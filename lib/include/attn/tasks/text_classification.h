@@ -68,6 +68,12 @@ struct TextDataConfig {
   /// Every text read through text/deobfuscate.h before the tokenizer (--deobfuscate): in training,
   /// and in everything the model reads after. Written to config.json only when set.
   bool deobfuscate = false;
+  /// Counterfactual logit pairing (--counterfactual): lambda, the weight of the gap between a row's
+  /// logits and those of its identity-swapped copy in the loss (0: none), and the term list
+  /// (--counterfactual-terms; empty: the built-in terms). The copies are in dir/counterfactuals.json.
+  /// Written to config.json only when set.
+  double counterfactual_weight = 0;
+  std::string counterfactual_terms;
 
   bool one_class_per_row() const { return !label_column.empty(); }
   /// The labels scored (those before the auxiliary ones).
@@ -77,7 +83,8 @@ struct TextDataConfig {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
                                                 id_column, examples, sentences, subword_buckets, rationales, rationale_weight,
                                                 rationale_target, target_threshold, aux_labels, weight_column, identity_weighting,
-                                                identities, deobfuscate)
+                                                identities, deobfuscate, counterfactual_weight,
+                                                counterfactual_terms)
 
 const Task& text_classification();
 
