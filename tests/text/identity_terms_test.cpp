@@ -89,8 +89,7 @@ TEST_CASE("identity terms: every template filled with the term, half with a toxi
   }
 }
 
-TEST_CASE("identity terms: a counterfactual copy swaps one mentioned term for another, the same for the same seed",
-          "[identity_terms]") {
+TEST_CASE("identity terms: a counterfactual copy swaps one mentioned term for another, the same for the same seed", "[identity_terms]") {
   const std::vector<std::string> terms = {"muslim", "christian", "jewish"};
   CHECK_FALSE(text::counterfactual_copy("nothing to swap here", terms, 1).has_value());
   CHECK_FALSE(text::counterfactual_copy("Muslims are people", {"muslim"}, 1).has_value());  // no other term to swap in

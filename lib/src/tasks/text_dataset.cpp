@@ -549,9 +549,8 @@ std::unique_ptr<Dataset> reopen_text_data(const nlohmann::json& data_config, con
   if (config.rationale_weight > 0) signals.marks = read_marks(text_file_in(config.dir, "rationales.json"), data.x.rows);
   if (config.weighs_rows()) signals.row_weights = read_row_weights_file(text_file_in(config.dir, "row_weights.json"), data.x.rows);
   if (config.counterfactual_weight > 0)
-    signals.counterfactuals =
-        encode_counterfactuals(read_counterfactuals(text_file_in(config.dir, "counterfactuals.json"), data.x.rows), data.x.rows, tokenizer,
-                               config, vocabulary, pad_of(config), threads);
+    signals.counterfactuals = encode_counterfactuals(read_counterfactuals(text_file_in(config.dir, "counterfactuals.json"), data.x.rows),
+                                                     data.x.rows, tokenizer, config, vocabulary, pad_of(config), threads);
   return text_dataset(std::move(data), std::move(tokenizer), config, {}, {}, {}, std::move(signals));
 }
 

@@ -29,7 +29,8 @@ Counterfactuals encode_counterfactuals(const CounterfactualTexts& copies, std::i
                                        const text::PadOptions& pad, int threads) {
   Counterfactuals out;
   out.copy_of_row.assign(static_cast<std::size_t>(rows), -1);
-  for (std::size_t i = 0; i < copies.rows.size(); ++i) out.copy_of_row[static_cast<std::size_t>(copies.rows[i])] = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < copies.rows.size(); ++i)
+    out.copy_of_row[static_cast<std::size_t>(copies.rows[i])] = static_cast<std::int64_t>(i);
   out.x = text::pad_sequences(sequences_of(tok, config, copies.texts, threads, subwords.get()), pad);
   out.x.subwords = subwords;
   return out;

@@ -83,8 +83,7 @@ struct TextDataConfig {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
                                                 id_column, examples, sentences, subword_buckets, rationales, rationale_weight,
                                                 rationale_target, target_threshold, aux_labels, weight_column, identity_weighting,
-                                                identities, deobfuscate, counterfactual_weight,
-                                                counterfactual_terms)
+                                                identities, deobfuscate, counterfactual_weight, counterfactual_terms)
 
 const Task& text_classification();
 
