@@ -9,6 +9,7 @@ import argparse
 import csv
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -297,3 +298,30 @@ def token_rows(csv_path, column, tokenizer, maxlen, rows, min_tokens=0):
         if len(out) == rows:
             break
     return out
+
+
+BUILTIN_TERMS = ["lesbian", "gay", "bisexual", "transgender", "queer", "straight", "homosexual", "heterosexual", "muslim", "christian",
+                 "jewish", "hindu", "buddhist", "catholic", "atheist", "black", "white", "asian", "african", "latino", "mexican", "chinese",
+                 "female", "male"]  # attn audit's built-in terms (lib/src/text/identity_terms.cpp), in its order
+# Counterfactual training over every other built-in term, so that the rest are terms it never swapped.
+SEEN_TERMS, UNSEEN_TERMS = BUILTIN_TERMS[0::2], BUILTIN_TERMS[1::2]
+
+
+def swapped_posts(tagged_path, out_path, terms, seed=1):
+    """The posts of `tagged_path` that name one of `terms` (a word of the text, or it with a plural s),
+    and a copy of each with every such word swapped for another term, drawn; returns the ids."""
+    rng, ids = random.Random(seed), []
+    with open(tagged_path) as f, open(out_path, "w") as out:
+        for line in f:
+            post = json.loads(line)
+            words = post["text"].split(" ")
+            hits = [i for i, w in enumerate(words) if w.lower() in terms or (w.lower().endswith("s") and w.lower()[:-1] in terms)]
+            if not hits:
+                continue
+            for i in hits:
+                plural = words[i].lower() not in terms
+                base = words[i].lower()[:-1] if plural else words[i].lower()
+                words[i] = rng.choice([t for t in terms if t != base]) + ("s" if plural else "")
+            ids.append(post["post_id"])
+            out.write(json.dumps(dict(post, text=" ".join(words), post_id=post["post_id"])) + "\n")
+    return ids

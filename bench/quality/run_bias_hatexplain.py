@@ -7,20 +7,26 @@ one of its words is a term: 1.0, else 0.0) and `attn evaluate` reports the metri
 Each post's identity comes from its words, not from raters as in 2019: the figures say how the
 model treats posts naming a group.
 
-Three trainings per seed: plain; --identity-weighting (the tagged identities); and that with
---aux-labels hatespeech (hate speech as an auxiliary output). Per training: the final metric, the
-overall AUC, the worst identity's subgroup AUC, and `attn audit` (template sentences, the val
-posts' terms swapped, integrated gradients). Then the audit's speed: 10,000 posts (train then val)
-x the 24 built-in terms, with integrated gradients.
+Five trainings per seed: plain; --identity-weighting (the tagged identities); that with
+--aux-labels hatespeech (hate speech as an auxiliary output); --counterfactual (logit pairing over
+the audit's 24 built-in terms); and --counterfactual over half of them (every other term), so that
+the other half are terms the training never swapped. Per training: the final metric, the overall
+AUC, the worst identity's subgroup AUC, the epoch time, `attn audit` (template sentences, the val
+posts' terms swapped, integrated gradients), and the AUC of the val posts that name a term, as they
+are and with each post's term swapped for another (all terms; and among the held-out half only).
+Then the audit's speed: 10,000 posts (train then val) x the 24 built-in terms, with integrated
+gradients.
 
-usage: python3 bench/quality/run_bias_hatexplain.py [--realdata DIR] [--seeds 3] [--threads 2]
+usage: python3 bench/quality/run_bias_hatexplain.py [--realdata DIR] [--seeds 3] [--threads 2] [--variants a,b]
 """
+import csv
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: benchlib
-from benchlib import REALDATA, arguments, attn, hatexplain_work, timed, write_result  # noqa: E402
+from benchlib import (BUILTIN_TERMS, REALDATA, SEEN_TERMS, UNSEEN_TERMS, arguments, attn, epochs, hatexplain_work, roc_auc, swapped_posts,  # noqa: E402
+                      timed, write_result)
 
 TERMS = {  # lower-case words of HateXplain's tokens (docs.jsonl) that name each scored identity
     "male": ["man", "men", "boy", "boys", "guy", "guys", "male", "males"],
@@ -52,8 +58,37 @@ def tagged(jsonl, out_path):
     return members
 
 
+SEEN, UNSEEN = SEEN_TERMS, UNSEEN_TERMS
 VARIANTS = {"plain": [], "identity_weighting": ["--identity-weighting"],
-            "identity_weighting_aux": ["--identity-weighting", "--aux-labels", "hatespeech"]}
+            "identity_weighting_aux": ["--identity-weighting", "--aux-labels", "hatespeech"],
+            "counterfactual": ["--counterfactual"],
+            "counterfactual_half": ["--counterfactual", "--counterfactual-terms", "{seen_terms}"]}
+
+
+def scores_of(run, path, work, name, threads):
+    """{post_id: p(toxic)} of `path` by `run`."""
+    predictions = os.path.join(work, name + ".csv")
+    attn("evaluate", "--model", run, "--csv", path, "--predictions", predictions, "--threads", threads)
+    with open(predictions, newline="") as f:
+        return {r["id"]: float(r["toxic"]) for r in csv.DictReader(f)}
+
+
+def swap_figures(run, val, copies, work, name, threads):
+    """The AUC of the posts that name a term, as they are and swapped, and the mean |shift| of p(toxic)."""
+    truth = {}
+    with open(val) as f:
+        for line in f:
+            post = json.loads(line)
+            truth[post["post_id"]] = post["toxic"] == "1"
+    before = scores_of(run, val, work, name + "_orig", threads)
+    out = {}
+    for key, (path, ids) in copies.items():
+        after = scores_of(run, path, work, f"{name}_{key}", threads)
+        positive = [truth[i] for i in ids]
+        out[key] = {"posts": len(ids), "auc": roc_auc([before[i] for i in ids], positive),
+                    "auc_swapped": roc_auc([after[i] for i in ids], positive),
+                    "mean_abs_shift": sum(abs(before[i] - after[i]) for i in ids) / len(ids)}
+    return out
 
 
 def figures(bias):
@@ -70,9 +105,12 @@ def audit_summary(report):
     the most and least suspected terms; the spread (max - min) of each."""
     terms = report["terms"]
     kind = {t["term"]: t["templates"]["kind_mean"] for t in terms}
+    flagged = {t["term"]: t["templates"]["kind_decided_toxic"] for t in terms}
     shift = {t["term"]: t["swaps"]["mean_shift"] for t in terms if t["swaps"]["mean_shift"] is not None}
     ig = {t["term"]: t["why"]["mean_importance"] for t in terms if t.get("why", {}).get("mean_importance") is not None}
-    return {"kind_mean": kind, "swap_mean_shift": shift, "importance": ig,
+    return {"kind_mean": kind, "kind_decided_toxic": flagged, "swap_mean_shift": shift, "importance": ig,
+            "max_kind_decided_toxic": max(flagged.values()),
+            "max_kind_decided_toxic_unseen": max(flagged[t] for t in UNSEEN if t in flagged),
             "kind_mean_spread": max(kind.values()) - min(kind.values()),
             "most_suspected": max(kind, key=kind.get), "least_suspected": min(kind, key=kind.get),
             "templates_final": report["templates"]["final"], "flips": report["swaps"]["flips"],
@@ -84,13 +122,20 @@ def mean(values):
 
 
 def main():
-    a = arguments(__file__, "bias_hatexplain.json", realdata=REALDATA, seeds=3, threads="2").parse_args()
+    a = arguments(__file__, "bias_hatexplain.json", realdata=REALDATA, seeds=3, threads="2", variants=",".join(VARIANTS)).parse_args()
     work, _ = hatexplain_work(os.path.join(a.realdata, "hatexplain"), "bias")
     train, val = os.path.join(work, "train_tagged.jsonl"), os.path.join(work, "val_tagged.jsonl")
     tagged(os.path.join(work, "train.jsonl"), train)
     members = tagged(os.path.join(work, "val.jsonl"), val)
+    seen_terms = os.path.join(work, "seen_terms.txt")
+    with open(seen_terms, "w") as f:
+        f.write("\n".join(SEEN) + "\n")
+    copies = {key: (os.path.join(work, f"val_swapped_{key}.jsonl"), None) for key in ("all_terms", "unseen_terms")}
+    copies = {"all_terms": (copies["all_terms"][0], swapped_posts(val, copies["all_terms"][0], BUILTIN_TERMS)),
+              "unseen_terms": (copies["unseen_terms"][0], swapped_posts(val, copies["unseen_terms"][0], UNSEEN))}
     runs = {}
-    for name, flags in VARIANTS.items():
+    for name in a.variants.split(","):
+        flags = [f.format(seen_terms=seen_terms) for f in VARIANTS[name]]
         runs[name] = []
         for seed in range(1, a.seeds + 1):
             run = os.path.join(work, f"{name}_{seed}")
@@ -106,7 +151,9 @@ def main():
             attn("audit", "--model", run, "--csv", val, "--text-column", "text", "--json", report, "--threads", a.threads)
             with open(report) as f:
                 audit = json.load(f)
-            runs[name].append({"seed": seed, "train_seconds": round(seconds, 1), "bias": figures(bias), "audit": audit_summary(audit),
+            runs[name].append({"seed": seed, "train_seconds": round(seconds, 1),
+                               "epoch_seconds": sum(e["seconds"] for e in epochs(run)) / len(epochs(run)), "bias": figures(bias),
+                               "audit": audit_summary(audit), "swaps": swap_figures(run, val, copies, work, f"{name}_{seed}", a.threads),
                                "identities": bias["identities"]})
     summary = {}
     for name, rs in runs.items():
@@ -117,7 +164,12 @@ def main():
                          "worst_bnsp_auc": mean([r["bias"]["worst_bnsp_auc"]["auc"] for r in rs]),
                          "audit_kind_mean_spread": mean([r["audit"]["kind_mean_spread"] for r in rs]),
                          "audit_templates_final": mean([r["audit"]["templates_final"] for r in rs]),
-                         "audit_flips": mean([r["audit"]["flips"] for r in rs])}
+                         "audit_flips": mean([r["audit"]["flips"] for r in rs]),
+                         "audit_max_kind_decided_toxic": mean([r["audit"]["max_kind_decided_toxic"] for r in rs]),
+                         "audit_max_kind_decided_toxic_unseen": mean([r["audit"]["max_kind_decided_toxic_unseen"] for r in rs]),
+                         "epoch_seconds": mean([r["epoch_seconds"] for r in rs]),
+                         **{f"swaps_{k}_{f}": mean([r["swaps"][k][f] for r in rs]) for k in copies
+                            for f in ("auc", "auc_swapped", "mean_abs_shift")}}
 
     # The audit's speed: 10,000 posts x 24 terms (and the integrated gradients of the templates).
     posts = os.path.join(work, "posts_10000.jsonl")
