@@ -66,13 +66,6 @@ std::vector<std::string> letter_runs(const std::string& word) {
   return runs;
 }
 
-/// Each row's texts as the model reads them (1-based data rows), from one pass over the file.
-std::map<std::int64_t, std::string> texts_of(const TrainedModel& model, const RobustnessRequest& r) {
-  std::map<std::int64_t, std::string> texts;
-  model.open_rewritten_csv(r.csv, r.options, r.threads, [&](const std::string& t, std::int64_t row) { return texts[row] = t; });
-  return texts;
-}
-
 /// Per row, the words people marked in it (letter runs), from a rationale file whose texts are rows'
 /// texts; a file none of whose texts is a row's is an error naming it.
 std::map<std::int64_t, std::unordered_set<std::string>> marked_words(const std::map<std::int64_t, std::string>& texts,
@@ -247,14 +240,22 @@ class RobustnessAttack {
     return {data->rows(), data->evaluate(model_.module(), all_rows(data->rows()), full)};
   }
 
-  /// Finds the words each row offers: the model's salient ones, or the marked ones (not for kGlobal).
+  /// The file scored as it is; with per-row targets, each row's text (as the model reads it, by
+  /// its 1-based data row) kept on the way for find_targets, so the file is read once for both.
+  std::pair<std::int64_t, Evaluation> scored_clean() {
+    if (r_.targets == Targets::kGlobal) return scored(nullptr);
+    return scored([this](const std::string& t, std::int64_t row) { return texts_[row] = t; });
+  }
+
+  /// Finds the words each row offers (after scored_clean): the model's salient ones, or the marked
+  /// ones (not for kGlobal).
   void find_targets() {
     if (r_.targets == Targets::kGlobal) return;
-    const auto texts = texts_of(model_, r_);
     if (r_.targets == Targets::kSalient)
-      salient_ = salient_words(model_, texts, r_.salient_method, r_.batch_size);
+      salient_ = salient_words(model_, texts_, r_.salient_method, r_.batch_size);
     else
-      marked_ = marked_words(texts, r_);
+      marked_ = marked_words(texts_, r_);
+    texts_.clear();
   }
 
   /// Perturbation p made at `rate` to each row's target words.
@@ -299,6 +300,7 @@ class RobustnessAttack {
   TrainedModel& model_;
   const RobustnessRequest& r_;
   std::unordered_set<std::string> lexicon_;
+  std::map<std::int64_t, std::string> texts_;  ///< the rows' texts, until find_targets
   std::map<std::int64_t, std::vector<std::string>> salient_;
   std::map<std::int64_t, std::unordered_set<std::string>> marked_;
 };
@@ -331,7 +333,7 @@ std::string robustness(const RobustnessRequest& r) {
   std::vector<text::Perturbation> list = r.perturbations;
   if (list.empty())
     for (const auto& info : text::perturbations()) list.push_back(info.perturbation);
-  const auto [rows, clean] = attack.scored(nullptr);
+  const auto [rows, clean] = attack.scored_clean();
   if (clean.metrics.empty()) throw std::invalid_argument(r.csv + ": robustness needs labelled rows (the model's label columns)");
   attack.find_targets();
   const ModelFacts facts = model->facts();
