@@ -21,8 +21,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: benchlib
-from benchlib import (BUILTIN_TERMS, REALDATA, SEEN_TERMS, UNSEEN_TERMS, attn, epochs, result_path, roc_auc,  # noqa: E402
-                      swapped_posts, workdir, write_hatexplain_splits, write_result)
+from benchlib import (BUILTIN_TERMS, REALDATA, SEEN_TERMS, UNSEEN_TERMS, attn, epochs, hatexplain_work, result_path,  # noqa: E402
+                      roc_auc, swapped_posts, write_result)
 
 VARIANTS = {"plain": [], "counterfactual": ["--counterfactual"],
             "counterfactual_half": ["--counterfactual", "--counterfactual-terms", "{seen_terms}"]}
@@ -44,13 +44,9 @@ def main():
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--out", default=result_path(__file__, "counterfactual_classes.json"))
     a = ap.parse_args()
-    if not os.path.isdir(a.corpus):
-        print(f"skipped: no corpus at {a.corpus}", file=sys.stderr)
-        sys.exit(77)
-    work = workdir("counterfactual")
+    work, _ = hatexplain_work(a.corpus, "counterfactual")
     runs = a.runs or work
     os.makedirs(runs, exist_ok=True)
-    write_hatexplain_splits(a.corpus, work)
     val = os.path.join(work, "val.jsonl")
     truth = {}
     with open(val) as f:

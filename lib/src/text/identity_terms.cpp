@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "attn/text/draws.h"
+#include "draws.h"
 
 namespace attn::text {
 namespace {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "attn/text/draws.h"
+#include "draws.h"
 
 namespace attn::text {
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 /// Seeded draws that every platform repeats to the bit (misspellings, counterfactual copies):
-/// SplitMix64 (Steele, Lea & Flood 2014), a whole 64-bit state. No LibTorch here.
+/// SplitMix64 (Steele, Lea & Flood 2014), a whole 64-bit state. Internal to the text layer; no
+/// LibTorch here.
 #include <cstddef>
 #include <cstdint>
 
