@@ -476,6 +476,50 @@ bool reads_one_class_per_row(const data::Inputs& in) {
   return config.one_class_per_row();
 }
 
+namespace {
+
+/// A new run's training CSV prepared into config.dir (RUN_DIR/data) with what the training
+/// features add to it (sentences, subwords, rationales, row weights, counterfactual copies), each
+/// kept in a file there for --resume and the workers.
+std::unique_ptr<Dataset> prepare_training_csv(const data::Inputs& in, const TextTrainingInputs& t, const models::ModelEntry& model,
+                                              TextDataConfig config, int threads) {
+  data::PrepareOptions o = data::prepare_options(in, threads);
+  config.deobfuscate = o.tokenizer.deobfuscate;
+  add_aux_labels(o.columns, config);
+  config.truncating = o.pad.truncating;
+  config.text_column = o.columns.text_column;
+  config.id_column = o.columns.id_column;
+  config.label_column = o.columns.class_column;
+  config.target_threshold = o.columns.target_threshold;
+  data::Prepared prepared = data::prepare_csv(o);
+  if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
+  if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, t.layout, config, threads);
+  const std::shared_ptr<text::SubwordVocabulary> vocabulary =
+      t.reads_subwords ? subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config) : nullptr;
+  if (t.reads_subwords) read_misspelt_subwords(prepared, o.csv, o.columns, vocabulary, t.misspell.value, t.edits);
+  TrainingSignals signals;
+  if (t.rationales.given)
+    signals.marks =
+        mark_rationales(prepared, o.csv, o.columns, data::read_rationales(config.rationales, t.rationale_docs.value, "--rationale-docs"),
+                        config.rationales, config);
+  if (config.weighs_rows()) signals.row_weights = read_row_weights(prepared, o.csv, o.columns.format, config);
+  CounterfactualTexts copies;
+  if (t.counterfactual.value) {
+    copies = counterfactual_texts(prepared, o.csv, o.columns, t.terms, misspelling(t.misspell.value, t.edits));
+    signals.counterfactuals =
+        encode_counterfactuals(copies, prepared.data.x.rows, prepared.tokenizer, config, vocabulary, prepared.pad, threads);
+  }
+  data::write_prepared_dir(prepared, config.dir);
+  write_subword_words(prepared.data.x, config.dir);  // (the copies' new words too: one vocabulary)
+  if (t.rationales.given) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(signals.marks));
+  if (config.weighs_rows())
+    io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", signals.row_weights}}.dump() + "\n");
+  if (t.counterfactual.value) io::write_file_atomic(text_file_in(config.dir, "counterfactuals.json"), counterfactuals_json(copies));
+  return text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, {}, std::move(signals));
+}
+
+}  // namespace
+
 std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads) {
   const TextTrainingInputs t = read_text_training(in, model);
   TextDataConfig config;
@@ -500,42 +544,11 @@ std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::Mo
     dataset = text_dataset(io::read_prepared(text_file_in(config.dir, "data.pt")),
                            read_tokenizer(text_file_in(config.dir, "tokenizer.json")), config);
   } else {
-    data::PrepareOptions o = data::prepare_options(in, threads);
-    config.deobfuscate = o.tokenizer.deobfuscate;
-    add_aux_labels(o.columns, config);
     config.dir = fs::absolute(fs::path(run_dir) / "data").string();
-    config.truncating = o.pad.truncating;
-    config.text_column = o.columns.text_column;
-    config.id_column = o.columns.id_column;
-    config.label_column = o.columns.class_column;
-    config.target_threshold = o.columns.target_threshold;
-    data::Prepared prepared = data::prepare_csv(o);
-    if (prepared.data.label_names.empty()) throw std::runtime_error(o.csv + ": the data has no label columns (--labels)");
-    if (model.reads_sentences) read_sentences(prepared, o.csv, o.columns, t.layout, config, threads);
-    const std::shared_ptr<text::SubwordVocabulary> vocabulary =
-        t.reads_subwords ? subwords_of(std::make_shared<const text::Tokenizer>(prepared.tokenizer), config) : nullptr;
-    if (t.reads_subwords) read_misspelt_subwords(prepared, o.csv, o.columns, vocabulary, t.misspell.value, t.edits);
-    TrainingSignals signals;
-    if (t.rationales.given)
-      signals.marks =
-          mark_rationales(prepared, o.csv, o.columns, data::read_rationales(config.rationales, t.rationale_docs.value, "--rationale-docs"),
-                          config.rationales, config);
-    if (config.weighs_rows()) signals.row_weights = read_row_weights(prepared, o.csv, o.columns.format, config);
-    CounterfactualTexts copies;
-    if (t.counterfactual.value) {
-      copies = counterfactual_texts(prepared, o.csv, o.columns, t.terms, misspelling(t.misspell.value, t.edits));
-      signals.counterfactuals =
-          encode_counterfactuals(copies, prepared.data.x.rows, prepared.tokenizer, config, vocabulary, prepared.pad, threads);
-    }
-    data::write_prepared_dir(prepared, config.dir);
-    write_subword_words(prepared.data.x, config.dir);  // (the copies' new words too: one vocabulary)
-    if (t.rationales.given) io::write_file_atomic(text_file_in(config.dir, "rationales.json"), marks_json(signals.marks));
-    if (config.weighs_rows())
-      io::write_file_atomic(text_file_in(config.dir, "row_weights.json"), nlohmann::json{{"weights", signals.row_weights}}.dump() + "\n");
-    if (t.counterfactual.value) io::write_file_atomic(text_file_in(config.dir, "counterfactuals.json"), counterfactuals_json(copies));
-    dataset = text_dataset(std::move(prepared.data), std::move(prepared.tokenizer), config, {}, {}, {}, std::move(signals));
+    dataset = prepare_training_csv(in, t, model, config, threads);
   }
-  if (dataset->data_config().at("labels").empty()) throw std::runtime_error(config.dir + ": the data has no label columns");
+  if (dataset->data_config().at("labels").empty())
+    throw std::runtime_error(dataset->data_config().at("dir").get<std::string>() + ": the data has no label columns");
   return dataset;
 }
 
