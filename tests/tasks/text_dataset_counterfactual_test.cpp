@@ -24,8 +24,9 @@ TEST_CASE("counterfactual copies: one per row naming a term, in the batch, in th
   const tasks::Task& task = tasks::text_classification();
   const auto& entry = models::find_model("bilstm-attention");
   const auto data = task.open(
-      train_inputs(task, {{"csv", csv}, {"labels", "toxic"}, {"counterfactual", "true"}, {"counterfactual-terms", terms},
-                          {"counterfactual-weight", "3"}}),
+      train_inputs(
+          task,
+          {{"csv", csv}, {"labels", "toxic"}, {"counterfactual", "true"}, {"counterfactual-terms", terms}, {"counterfactual-weight", "3"}}),
       entry, (dir / "run").string(), 1);
   const std::string data_dir = (dir / "run" / "data").string();
   CHECK(nlohmann::json::parse(io::read_file(data_dir + "/prepare.json"))["counterfactual"]["rows_with_a_copy"] == 2);
@@ -52,7 +53,8 @@ TEST_CASE("counterfactual copies: one per row naming a term, in the batch, in th
   const torch::Tensor z = classifier.logits(b.inputs.at(0).toTensor()).scores;
   const torch::Tensor zc = classifier.logits(b.counterfactual_inputs).scores;
   double gap = 0;
-  for (std::int64_t i = 0; i < 2; ++i) gap += std::abs(z[b.counterfactual_rows[i].item<std::int64_t>()][0].item<double>() - zc[i][0].item<double>());
+  for (std::int64_t i = 0; i < 2; ++i)
+    gap += std::abs(z[b.counterfactual_rows[i].item<std::int64_t>()][0].item<double>() - zc[i][0].item<double>());
   const double plain = tasks::binary_loss(z, b.targets, {}, {}).value.item<double>();
   CHECK(gap > 0);
   CHECK(data->loss(model, b, {}).value.item<double>() == Approx(plain + 3 * gap / 4).epsilon(1e-5));
