@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up, build, and run every test: CTest (Catch2 unit and CLI tests, Keras / torch.load parity,
 # the server and its page in Chromium), then the readers under ASan + UBSan (scripts/sanitize.sh)
-# and every libFuzzer target for 20 s with a fixed seed (scripts/fuzz.sh).
+# and every libFuzzer target for 15 s with a fixed seed (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phase.sh
@@ -12,6 +12,6 @@ phase ctest "every test, two at a time (about 6 min on 2 cores)"
 ctest --test-dir build --output-on-failure -j 2
 phase_done
 bash scripts/sanitize.sh
-phase fuzz "6 fuzz targets for 20 s each, two at a time (about 1 min)"
-FUZZ_SEED=1 bash scripts/fuzz.sh 20
+phase fuzz "6 fuzz targets for 15 s each, two at a time (about 1 min)"
+FUZZ_SEED=1 bash scripts/fuzz.sh 15
 phase_done

@@ -172,8 +172,6 @@ def swap_gap(run):
 
 plain_gap, paired_gap = swap_gap("run"), swap_gap("paired")
 check(paired_gap < 0.5 * plain_gap, f"--counterfactual: the swap gap {plain_gap:.3f} -> {paired_gap:.3f} (at most half)")
-attn("train", "--resume", path("paired"), "--epochs", "5")
-check(len(open(path("paired/metrics.jsonl")).read().strip().split("\n")) == 5, "a counterfactual run resumes (its copies read back)")
 # One class per row (subwords, the copies' words read by the same vocabulary), an ensemble of two.
 with open(path("classes.csv"), "w", newline="") as f:
     csv.writer(f).writerows([["id", "comment_text", "label"]] + [[cid, text, "toxic" if t >= 0.5 else "normal"]
@@ -181,8 +179,8 @@ with open(path("classes.csv"), "w", newline="") as f:
 attn("train", "--csv", path("classes.csv"), "--label-column", "label", "--maxlen", "16", "--epochs", "1", "--set", "embed_dim=8", "--set",
      "lstm_units=4", "--ensemble", "2", "--threads", "2", "--counterfactual", "--out", path("paired_classes"))
 check(json.load(open(path("paired_classes/data/prepare.json")))["counterfactual"]["rows_with_a_copy"] > 0, "one class per row, an ensemble")
-for name, content, want in (("one.txt", "muslim\n", "at least 2"), ("twice.txt", "muslim\nman\nMuslim\n", "line 3"),
-                            ("accent.txt", "muslim\ncaf\u00e9\n", "line 2")):
+# (every kind of bad list is tests/text/identity_terms_test.cpp's; here: the exit code and the names)
+for name, content, want in (("twice.txt", "muslim\nman\nMuslim\n", "line 3"), ("accent.txt", "muslim\ncaf\u00e9\n", "line 2")):
     with open(path(name), "w") as f:
         f.write(content)
     bad = attn("train", "--csv", path("train.csv"), "--labels", "target", "--target-threshold", "0.5", "--counterfactual",
