@@ -10,10 +10,7 @@ using torch::Tensor;
 
 namespace {
 
-GruWeights random_gru(std::int64_t input, std::int64_t hidden) {
-  const auto u = [](std::vector<std::int64_t> shape) { return (torch::rand(shape) * 0.8 - 0.4).requires_grad_(); };
-  return {u({3 * hidden, input}), u({3 * hidden, hidden}), u({3 * hidden}), u({3 * hidden})};
-}
+GruWeights random_gru(std::int64_t input, std::int64_t hidden) { return nn_test::random_direction<GruWeights>(3, input, hidden); }
 
 /// The definition: each row's first lengths[r] steps through torch.gru forwards and backwards.
 Tensor gru_reference(const Tensor& x, const std::vector<std::int64_t>& lengths, const GruWeights& f, const GruWeights& b) {
@@ -33,10 +30,6 @@ Tensor gru_reference(const Tensor& x, const std::vector<std::int64_t>& lengths, 
     rows.push_back(out);
   }
   return torch::stack(rows);
-}
-
-std::vector<Tensor> gru_inputs(const Tensor& x, const GruWeights& f, const GruWeights& b) {
-  return {x, f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
 }
 
 }  // namespace
@@ -62,22 +55,14 @@ TEST_CASE("fused BiGRU: outputs and every gradient equal torch.gru's on each row
     CHECK(torch::allclose(bigru_lengths(x, torch::tensor(lengths), f, b), expected, 1e-5, 1e-6));
   }
   const Tensor probe = torch::randn({B, T, 2 * H});
-  const auto inputs = gru_inputs(x, f, b);
-  const auto g_ours = torch::autograd::grad({(ours * probe).sum()}, inputs, {}, /*retain_graph=*/true);
-  const auto g_expected = torch::autograd::grad({(expected * probe).sum()}, inputs);
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    INFO("gradient " << k);
-    CHECK(torch::allclose(g_ours[k], g_expected[k], 1e-4, 1e-5));
-  }
+  const auto inputs = nn_test::kernel_inputs(x, f, b);
+  const auto [g_ours, g_expected] = nn_test::check_same_gradients(ours, expected, inputs, probe, /*keep_graph=*/true);
   // What the forward pass saved is intact: a second backward pass (integrated gradients' repeated
   // passes) gives the same gradients.
   const auto again = torch::autograd::grad({(ours * probe).sum()}, inputs);
   for (std::size_t k = 0; k < inputs.size(); ++k) CHECK(torch::equal(again[k], g_ours[k]));
   // The importance methods' case: the weights constant, only x's gradient (repeated rows projected once).
-  const auto constant = [](const GruWeights& w) {
-    return GruWeights{w.weight_ih.detach(), w.weight_hh.detach(), w.bias_ih.detach(), w.bias_hh.detach()};
-  };
-  const Tensor y = bigru_lengths(x, torch::tensor(lengths), constant(f), constant(b));
+  const Tensor y = bigru_lengths(x, torch::tensor(lengths), nn_test::constant_direction(f), nn_test::constant_direction(b));
   CHECK(torch::allclose(torch::autograd::grad({(y * probe).sum()}, {x})[0], g_expected[0], 1e-4, 1e-5));
 }
 
@@ -91,8 +76,7 @@ def forward(self, x: Tensor, lengths: Tensor, w: List[Tensor]) -> Tensor:
                  "a test module");
   const GruWeights f = random_gru(3, 2), b = random_gru(3, 2);
   const Tensor x = torch::randn({2, 4, 3}), lengths = torch::tensor({4, 2}, torch::kInt64);
-  const std::vector<Tensor> w = {f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
-  CHECK(torch::allclose(m.forward({x, lengths, w}).toTensor(), bigru_lengths(x, lengths, f, b)));
+  CHECK(torch::allclose(m.forward({x, lengths, nn_test::both_directions(f, b)}).toTensor(), bigru_lengths(x, lengths, f, b)));
   {
     torch::NoGradGuard no_grad;
     CHECK_FALSE(bigru_lengths(x, lengths, f, b).requires_grad());

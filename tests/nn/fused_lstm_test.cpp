@@ -11,10 +11,7 @@ using torch::Tensor;
 
 namespace {
 
-LstmWeights random_weights(std::int64_t input, std::int64_t hidden) {
-  const auto u = [](std::vector<std::int64_t> shape) { return (torch::rand(shape) * 0.8 - 0.4).requires_grad_(); };
-  return {u({4 * hidden, input}), u({4 * hidden, hidden}), u({4 * hidden}), u({4 * hidden})};
-}
+LstmWeights random_weights(std::int64_t input, std::int64_t hidden) { return nn_test::random_direction<LstmWeights>(4, input, hidden); }
 
 /// The definition: each row's real steps, in order, through torch.lstm forwards and backwards.
 Tensor reference(const Tensor& x, const Tensor& mask, const LstmWeights& f, const LstmWeights& b) {
@@ -35,10 +32,6 @@ Tensor reference(const Tensor& x, const Tensor& mask, const LstmWeights& f, cons
     rows.push_back(out);
   }
   return torch::stack(rows);
-}
-
-std::vector<Tensor> inputs_of(const Tensor& x, const LstmWeights& f, const LstmWeights& b) {
-  return {x, f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
 }
 
 }  // namespace
@@ -69,18 +62,11 @@ TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each r
     CHECK(torch::allclose(bilstm_masked(x, mask, f, b), expected, 1e-5, 1e-6));
   }
   const Tensor probe = torch::randn({B, T, 2 * H});
-  const auto inputs = inputs_of(x, f, b);
-  const auto g_ours = torch::autograd::grad({(ours * probe).sum()}, inputs);
-  const auto g_expected = torch::autograd::grad({(expected * probe).sum()}, inputs);
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    INFO("gradient " << k);
-    CHECK(torch::allclose(g_ours[k], g_expected[k], 1e-4, 1e-5));
-  }
+  const auto inputs = nn_test::kernel_inputs(x, f, b);
+  const std::vector<Tensor> g_expected = nn_test::check_same_gradients(ours, expected, inputs, probe).second;
   // The importance methods' case: the weights constant, only x's gradient (repeated rows projected once).
-  const auto constant = [](const LstmWeights& w) {
-    return LstmWeights{w.weight_ih.detach(), w.weight_hh.detach(), w.bias_ih.detach(), w.bias_hh.detach()};
-  };
-  const Tensor x_only = torch::autograd::grad({(bilstm_masked(x, mask, constant(f), constant(b)) * probe).sum()}, {x})[0];
+  const Tensor y = bilstm_masked(x, mask, nn_test::constant_direction(f), nn_test::constant_direction(b));
+  const Tensor x_only = torch::autograd::grad({(y * probe).sum()}, {x})[0];
   CHECK(torch::allclose(x_only, g_expected[0], 1e-4, 1e-5));
 }
 
@@ -95,7 +81,7 @@ TEST_CASE("fused BiLSTM: the same bits on one thread and two, scoring keeps no g
   for (int threads : {1, 2}) {
     ThreadsGuard guard(threads);
     const Tensor y = bilstm_masked(x, mask, f, b);
-    std::vector<Tensor> r = torch::autograd::grad({(y * probe).sum()}, inputs_of(x, f, b));
+    std::vector<Tensor> r = torch::autograd::grad({(y * probe).sum()}, nn_test::kernel_inputs(x, f, b));
     r.push_back(y.detach());
     results.push_back(r);
   }
@@ -114,8 +100,7 @@ def forward(self, x: Tensor, mask: Tensor, w: List[Tensor]) -> Tensor:
                  "a test module");
   const LstmWeights f = random_weights(3, 2), b = random_weights(3, 2);
   const Tensor x = torch::randn({2, 4, 3}), mask = torch::ones({2, 4}, torch::kBool);
-  const std::vector<Tensor> w = {f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
-  CHECK(torch::allclose(m.forward({x, mask, w}).toTensor(), bilstm_masked(x, mask, f, b)));
+  CHECK(torch::allclose(m.forward({x, mask, nn_test::both_directions(f, b)}).toTensor(), bilstm_masked(x, mask, f, b)));
   CHECK_THROWS_WITH(bilstm_masked(x.to(torch::kFloat64), mask, f, b), Catch::Contains("float32"));
   CHECK_THROWS_WITH(bilstm_masked(x, torch::ones({2, 5}), f, b), Catch::Contains("mask must be [B, T]"));
   CHECK_THROWS_WITH(bilstm_masked(torch::randn({2, 4, 7}), mask, f, b), Catch::Contains("another shape"));

@@ -89,4 +89,48 @@ inline Tensor probe_sum(const Tensor& out, std::uint64_t seed) {
   return (out * r).sum();
 }
 
+/// One direction's weights of a recurrent layer of `gates` gates (3: GRU, 4: LSTM), shaped and named
+/// as torch's (weight_ih [gates H, I], weight_hh [gates H, H], bias_ih, bias_hh [gates H]), uniform in
+/// [-0.4, 0.4) and requiring gradients.
+template <class Weights>
+Weights random_direction(std::int64_t gates, std::int64_t input, std::int64_t hidden) {
+  const auto u = [](std::vector<std::int64_t> shape) { return (torch::rand(shape) * 0.8 - 0.4).requires_grad_(); };
+  return {u({gates * hidden, input}), u({gates * hidden, hidden}), u({gates * hidden}), u({gates * hidden})};
+}
+
+/// The same weights, constant (detached): the importance methods' case, x's gradient only.
+template <class Weights>
+Weights constant_direction(const Weights& w) {
+  return {w.weight_ih.detach(), w.weight_hh.detach(), w.bias_ih.detach(), w.bias_hh.detach()};
+}
+
+/// A bidirectional kernel's eight weights in its operator's order: forward, then backward direction.
+template <class Weights>
+std::vector<Tensor> both_directions(const Weights& f, const Weights& b) {
+  return {f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
+}
+
+/// x and the eight weights: what a bidirectional kernel's gradients are checked with respect to.
+template <class Weights>
+std::vector<Tensor> kernel_inputs(const Tensor& x, const Weights& f, const Weights& b) {
+  std::vector<Tensor> out{x};
+  for (const Tensor& w : both_directions(f, b)) out.push_back(w);
+  return out;
+}
+
+/// Gradients of sum(out * probe) for a kernel's output `ours` and its definition's `expected`, with
+/// respect to `inputs`, checked equal to float rounding; returns {ours', expected's}. `keep_graph`:
+/// ours's graph stays for another backward pass.
+inline std::pair<std::vector<Tensor>, std::vector<Tensor>> check_same_gradients(const Tensor& ours, const Tensor& expected,
+                                                                                const std::vector<Tensor>& inputs, const Tensor& probe,
+                                                                                bool keep_graph = false) {
+  const auto g_ours = torch::autograd::grad({(ours * probe).sum()}, inputs, {}, keep_graph);
+  const auto g_expected = torch::autograd::grad({(expected * probe).sum()}, inputs);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    INFO("gradient " << k);
+    CHECK(torch::allclose(g_ours[k], g_expected[k], 1e-4, 1e-5));
+  }
+  return {g_ours, g_expected};
+}
+
 }  // namespace nn_test

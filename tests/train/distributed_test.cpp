@@ -80,12 +80,8 @@ std::unique_ptr<tasks::Dataset> number_pairs(const std::filesystem::path& dir) {
     f << "n,m\n";
     for (int i = 0; i < 120; ++i) f << i * 37 % 5000 << "," << i * 7 % 1000 << "\n";
   }
-  data::Inputs in;
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"csv", csv}, {"source-column", "n"}, {"target-column", "m"}})
-    in.set(k, v, data::Inputs::Origin::kGiven);
   const tasks::Task& task = tasks::task_for(models::ModelKind::kSeq2Seq);
-  for (const auto& spec : task.inputs(tasks::Command::kTrain))
-    if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+  const data::Inputs in = tasks_test::train_inputs(task, {{"csv", csv}, {"source-column", "n"}, {"target-column", "m"}});
   return task.open(in, models::find_model("seq2seq-attention"), (dir / "run").string(), 1);
 }
 
@@ -121,6 +117,17 @@ struct WorkerRun {
   nlohmann::ordered_json validation;
 };
 
+/// Trains `model` in this process alone: what the workers must end with.
+WorkerRun train_alone(torch::jit::Module model, const tasks::Dataset& data, const train::TrainOptions& o) {
+  WorkerRun run;
+  train::Trainer t(model, data, nullptr, o);
+  const std::atomic<bool> no_stop{false};
+  REQUIRE(t.run(no_stop, nullptr, [&](const train::EpochRecord& e) { run.last = e; }));
+  run.parameters = parameters_of(t.model());
+  run.validation = t.validate();
+  return run;
+}
+
 /// Trains models[rank] on as many connected workers as there are models, with the same data and options.
 std::vector<WorkerRun> train_on_workers(std::vector<torch::jit::Module>& models, const tasks::Dataset& data, const train::TrainOptions& o,
                                         const std::string& word_embedding = "") {
@@ -149,13 +156,10 @@ TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the 
   o.seed = 3;
   o.clip_norm = 1.0;
 
-  torch::jit::Module single_model = small_model();
-  train::Trainer single(single_model, *data, nullptr, o);
-  const std::atomic<bool> no_stop{false};
-  train::EpochRecord single_last;
-  REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
-  const auto expected = parameters_of(single.model());
-  const auto expected_val = single.validate();
+  const WorkerRun single = train_alone(small_model(), *data, o);
+  const auto& expected = single.parameters;
+  const train::EpochRecord& single_last = single.last;
+  const auto& expected_val = single.validation;
 
   // Built here: the global generator is not for two threads at once.
   std::vector<torch::jit::Module> models{small_model(), small_model()};
@@ -329,12 +333,9 @@ TEST_CASE("two workers train seq2seq as one process does: each share weighs its 
   o.batch_size = 16;  // bucketed by source length: the shares' target lengths differ
   o.seed = 3;
   o.lr = 0.01;
-  torch::jit::Module single_model = small_seq2seq(*data);
-  train::Trainer single(single_model, *data, nullptr, o);
-  const std::atomic<bool> no_stop{false};
-  train::EpochRecord single_last;
-  REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
-  const auto expected = parameters_of(single.model());
+  const WorkerRun single = train_alone(small_seq2seq(*data), *data, o);
+  const auto& expected = single.parameters;
+  const train::EpochRecord& single_last = single.last;
   std::vector<torch::jit::Module> models{small_seq2seq(*data), small_seq2seq(*data)};
   const auto runs = train_on_workers(models, *data, o);
   for (std::size_t i = 0; i < expected.size(); ++i) CHECK((runs[0].parameters[i] - expected[i]).abs().max().item<double>() <= 1e-5);
@@ -353,12 +354,8 @@ TEST_CASE("two workers train hierarchical-attention as one process does: documen
     data::write_document_corpus(f, data::DocumentCorpusOptions{160, 4, 0.35});
   }
   const auto& entry = models::find_model("hierarchical-attention");
-  data::Inputs in;
-  in.set("csv", csv, data::Inputs::Origin::kGiven);
-  in.set("labels", "toxic,insult", data::Inputs::Origin::kGiven);
   const tasks::Task& task = tasks::task_for(entry.kind);
-  for (const auto& spec : task.inputs(tasks::Command::kTrain))
-    if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+  const data::Inputs in = tasks_test::train_inputs(task, {{"csv", csv}, {"labels", "toxic,insult"}});
   const auto data = task.open(in, entry, (dir / "run").string(), 1);
   const auto build = [&] {
     torch::manual_seed(5);
@@ -369,12 +366,9 @@ TEST_CASE("two workers train hierarchical-attention as one process does: documen
   o.epochs = 2;
   o.batch_size = 32;
   o.seed = 3;
-  torch::jit::Module single_model = build();
-  train::Trainer single(single_model, *data, nullptr, o);
-  const std::atomic<bool> no_stop{false};
-  train::EpochRecord single_last;
-  REQUIRE(single.run(no_stop, nullptr, [&](const train::EpochRecord& r) { single_last = r; }));
-  const auto expected = parameters_of(single.model());
+  const WorkerRun single = train_alone(build(), *data, o);
+  const auto& expected = single.parameters;
+  const train::EpochRecord& single_last = single.last;
   std::vector<torch::jit::Module> models{build(), build()};
   const auto runs = train_on_workers(models, *data, o);
   for (std::size_t i = 0; i < expected.size(); ++i) CHECK((runs[0].parameters[i] - expected[i]).abs().max().item<double>() <= 1e-5);

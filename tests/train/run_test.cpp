@@ -203,12 +203,8 @@ TEST_CASE("validation rows from --val-csv for a text model: read with the traini
 TEST_CASE("class weights (--pos-weight): the loss is the positive-weighted binary cross-entropy", "[train][run]") {
   const auto dir = tasks_test::scratch("posweight");
   const std::string csv = tasks_test::write_csv(dir / "t.csv", "id,comment_text,bad,rude", tasks_test::text_rows(60));
-  data::Inputs in;
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}})
-    in.set(k, v, data::Inputs::Origin::kGiven);
   const tasks::Task& task = tasks::task_for(models::ModelKind::kTextClassifier);
-  for (const auto& spec : task.inputs(tasks::Command::kTrain))
-    if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+  const data::Inputs in = tasks_test::train_inputs(task, {{"csv", csv}, {"labels", "bad,rude"}, {"maxlen", "12"}});
   const auto data = task.open(in, models::find_model("bilstm-attention"), (dir / "run").string(), 1);
   const auto& entry = models::find_model("bilstm-attention");
   torch::jit::Module m = entry.build(models::fit_config(entry, {{"embed_dim", 8}, {"lstm_units", 4}}, data->sizes()), nn::Runtime::kNative);
@@ -376,11 +372,8 @@ TEST_CASE("every metric a validation names can be monitored, with a one-row vali
   };
   int run = 0;
   for (const auto& inputs : setups) {
-    data::Inputs in;
-    for (const auto& [k, v] : inputs) in.set(k, v, data::Inputs::Origin::kGiven);
     const tasks::Task& task = tasks::task_for(models::ModelKind::kTextClassifier);
-    for (const auto& spec : task.inputs(tasks::Command::kTrain))
-      if (!spec.default_value.empty() && !in.get(spec.name)) in.set(spec.name, spec.default_value, data::Inputs::Origin::kDefault);
+    const data::Inputs in = tasks_test::train_inputs(task, inputs);
     const auto names = task.open(in, models::find_model("bilstm-attention"), (dir / "probe").string(), 1)->metric_names();
     CHECK(std::find(names.begin(), names.end(), "mean_auc") != names.end());
     for (const std::string& name : names) {

@@ -28,9 +28,7 @@ inline nlohmann::json train_run(const std::string& model, const std::string& dir
   if (!training.contains("threads")) training["threads"] = 1;
   r.training = training;
   r.out_dir = dir;
-  for (const auto& [k, v] : inputs) r.data.set(k, v, attn::data::Inputs::Origin::kGiven);
-  for (const auto& s : attn::tasks::task_for(attn::models::find_model(model).kind).inputs(attn::tasks::Command::kTrain))
-    if (!s.default_value.empty() && !r.data.get(s.name)) r.data.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
+  r.data = train_inputs(attn::tasks::task_for(attn::models::find_model(model).kind), inputs);
   std::atomic<bool> stop{false};
   attn::train::TrainingRun run = attn::train::TrainingRun::start(r);
   REQUIRE(run.train(stop, nullptr, nullptr));

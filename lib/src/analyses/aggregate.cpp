@@ -335,13 +335,8 @@ std::string aggregate(const AggregateRequest& r) {
 }
 
 std::string aggregate(const AggregateRequest& request, std::chrono::seconds worker_timeout) {
-  return run_by_workers(
-      [&](const parallel::RowSharing* sharing) {
-        AggregateRequest shared = request;
-        shared.sharing = sharing;
-        return aggregate(shared);
-      },
-      worker_timeout);
+  return parallel::run_shared(
+      request, [](const AggregateRequest& shared) { return aggregate(shared); }, worker_timeout);
 }
 
 }  // namespace attn::analyses

@@ -10,6 +10,7 @@
 #include "attn/models/ensemble.h"
 #include "attn/models/registry.h"
 #include "attn/models/saved_model.h"
+#include "attn/parallel/sharing.h"
 #include "attn/tasks/task.h"
 
 namespace attn::analyses {
@@ -127,13 +128,8 @@ std::string evaluate(const EvaluateRequest& r) {
 }
 
 std::string evaluate(const EvaluateRequest& request, std::chrono::seconds worker_timeout) {
-  return run_by_workers(
-      [&](const parallel::RowSharing* sharing) {
-        EvaluateRequest shared = request;
-        shared.sharing = sharing;
-        return evaluate(shared);
-      },
-      worker_timeout);
+  return parallel::run_shared(
+      request, [](const EvaluateRequest& shared) { return evaluate(shared); }, worker_timeout);
 }
 
 std::string describe_models(const std::function<std::string(const nlohmann::json& training)>& training_flags) {

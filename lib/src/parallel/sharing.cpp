@@ -116,4 +116,12 @@ std::vector<std::string> SharedScoring::texts(const std::vector<std::string>& mi
   return out;
 }
 
+std::string run_by_workers(const std::function<std::string(const RowSharing*)>& run, std::chrono::seconds worker_timeout) {
+  const WorkerPlace place = worker_place_from_environment();  // torchrun's, or one worker
+  if (place.world_size == 1) return run(nullptr);
+  const auto workers = Workers::connect(place, worker_timeout);
+  const WorkerSharing sharing(*workers);
+  return run(&sharing);
+}
+
 }  // namespace attn::parallel

@@ -6,6 +6,10 @@
 
 namespace attn::tasks {
 
+ForCommand texts_only(Command command) {
+  return {command == Command::kRobustness ? "not for this task (it rewrites texts)" : "not for this task (they read texts)", {}};
+}
+
 std::vector<data::InputSpec> all_inputs(Command command) {
   std::vector<std::vector<data::InputSpec>> lists;
   for (const TaskRow& row : all_tasks()) lists.push_back(row.task->inputs(command));

@@ -395,46 +395,27 @@ class FeatureClassification : public Task {
  public:
   const char* name() const override { return "feature-classification"; }
 
-  std::string about(Command command) const override {
+  ForCommand for_command(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return "a CSV's numeric feature columns (--feature-columns) and one 0/1 label column (--label-column)";
+        return {"a CSV's numeric feature columns (--feature-columns) and one 0/1 label column (--label-column)",
+                {csv_input("CSV with a header row"), val_csv_input(), feature_input("feature-columns"), feature_input("label-column")}};
       case Command::kExplain:
-        return "the probability and every feature's weight; rows as VALUE,VALUE,... or --csv with --rows";
+        return {"the probability and every feature's weight; rows as VALUE,VALUE,... or --csv with --rows",
+                {feature_input("csv"), feature_input("rows"), svg_input()}};
       case Command::kEvaluate:
-        return "a probability per row; with labels ROC AUC, loss, accuracy and the mean attention per feature (--svg)";
+        return {"a probability per row; with labels ROC AUC, loss, accuracy and the mean attention per feature (--svg)",
+                {csv_input("CSV to score"),
+                 thresholds_input(),
+                 {"svg", "Feature models: draw the mean attention per feature (seed 001's chart) here", "", data::InputSpec::Kind::kValue,
+                  "Output"}}};
       case Command::kFaithfulness:
-        return "each method's top features set to their training mean, or only they kept";
+        return {"each method's top features set to their training mean, or only they kept", {}};
       case Command::kExport:
-        return "forward(x) -> (probability, attention)";
-      case Command::kAggregate:
-      case Command::kAudit:
-        return "not for this task (they read texts)";
-      case Command::kRobustness:
-        return "not for this task (it rewrites texts)";
+        return {"forward(x) -> (probability, attention)", {}};
+      default:
+        return texts_only(command);
     }
-    return "";
-  }
-
-  std::vector<data::InputSpec> inputs(Command command) const override {
-    switch (command) {
-      case Command::kTrain:
-        return {csv_input("CSV with a header row"), val_csv_input(), feature_input("feature-columns"), feature_input("label-column")};
-      case Command::kExplain:
-        return {feature_input("csv"), feature_input("rows"), svg_input()};
-      case Command::kEvaluate:
-        return {csv_input("CSV to score"),
-                thresholds_input(),
-                {"svg", "Feature models: draw the mean attention per feature (seed 001's chart) here", "", data::InputSpec::Kind::kValue,
-                 "Output"}};
-      case Command::kFaithfulness:
-      case Command::kExport:
-      case Command::kAggregate:
-      case Command::kAudit:
-      case Command::kRobustness:
-        return {};
-    }
-    return {};
   }
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int) const override {

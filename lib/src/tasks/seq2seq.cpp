@@ -444,46 +444,27 @@ class Seq2Seq : public Task {
  public:
   const char* name() const override { return "seq2seq"; }
 
-  std::string about(Command command) const override {
+  ForCommand for_command(Command command) const override {
     switch (command) {
       case Command::kTrain:
-        return "a CSV's source and target columns (--source-column, --target-column), character by character";
+        return {"a CSV's source and target columns (--source-column, --target-column), character by character",
+                {csv_input("CSV with a header row"), val_csv_input(), seq2seq_input_fields()[2].spec, seq2seq_input_fields()[3].spec}};
       case Command::kExplain:
-        return "the output and its attention matrix (output x input characters); --beam K decodes by beam search";
+        return {"the output and its attention matrix (output x input characters); --beam K decodes by beam search",
+                {svg_input(), beam_input()}};
       case Command::kEvaluate:
-        return "the outputs; with targets exact match and character accuracy";
+        return {"the outputs; with targets exact match and character accuracy",
+                {csv_input("CSV to score"),
+                 beam_input(),
+                 {"source-column", "Seq2seq models: the input column (default: the training run's)", ""},
+                 {"target-column", "Seq2seq models: the expected-output column (default: the training run's)", ""}}};
       case Command::kFaithfulness:
-        return "not measured (its outputs are not class probabilities to erase from)";
+        return {"not measured (its outputs are not class probabilities to erase from)", {}};
       case Command::kExport:
-        return "translate(src, max_length) and beam_search(src, beam, max_length) -> (ids, attention)";
-      case Command::kAggregate:
-      case Command::kAudit:
-        return "not for this task (they read texts)";
-      case Command::kRobustness:
-        return "not for this task (it rewrites texts)";
+        return {"translate(src, max_length) and beam_search(src, beam, max_length) -> (ids, attention)", {}};
+      default:
+        return texts_only(command);
     }
-    return "";
-  }
-
-  std::vector<data::InputSpec> inputs(Command command) const override {
-    switch (command) {
-      case Command::kTrain:
-        return {csv_input("CSV with a header row"), val_csv_input(), seq2seq_input_fields()[2].spec, seq2seq_input_fields()[3].spec};
-      case Command::kExplain:
-        return {svg_input(), beam_input()};
-      case Command::kEvaluate:
-        return {csv_input("CSV to score"),
-                beam_input(),
-                {"source-column", "Seq2seq models: the input column (default: the training run's)", ""},
-                {"target-column", "Seq2seq models: the expected-output column (default: the training run's)", ""}};
-      case Command::kFaithfulness:
-      case Command::kExport:
-      case Command::kAggregate:
-      case Command::kAudit:
-      case Command::kRobustness:
-        return {};
-    }
-    return {};
   }
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int threads) const override {

@@ -201,14 +201,6 @@ parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, co
   return parallel::SharedScoring(rows, std::move(batches), sharing);
 }
 
-std::string run_by_workers(const std::function<std::string(const parallel::RowSharing*)>& run, std::chrono::seconds worker_timeout) {
-  const parallel::WorkerPlace place = parallel::worker_place_from_environment();  // torchrun's, or one worker
-  if (place.world_size == 1) return run(nullptr);
-  const auto workers = parallel::Workers::connect(place, worker_timeout);
-  const parallel::WorkerSharing sharing(*workers);
-  return run(&sharing);
-}
-
 std::vector<float> score_shared(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
                                 const parallel::RowSharing* sharing,
                                 const std::function<std::vector<float>(const std::vector<std::int64_t>&)>& score) {

@@ -349,63 +349,52 @@ class TextClassification : public Task {
  public:
   const char* name() const override { return "text-classification"; }
 
-  std::string about(Command command) const override {
+  ForCommand for_command(Command command) const override {
+    // The texts of a file, read as explain reads them (explain, aggregate, audit).
+    const auto texts = [&] {
+      return std::vector<data::InputSpec>{text_input_spec("csv", command), text_input_spec("text-column", command),
+                                          text_input_spec("rows", command)};
+    };
     switch (command) {
       case Command::kTrain:
-        return "a CSV's (TSV's, JSON Lines') text column (--text-column) tokenised as Keras does, 0/1 label columns (--labels) "
-               "or one class per row (--label-column)";
+        return {
+            "a CSV's (TSV's, JSON Lines') text column (--text-column) tokenised as Keras does, 0/1 label columns (--labels) "
+            "or one class per row (--label-column)",
+            training_inputs()};
       case Command::kExplain:
-        return "the label probabilities and every word's weight; texts as arguments, stdin lines or --csv";
+        return {"the label probabilities and every word's weight; texts as arguments, stdin lines or --csv", texts()};
       case Command::kEvaluate:
-        return "predictions in Kaggle's sample_submission layout (one class per row: and the predicted class); with labels (or "
-               "--labels-csv) ROC AUC per label, loss, accuracy (one class per row: macro-F1, one-vs-one AUC, confusion)";
+        return {
+            "predictions in Kaggle's sample_submission layout (one class per row: and the predicted class); with labels (or "
+            "--labels-csv) ROC AUC per label, loss, accuracy (one class per row: macro-F1, one-vs-one AUC, confusion)",
+            {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
+             text_input_spec("labels-csv", command), text_input_spec("thresholds", command), text_input_spec("identities", command),
+             text_input_spec("bias-label", command), text_input_spec("bias-html", command), text_input_spec("benign", command)}};
       case Command::kFaithfulness:
-        return "each method's top tokens removed, or kept alone (rows keeping at least 2 tokens)";
+        return {"each method's top tokens removed, or kept alone (rows keeping at least 2 tokens)",
+                {text_input_spec("text-column", command), text_input_spec("id-column", command)}};
       case Command::kExport:
-        return "forward(ids) -> (probabilities, attention); embeddings(ids), logits_embedded(x, ids) for gradients";
+        return {"forward(ids) -> (probabilities, attention); embeddings(ids), logits_embedded(x, ids) for gradients", {}};
       case Command::kAggregate:
-        return "the words that drive each label over a file's texts (--csv)";
+        return {"the words that drive each label over a file's texts (--csv)", texts()};
       case Command::kAudit:
-        return "template sentences per identity term; with --csv, its texts with the terms swapped";
-      case Command::kRobustness:
-        return "a labelled file's metrics and decisions with its words misspelt on purpose";
-    }
-    return "";
-  }
-
-  std::vector<data::InputSpec> inputs(Command command) const override {
-    switch (command) {
-      case Command::kTrain: {  // prepare's inputs, --data and --val-csv beside --csv, then the text task's own
-        std::vector<data::InputSpec> specs = data::prepare_inputs();
-        const std::vector<data::InputSpec> own = text_training_specs();
-        specs.insert(specs.begin() + 1, own.front());
-        specs.insert(specs.begin() + 2, val_csv_input());
-        specs.insert(specs.end(), own.begin() + 1, own.end());
-        return specs;
-      }
-      case Command::kExplain:
-      case Command::kAggregate:
-      case Command::kAudit:  // the texts of a file, read as explain reads them
-        return {text_input_spec("csv", command), text_input_spec("text-column", command), text_input_spec("rows", command)};
-      case Command::kFaithfulness:
-        return {text_input_spec("text-column", command), text_input_spec("id-column", command)};
-      case Command::kEvaluate:
-        return {csv_input("CSV to score"),
-                text_input_spec("text-column", command),
-                text_input_spec("id-column", command),
-                text_input_spec("labels-csv", command),
-                text_input_spec("thresholds", command),
-                text_input_spec("identities", command),
-                text_input_spec("bias-label", command),
-                text_input_spec("bias-html", command),
-                text_input_spec("benign", command)};
+        return {"template sentences per identity term; with --csv, its texts with the terms swapped", texts()};
       case Command::kRobustness:  // a labelled file, read as evaluate reads it
-        return {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
-                text_input_spec("labels-csv", command), text_input_spec("thresholds", command)};
-      case Command::kExport:
-        return {};
+        return {"a labelled file's metrics and decisions with its words misspelt on purpose",
+                {csv_input("CSV to score"), text_input_spec("text-column", command), text_input_spec("id-column", command),
+                 text_input_spec("labels-csv", command), text_input_spec("thresholds", command)}};
     }
     return {};
+  }
+
+  /// prepare's inputs, --data and --val-csv beside --csv, then the text task's own.
+  static std::vector<data::InputSpec> training_inputs() {
+    std::vector<data::InputSpec> specs = data::prepare_inputs();
+    const std::vector<data::InputSpec> own = text_training_specs();
+    specs.insert(specs.begin() + 1, own.front());
+    specs.insert(specs.begin() + 2, val_csv_input());
+    specs.insert(specs.end(), own.begin() + 1, own.end());
+    return specs;
   }
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir,

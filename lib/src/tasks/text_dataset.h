@@ -15,6 +15,7 @@
 #include "attn/data/prepare.h"
 #include "attn/data/rationales.h"
 #include "attn/io/prepared_data.h"
+#include "attn/report/word_alignment.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/text/padding.h"
 #include "attn/text/perturb.h"
@@ -27,6 +28,8 @@ namespace attn::tasks {
 std::string text_file_in(const std::string& dir, const char* name);
 /// How the model's rows are padded and cut: as the training data was.
 text::PadOptions pad_of(const TextDataConfig& config);
+/// How the model cuts a text's tokens, for word alignment (report/word_alignment.h).
+report::TokenLayout token_layout(const TextDataConfig& config);
 /// Which columns of a file hold the labels the model was trained on: its 0/1 label columns, or its
 /// class column with its classes.
 void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& config);

@@ -58,7 +58,7 @@ RationaleMarks mark_rationales(data::Prepared& prepared, const std::string& csv,
     const auto read = static_cast<std::size_t>(prepared.data.x.lengths[r]);
     if (!config.sentences.enabled() && read != std::min(all[i], static_cast<std::size_t>(config.maxlen)))
       throw std::logic_error(csv + ": row " + std::to_string(r + 1) + " read again does not give its prepared tokens");
-    const std::vector<report::WordWeight> words = words_of(tok, config, matched[i], read, all[i]);
+    const std::vector<report::WordWeight> words = report::words_of(tok, token_layout(config), matched[i], read, all[i]);
     std::vector<std::size_t> span_of(q.words.size(), 0);  // a marked word's span
     for (std::size_t s = 0; s < q.spans.size(); ++s)
       for (auto k = q.spans[s].first; k < q.spans[s].second; ++k) span_of[static_cast<std::size_t>(k)] = s;

@@ -32,12 +32,6 @@ report::TextExplanation explain_text(models::TextClassifier& model, const std::s
 std::vector<report::TextExplanation> explain_rows(torch::jit::Module& module, const TextDataConfig& config, const text::PaddedSequences& x,
                                                   const std::vector<std::int64_t>& rows, const ExplainOptions& options,
                                                   std::int64_t batch_size);
-/// Each word of `text` (its chunks between spaces, tabs and newlines) as explain aligns it: its
-/// tokens, status and the entries of the model's ids holding its kept tokens (first, count). `read`:
-/// the ids the model reads of the text; `all`: the tokens the tokenizer gave before the maxlen cut
-/// (not used for a hierarchical model, whose layout cuts).
-std::vector<report::WordWeight> words_of(const text::Tokenizer& tok, const TextDataConfig& config, const std::string& text,
-                                         std::size_t read, std::size_t all);
 /// p_l of versions of texts with tokens removed: version v keeps the tokens of rows[v.row] (real
 /// ids, in order) that v.keep marks, padded as the training data was; [versions x labels]
 /// (leave-one-out's and faithfulness' erasures). `subwords`: the rows' words, for a model with subwords.

@@ -1,6 +1,7 @@
 #pragma once
 /// Workers sharing the scoring of rows: the interface (RowSharing: no LibTorch in this header, the
 /// commands' requests carry one), its c10d implementation, and the scoring itself.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -69,5 +70,20 @@ class SharedScoring {
   std::vector<std::vector<std::size_t>> batches_;  // positions in rows_, shortest rows first
   std::vector<std::vector<std::size_t>> taken_;    // per worker, the batches it scored, in its order
 };
+
+/// A command run by the workers the environment names (torchrun's, `--nproc`'s): `run(sharing)`
+/// with them sharing its work, or `run(nullptr)` when it names one process.
+std::string run_by_workers(const std::function<std::string(const RowSharing*)>& run, std::chrono::seconds worker_timeout);
+/// run_by_workers for a request that carries its `sharing`: `run(request)`, the request given the workers'.
+template <class Request, class Run>
+std::string run_shared(const Request& request, const Run& run, std::chrono::seconds worker_timeout) {
+  return run_by_workers(
+      [&](const RowSharing* sharing) {
+        Request shared = request;
+        shared.sharing = sharing;
+        return run(shared);
+      },
+      worker_timeout);
+}
 
 }  // namespace attn::parallel

@@ -13,6 +13,15 @@ namespace attn::tasks {
 /// The commands whose inputs (and --help) a task declares (Task::inputs, Task::about): each command its own.
 enum class Command { kTrain, kExplain, kEvaluate, kFaithfulness, kExport, kAggregate, kAudit, kRobustness };
 
+/// What a task does for a command: a line for --help, and the command-line inputs it reads.
+struct ForCommand {
+  std::string about;
+  std::vector<data::InputSpec> inputs;
+};
+/// For a task that reads no texts, a command that does (aggregate, audit, robustness): "not for
+/// this task", saying why, and no inputs.
+ForCommand texts_only(Command command);
+
 /// Every task's inputs for `command`, each name once (an app registers them all).
 std::vector<data::InputSpec> all_inputs(Command command);
 /// For --help: per task, its registered models and what `command` does with them (Task::about).

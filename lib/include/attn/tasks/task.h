@@ -349,11 +349,13 @@ class Task {
   virtual ~Task() = default;
   /// config.json's "task", e.g. "text-classification".
   virtual const char* name() const = 0;
+  /// What `command` does with the task's models and the inputs it reads for it (one case each).
+  virtual ForCommand for_command(Command command) const = 0;
   /// The command-line inputs the task reads for `command` (besides the positional ones).
-  virtual std::vector<data::InputSpec> inputs(Command command) const = 0;
+  std::vector<data::InputSpec> inputs(Command command) const { return for_command(command).inputs; }
   /// What `command` does with the task's models, in a line for --help (e.g. explain: "label
   /// probabilities and every word's weight").
-  virtual std::string about(Command command) const = 0;
+  std::string about(Command command) const { return for_command(command).about; }
   /// A new run's training data from its inputs, read as `model` reads (e.g. as sentences);
   /// RUN_DIR/data receives what --resume will read (prepared data, or a copy of the CSV).
   virtual std::unique_ptr<Dataset> open(const data::Inputs& inputs, const models::ModelEntry& model, const std::string& run_dir,
@@ -398,10 +400,6 @@ struct TaskRow {
   const Task* task;
 };
 std::vector<TaskRow> all_tasks();
-
-/// A command run by the workers the environment names (torchrun's, `--nproc`'s): `run(sharing)`
-/// with them sharing its work, or `run(nullptr)` when it names one process.
-std::string run_by_workers(const std::function<std::string(const parallel::RowSharing*)>& run, std::chrono::seconds worker_timeout);
 
 /// The inputs of `attn explain --methods`: methods checked against what `model` gives (one it cannot
 /// give throws std::invalid_argument naming `flag`), steps checked. No methods, or the attention
