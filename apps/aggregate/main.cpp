@@ -63,13 +63,10 @@ int run(int argc, char** argv) {
   request.json = given<std::string>(r, "json").value_or("");
   request.csv = given<std::string>(r, "words-csv").value_or("");
   request.html = given<std::string>(r, "html").value_or("");
-  std::fputs(analyses::aggregate(request, worker_timeout_option(r)).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::aggregate(request, worker_timeout_option(r)));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded(attn::apps::worker_command_name("attn aggregate"), [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app(attn::apps::worker_command_name("attn aggregate"), attn::apps::run, argc, argv); }

@@ -60,13 +60,10 @@ int run(int argc, char** argv) {
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.json = given<std::string>(r, "json").value_or("");
   request.html = given<std::string>(r, "html").value_or("");
-  std::fputs(analyses::audit(request).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::audit(request));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn audit", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn audit", attn::apps::run, argc, argv); }

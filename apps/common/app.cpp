@@ -45,6 +45,15 @@ void exit_now(int code) {
   std::_Exit(code);
 }
 
+void run_app(const std::string& command, int (*run)(int, char**), int argc, char** argv) {
+  exit_now(guarded(command, [&] { return run(argc, argv); }));
+}
+
+int print(const std::string& report) {
+  std::fputs(report.c_str(), stdout);
+  return kExitOk;
+}
+
 std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv, bool takes_positional) {
   options.add_options("Help")("h,help", "Show this help");
   auto result = options.parse(argc, argv);

@@ -35,6 +35,12 @@ int guarded(const std::string& command, const std::function<int()>& body);
 /// end of every command. Sanitizer builds exit normally (LeakSanitizer reports at exit).
 [[noreturn]] void exit_now(int code);
 
+/// An app's whole main: `run(argc, argv)` under guarded(command, ...), then exit_now with its code.
+[[noreturn]] void run_app(const std::string& command, int (*run)(int, char**), int argc, char** argv);
+
+/// Prints a command's report to standard output; returns kExitOk, a command's code once it printed.
+int print(const std::string& report);
+
 /// The options group --help leaves out: old names still read (options.h's --method).
 inline constexpr const char* kHiddenGroup = "Hidden";
 

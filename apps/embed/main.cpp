@@ -66,6 +66,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn embed", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn embed", attn::apps::run, argc, argv); }

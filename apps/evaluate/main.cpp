@@ -51,13 +51,10 @@ int run(int argc, char** argv) {
                                           threads,
                                           given<std::string>(r, "predictions").value_or(""),
                                           given<std::string>(r, "metrics").value_or("")};
-  std::fputs(analyses::evaluate(request, worker_timeout_option(r)).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::evaluate(request, worker_timeout_option(r)));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded(attn::apps::worker_command_name("attn evaluate"), [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app(attn::apps::worker_command_name("attn evaluate"), attn::apps::run, argc, argv); }

@@ -62,6 +62,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn explain", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn explain", attn::apps::run, argc, argv); }

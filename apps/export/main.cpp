@@ -21,13 +21,10 @@ int run(int argc, char** argv) {
   // clang-format on
   const auto parsed = parse_or_help(options, argc, argv);
   if (!parsed) return kExitOk;
-  std::fputs(analyses::export_model(model_option(*parsed), required<std::string>(*parsed, "out")).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::export_model(model_option(*parsed), required<std::string>(*parsed, "out")));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn export", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn export", attn::apps::run, argc, argv); }

@@ -65,13 +65,10 @@ int run(int argc, char** argv) {
       if (done == total) std::fputs("\n", stderr);
       std::fflush(stderr);
     };
-  std::fputs(analyses::faithfulness(request).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::faithfulness(request));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn faithfulness", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn faithfulness", attn::apps::run, argc, argv); }

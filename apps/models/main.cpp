@@ -11,13 +11,10 @@ namespace {
 int run(int argc, char** argv) {
   cxxopts::Options options("attn models", "List the models attn can train, with their tasks, training defaults and configuration keys.");
   if (!parse_or_help(options, argc, argv)) return kExitOk;
-  std::fputs(analyses::describe_models(train::training_flags).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::describe_models(train::training_flags));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn models", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn models", attn::apps::run, argc, argv); }

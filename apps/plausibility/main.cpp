@@ -55,13 +55,10 @@ int run(int argc, char** argv) {
   request.top_k = r["top-k"].as<std::int64_t>();
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.json = given<std::string>(r, "json").value_or("");
-  std::fputs(analyses::plausibility(request).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::plausibility(request));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn plausibility", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn plausibility", attn::apps::run, argc, argv); }

@@ -31,6 +31,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn plot", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn plot", attn::apps::run, argc, argv); }

@@ -43,6 +43,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn prepare", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn prepare", attn::apps::run, argc, argv); }

@@ -95,13 +95,10 @@ int run(int argc, char** argv) {
   request.batch_size = r["batch-size"].as<std::int64_t>();
   request.threads = threads;
   request.json = given<std::string>(r, "json").value_or("");
-  std::fputs(analyses::robustness(request).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::robustness(request));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn robustness", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn robustness", attn::apps::run, argc, argv); }

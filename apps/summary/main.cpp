@@ -21,13 +21,10 @@ int run(int argc, char** argv) {
   if (!parsed) return kExitOk;
   const auto& r = *parsed;
   const auto overrides = models::read_overrides("", given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{}));
-  std::fputs(analyses::summarize(required<std::string>(r, "model"), overrides).c_str(), stdout);
-  return kExitOk;
+  return print(analyses::summarize(required<std::string>(r, "model"), overrides));
 }
 
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded("attn summary", [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app("attn summary", attn::apps::run, argc, argv); }

@@ -93,6 +93,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace attn::apps
 
-int main(int argc, char** argv) {
-  attn::apps::exit_now(attn::apps::guarded(attn::apps::worker_command_name("attn train"), [&] { return attn::apps::run(argc, argv); }));
-}
+int main(int argc, char** argv) { attn::apps::run_app(attn::apps::worker_command_name("attn train"), attn::apps::run, argc, argv); }

@@ -1,5 +1,9 @@
 #pragma once
 // Helpers for the data tests.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -17,6 +21,14 @@ inline attn::data::Inputs given(std::initializer_list<std::pair<std::string, std
     if (!s.default_value.empty()) in.set(s.name, s.default_value, attn::data::Inputs::Origin::kDefault);
   for (const auto& [k, v] : values) in.set(k, v, attn::data::Inputs::Origin::kGiven);
   return in;
+}
+
+/// A file of this process's in the temporary folder, attn_PREFIX_NAME_PID.csv, holding `content`.
+inline std::string temp_csv(const std::string& prefix, const std::string& name, const std::string& content) {
+  const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("attn_" + prefix + "_" + name + "_" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(p, std::ios::binary) << content;
+  return p.string();
 }
 
 }  // namespace data_test

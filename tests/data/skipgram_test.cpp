@@ -71,6 +71,15 @@ std::string scratch(const std::string& name) {
   return (d / name).string();
 }
 
+/// Small vectors of the topics, one pass: what the file and layout tests read.
+data::SkipgramVectors small_vectors(std::int64_t buckets) {
+  data::SkipgramOptions o;
+  o.dim = 4;
+  o.epochs = 1;
+  o.buckets = buckets;
+  return data::train_skipgram(topics(), o);
+}
+
 }  // namespace
 
 TEST_CASE("skip-gram: words that share contexts end up nearest, with and without subwords", "[data][skipgram]") {
@@ -91,11 +100,7 @@ TEST_CASE("skip-gram: words that share contexts end up nearest, with and without
 }
 
 TEST_CASE("skip-gram vectors: a word's vector is the mean of its own row and its n-grams' rows", "[data][skipgram]") {
-  data::SkipgramOptions o;
-  o.dim = 4;
-  o.epochs = 1;
-  o.buckets = 64;
-  const data::SkipgramVectors v = data::train_skipgram(topics(), o);
+  const data::SkipgramVectors v = small_vectors(64);
   const std::size_t w = 0;
   const std::vector<std::int32_t> rows = text::subword_rows(v.words[w], 64);
   for (std::int64_t i = 0; i < 4; ++i) {
@@ -106,11 +111,7 @@ TEST_CASE("skip-gram vectors: a word's vector is the mean of its own row and its
 }
 
 TEST_CASE("skip-gram files: the .vec words' vectors and .subwords' own and n-gram rows read back", "[data][skipgram]") {
-  data::SkipgramOptions o;
-  o.dim = 4;
-  o.epochs = 1;
-  o.buckets = 32;
-  const data::SkipgramVectors v = data::train_skipgram(topics(), o);
+  const data::SkipgramVectors v = small_vectors(32);
   const std::string path = scratch("v.vec");
   data::write_skipgram_vectors(v, path);
   const std::unordered_set<std::string> wanted = {"plum", "ferry", "absent"};
@@ -144,11 +145,11 @@ TEST_CASE("skip-gram files: the .vec words' vectors and .subwords' own and n-gra
   REQUIRE(sub_memory.ngrams.size() == sub.ngrams.size());
   for (std::size_t k = 0; k < sub.ngrams.size(); ++k) CHECK(sub_memory.ngrams[k] == Approx(sub.ngrams[k]).epsilon(1e-5).margin(1e-6));
   // words only: no .subwords file
-  o.buckets = 0;
+  const data::SkipgramVectors words = small_vectors(0);
   const std::string words_only = scratch("w.vec");
-  data::write_skipgram_vectors(data::train_skipgram(topics(), o), words_only);
+  data::write_skipgram_vectors(words, words_only);
   CHECK_FALSE(std::filesystem::exists(words_only + ".subwords"));
-  CHECK(data::subword_rows_of(data::train_skipgram(topics(), o), wanted).ngrams.empty());
+  CHECK(data::subword_rows_of(words, wanted).ngrams.empty());
 }
 
 TEST_CASE("skip-gram: bad options and files are refused, naming the option, file and line", "[data][skipgram]") {

@@ -14,17 +14,14 @@
 #include "attn/data/synthetic.h"
 #include "attn/data/tables.h"
 #include "data/synthetic_formats.h"  // (the data layer's own: date_format_names)
+#include "data_test_util.h"
 
 using namespace attn;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string corpus_csv(const std::string& name, const std::string& content) {
-  const fs::path p = fs::temp_directory_path() / ("attn_synthetic_" + name + "_" + std::to_string(::getpid()) + ".csv");
-  std::ofstream(p, std::ios::binary) << content;
-  return p.string();
-}
+std::string corpus_csv(const std::string& name, const std::string& content) { return data_test::temp_csv("synthetic", name, content); }
 
 }  // namespace
 

@@ -8,17 +8,14 @@
 
 #include "attn/data/tables.h"
 #include "attn/text/csv.h"
+#include "data_test_util.h"
 
 using namespace attn;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string temp_csv(const std::string& name, const std::string& content) {
-  const fs::path p = fs::temp_directory_path() / ("attn_tables_" + name + "_" + std::to_string(::getpid()) + ".csv");
-  std::ofstream(p, std::ios::binary) << content;
-  return p.string();
-}
+std::string temp_csv(const std::string& name, const std::string& content) { return data_test::temp_csv("tables", name, content); }
 
 }  // namespace
 

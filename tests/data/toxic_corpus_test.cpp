@@ -28,18 +28,25 @@ std::vector<text::CsvRecord> records(const std::string& csv, std::vector<std::st
   return out;
 }
 
+/// The corpus `write` makes with `o`, written twice: the same bytes (checked), read as records.
+template <class Options>
+std::vector<text::CsvRecord> written_twice(void (*write)(std::ostream&, const Options&), const Options& o,
+                                           std::vector<std::string>& header) {
+  std::ostringstream a, b;
+  write(a, o);
+  write(b, o);
+  CHECK(a.str() == b.str());
+  return records(a.str(), header);
+}
+
 }  // namespace
 
 TEST_CASE("toxic corpus: Jigsaw's header, the same bytes for the same options, severe_toxic rows are toxic", "[data][corpus]") {
   data::ToxicCorpusOptions o;
   o.rows = 3000;
   o.label_noise = 0;
-  std::ostringstream a, b;
-  data::write_toxic_corpus(a, o);
-  data::write_toxic_corpus(b, o);
-  CHECK(a.str() == b.str());
   std::vector<std::string> header;
-  const auto rows = records(a.str(), header);
+  const auto rows = written_twice(data::write_toxic_corpus, o, header);
   std::vector<std::string> expected = {"id", "comment_text"};
   expected.insert(expected.end(), kLabels.begin(), kLabels.end());
   CHECK(header == expected);
@@ -59,12 +66,8 @@ TEST_CASE("document corpus: one sentence carries the labels, and the evidence co
           "[data][corpus][sentences]") {
   data::DocumentCorpusOptions o;
   o.rows = 600;
-  std::ostringstream a, b;
-  data::write_document_corpus(a, o);
-  data::write_document_corpus(b, o);
-  CHECK(a.str() == b.str());
   std::vector<std::string> header;
-  const auto rows = records(a.str(), header);
+  const auto rows = written_twice(data::write_document_corpus, o, header);
   REQUIRE(header.back() == "evidence");
   REQUIRE(rows.size() == 600);
   std::int64_t labelled = 0;
@@ -90,12 +93,8 @@ TEST_CASE("document corpus: one sentence carries the labels, and the evidence co
 TEST_CASE("civil corpus: Jigsaw 2019's layout, shares of raters, identities annotated on a quarter, the planted bias", "[data][corpus]") {
   data::CivilCorpusOptions o;
   o.rows = 6000;
-  std::ostringstream a, b;
-  data::write_civil_corpus(a, o);
-  data::write_civil_corpus(b, o);
-  CHECK(a.str() == b.str());
   std::vector<std::string> header;
-  const auto rows = records(a.str(), header);
+  const auto rows = written_twice(data::write_civil_corpus, o, header);
   REQUIRE(rows.size() == 6000);
   CHECK(header.size() == 8 + 9 + 1 + 2);  // id, target, text, 5 subtypes; 9 identities; sexual_explicit; 2 counts
   CHECK(std::vector<std::string>(header.begin(), header.begin() + 3) == std::vector<std::string>{"id", "target", "comment_text"});

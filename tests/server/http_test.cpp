@@ -98,6 +98,14 @@ HttpOptions options() {
   return o;
 }
 
+/// A server on one event thread with the stand-in handler, listening on a free loopback port.
+struct Serving {
+  StandIn handler;
+  HttpServer server{options(), handler};
+  int port = server.bind();
+  Serving() { server.start(); }
+};
+
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -107,14 +115,11 @@ std::size_t count(const std::string& text, const std::string& what) {
 }  // namespace
 
 TEST_CASE("a handler answers later from another thread while other connections are served", "[server][http]") {
-  StandIn handler;
-  HttpServer server(options(), handler);
-  const int port = server.bind();
-  server.start();
-  Client held(port);
+  Serving s;
+  Client held(s.port);
   held.send("GET /hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-  const Respond later = handler.wait_held();
-  Client other(port);  // the one event thread is free: nothing waits for /hold's answer
+  const Respond later = s.handler.wait_held();
+  Client other(s.port);  // the one event thread is free: nothing waits for /hold's answer
   other.send("GET /now HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   const std::string now = other.read_all();
   CHECK(now.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
@@ -123,31 +128,25 @@ TEST_CASE("a handler answers later from another thread while other connections a
   r.body = "{\"late\":true}";
   std::thread([later, r] { later(r); }).join();
   CHECK(held.read_until("{\"late\":true}").find("{\"late\":true}") != std::string::npos);
-  server.stop();
+  s.server.stop();
 }
 
 TEST_CASE("a request refused before its body is read closes the connection: the body never runs", "[server][http]") {
-  StandIn handler;
-  HttpServer server(options(), handler);
-  const int port = server.bind();
-  server.start();
+  Serving s;
   const std::string smuggled = "GET /now HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  Client c(port);
+  Client c(s.port);
   c.send("POST /secret HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(smuggled.size()) + "\r\n\r\n" + smuggled);
   const std::string got = c.read_all();
   CHECK(count(got, "HTTP/1.1 ") == 1);
   CHECK(got.rfind("HTTP/1.1 401 ", 0) == 0);
   CHECK(got.find("Connection: close") != std::string::npos);
-  server.stop();
-  CHECK(handler.handled.empty());
+  s.server.stop();
+  CHECK(s.handler.handled.empty());
 }
 
 TEST_CASE("pipelined requests are answered in order, ambiguous framing ends the connection", "[server][http]") {
-  StandIn handler;
-  HttpServer server(options(), handler);
-  const int port = server.bind();
-  server.start();
-  Client c(port);
+  Serving s;
+  Client c(s.port);
   c.send(
       "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"
       "POST /c HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /d HTTP/1.1\r\nHost: h\r\n\r\n");
@@ -157,9 +156,9 @@ TEST_CASE("pipelined requests are answered in order, ambiguous framing ends the 
   CHECK(count(got, "HTTP/1.1 ") == 3);  // /a, /b, then a 400 for /c and nothing for /d
   CHECK(got.find("HTTP/1.1 400 ") != std::string::npos);
   CHECK(got.find("/d") == std::string::npos);
-  server.stop();
-  CHECK(handler.handled == std::vector<std::string>{"/a", "/b"});
-  CHECK(handler.reasons == std::vector<std::string>{"framing"});
+  s.server.stop();
+  CHECK(s.handler.handled == std::vector<std::string>{"/a", "/b"});
+  CHECK(s.handler.reasons == std::vector<std::string>{"framing"});
 }
 
 TEST_CASE("loopback is judged on the parsed address, not a prefix", "[server][http]") {
