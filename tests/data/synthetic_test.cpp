@@ -19,12 +19,6 @@
 using namespace attn;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string corpus_csv(const std::string& name, const std::string& content) { return data_test::temp_csv("synthetic", name, content); }
-
-}  // namespace
-
 TEST_CASE("feature corpus: header, determinism, the informative features carry the label", "[data][synthetic]") {
   data::FeatureCorpusOptions o;
   o.rows = 4000;
@@ -34,7 +28,7 @@ TEST_CASE("feature corpus: header, determinism, the informative features carry t
   data::write_feature_corpus(a, o);
   data::write_feature_corpus(b, o);
   CHECK(a.str() == b.str());
-  const std::string path = corpus_csv("features", a.str());
+  const std::string path = data_test::temp_csv("synthetic", "features", a.str());
   const auto t = data::read_feature_csv(path, {}, "label");
   fs::remove(path);
   CHECK(t.feature_names == std::vector<std::string>{"x0", "x1", "x2", "x3", "x4"});
@@ -62,7 +56,7 @@ TEST_CASE("date corpus: every row's ISO date is the human one, in several format
   o.rows = 3000;
   std::ostringstream out;
   data::write_date_corpus(out, o);
-  const std::string path = corpus_csv("dates", out.str());
+  const std::string path = data_test::temp_csv("synthetic", "dates", out.str());
   const auto t = data::read_pair_csv(path, "human", "machine");
   fs::remove(path);
   REQUIRE(t.sources.size() == 3000);

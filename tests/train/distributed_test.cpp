@@ -110,6 +110,15 @@ std::vector<torch::Tensor> parameters_of(torch::jit::Module& m) {
   return out;
 }
 
+/// Training options of `epochs` passes in batches of `batch_size` rows, drawn from `seed`.
+train::TrainOptions training(int epochs, std::int64_t batch_size, std::uint64_t seed) {
+  train::TrainOptions o;
+  o.epochs = epochs;
+  o.batch_size = batch_size;
+  o.seed = seed;
+  return o;
+}
+
 /// What one of two workers ends with: its weights, its last epoch, its validation metrics.
 struct WorkerRun {
   std::vector<torch::Tensor> parameters;
@@ -150,10 +159,7 @@ std::vector<WorkerRun> train_on_workers(std::vector<torch::jit::Module>& models,
 TEST_CASE("two workers (c10d/Gloo) end with the weights one process gets at the same global batch", "[train][distributed]") {
   torch::set_num_threads(1);
   const auto data = toxic_data(400);
-  train::TrainOptions o;
-  o.epochs = 2;
-  o.batch_size = 50;  // shares of 25; the last batch of an epoch is smaller
-  o.seed = 3;
+  train::TrainOptions o = training(2, 50, 3);  // shares of 25; the last batch of an epoch is smaller
   o.clip_norm = 1.0;
 
   const WorkerRun single = train_alone(small_model(), *data, o);
@@ -189,10 +195,7 @@ TEST_CASE("two workers sum only the embedding rows a batch touched: the dense ex
           "[train][distributed][sparse]") {
   torch::set_num_threads(1);
   const auto data = toxic_data(400);
-  train::TrainOptions o;
-  o.epochs = 2;
-  o.batch_size = 50;
-  o.seed = 3;
+  train::TrainOptions o = training(2, 50, 3);
   o.clip_norm = 1.0;  // the global norm sees every row's gradient, zero or not
   std::vector<torch::jit::Module> sparse_models{small_model(), small_model()}, by_ids_models{small_model(), small_model()},
       dense_models{small_model(), small_model()};
@@ -241,10 +244,7 @@ TEST_CASE(
   // thousands) the gather of each share's rows moves fewer bytes; when they have most in common (the
   // toxic corpus, a larger LSTM), the allreduce of the batch's rows does.
   torch::set_num_threads(1);
-  train::TrainOptions o;
-  o.epochs = 1;
-  o.batch_size = 60;
-  o.seed = 3;
+  train::TrainOptions o = training(1, 60, 3);
   const std::string word_embedding = models::find_model("bilstm-attention").word_embedding;
   for (const int units : {4, 32}) {
     INFO("lstm_units " << units);
@@ -273,10 +273,7 @@ TEST_CASE("two workers stopped mid-epoch resume from rank 0's checkpoint to the 
   // checkpoint (rank 0 writes it), and the resumed workers must count each share once.
   torch::set_num_threads(1);
   const auto data = toxic_data(400);
-  train::TrainOptions o;
-  o.epochs = 1;
-  o.batch_size = 40;
-  o.seed = 4;
+  train::TrainOptions o = training(1, 40, 4);
   std::vector<torch::jit::Module> whole_models{small_model(), small_model()};
   const auto whole = train_on_workers(whole_models, *data, o);
 
@@ -328,10 +325,7 @@ TEST_CASE("two workers train seq2seq as one process does: each share weighs its 
   torch::set_num_threads(1);
   const auto dir = std::filesystem::temp_directory_path() / ("attn_distributed_s2s_" + std::to_string(::getpid()));
   const auto data = number_pairs(dir);
-  train::TrainOptions o;
-  o.epochs = 2;
-  o.batch_size = 16;  // bucketed by source length: the shares' target lengths differ
-  o.seed = 3;
+  train::TrainOptions o = training(2, 16, 3);  // bucketed by source length: the shares' target lengths differ
   o.lr = 0.01;
   const WorkerRun single = train_alone(small_seq2seq(*data), *data, o);
   const auto& expected = single.parameters;
@@ -362,10 +356,7 @@ TEST_CASE("two workers train hierarchical-attention as one process does: documen
     return entry.build(models::fit_config(entry, {{"embed_dim", 8}, {"gru_units", 4}, {"dropout", 0.0}}, data->sizes()),
                        nn::Runtime::kNative);  // no dropout: its masks are drawn per worker
   };
-  train::TrainOptions o;
-  o.epochs = 2;
-  o.batch_size = 32;
-  o.seed = 3;
+  train::TrainOptions o = training(2, 32, 3);
   const WorkerRun single = train_alone(build(), *data, o);
   const auto& expected = single.parameters;
   const train::EpochRecord& single_last = single.last;

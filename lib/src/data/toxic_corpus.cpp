@@ -54,16 +54,20 @@ const char* kThreat[] = {"i will hurt you", "i will find you", "you will regret 
 const char* kIdentity[] = {"foreigners", "outsiders", "those immigrants", "their religion", "those people"};
 const char* kIntensifiers[] = {"totally", "absolutely", "so", "really", "extremely"};
 
+/// Draws word ranks 0..n-1 with Zipf's law: rank i weighs 1 / (i + 1)^exponent.
+std::discrete_distribution<std::size_t> zipf(std::size_t n, double exponent) {
+  std::vector<double> weights(n);
+  for (std::size_t i = 0; i < n; ++i) weights[i] = 1.0 / std::pow(static_cast<double>(i + 1), exponent);
+  return std::discrete_distribution<std::size_t>(weights.begin(), weights.end());
+}
+
 }  // namespace
 
 void write_toxic_corpus(std::ostream& out, const ToxicCorpusOptions& o) {
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
   std::lognormal_distribution<double> length(std::log(30.0), 0.9);
-  const std::size_t n_common = sizeof kCommon / sizeof *kCommon;
-  std::vector<double> zipf(n_common);
-  for (std::size_t i = 0; i < n_common; ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.9);
-  std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());
+  std::discrete_distribution<std::size_t> common = zipf(sizeof kCommon / sizeof *kCommon, 0.9);
   auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
 
   out << "\"id\",\"comment_text\",\"toxic\",\"severe_toxic\",\"obscene\",\"threat\",\"insult\",\"identity_hate\"\n";
@@ -184,9 +188,7 @@ void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& o) {
   for (const char* w : kCommon)
     if (std::all_of(w, w + std::char_traits<char>::length(w), [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; }))
       words.push_back(w);
-  std::vector<double> zipf(words.size());
-  for (std::size_t i = 0; i < words.size(); ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.8);
-  std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());
+  std::discrete_distribution<std::size_t> common = zipf(words.size(), 0.8);
   auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
   const auto everyday = [&] {
     std::string s;
@@ -300,10 +302,7 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
   std::mt19937_64 explicit_rng(o.seed ^ 0x5e8a1e8a1ULL);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
   std::lognormal_distribution<double> length(std::log(25.0), 0.7);
-  const std::size_t n_common = sizeof kCommon / sizeof *kCommon;
-  std::vector<double> zipf(n_common);
-  for (std::size_t i = 0; i < n_common; ++i) zipf[i] = 1.0 / std::pow(static_cast<double>(i + 1), 0.9);
-  std::discrete_distribution<std::size_t> common(zipf.begin(), zipf.end());
+  std::discrete_distribution<std::size_t> common = zipf(sizeof kCommon / sizeof *kCommon, 0.9);
   const auto raters_saying = [&](int n, double p) {
     int k = 0;
     for (int i = 0; i < n; ++i) k += coin(rng) < p;

@@ -10,32 +10,15 @@
 namespace attn::report {
 
 const char* status_name(WordStatus status) {
-  switch (status) {
-    case WordStatus::kKept:
-      return "kept";
-    case WordStatus::kOov:
-      return "oov";
-    case WordStatus::kSubwords:
-      return "subwords";
-    case WordStatus::kDropped:
-      return "dropped";
-    case WordStatus::kFiltered:
-      return "filtered";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"kept", "oov", "subwords", "dropped", "filtered"};  // WordStatus's order
+  return kNames[static_cast<std::size_t>(status)];
 }
 
 const char* status_name(SentenceStatus status) {
-  switch (status) {
-    case SentenceStatus::kRead:
-      return "read";
-    case SentenceStatus::kEmpty:
-      return "empty";
-    case SentenceStatus::kDropped:
-      return "dropped";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"read", "empty", "dropped"};  // SentenceStatus's order
+  return kNames[static_cast<std::size_t>(status)];
 }
+
 namespace {
 /// A text none of whose words the model knows (empty, or every word unknown): its probabilities are
 /// the model's bias. JSON says so in "status" (text output in a line of its own).

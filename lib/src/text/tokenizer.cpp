@@ -62,36 +62,23 @@ void write_settings(std::string& out, pyjson::DictWriter& cfg, const TokenizerOp
 void write_count_tables(std::string& out, pyjson::DictWriter& cfg, const StringTable& vocab, const std::vector<std::int64_t>& counts,
                         const std::vector<std::int64_t>& docs, const std::vector<std::int32_t>& index_of) {
   const std::int32_t n = vocab.size();
-  cfg.key("word_counts");
-  {
+  // One nested dict: for each word i that `keep(i)`, its key and number.
+  const auto table = [&](const char* name, const auto& key, const std::vector<std::int64_t>& number, const auto& keep) {
+    cfg.key(name);
     pyjson::NestedDictWriter d(out);
     for (std::int32_t i = 0; i < n; ++i) {
-      d.key(vocab.key(i));
-      d.number(counts[static_cast<std::size_t>(i)]);
+      if (!keep(static_cast<std::size_t>(i))) continue;
+      d.key(key(i));
+      d.number(number[static_cast<std::size_t>(i)]);
     }
     d.close();
-  }
-  cfg.key("word_docs");
-  {
-    pyjson::NestedDictWriter d(out);
-    for (std::int32_t i = 0; i < n; ++i) {
-      if (docs[static_cast<std::size_t>(i)] == 0) continue;
-      d.key(vocab.key(i));
-      d.number(docs[static_cast<std::size_t>(i)]);
-    }
-    d.close();
-  }
-  cfg.key("index_docs");
-  {
-    pyjson::NestedDictWriter d(out);
-    for (std::int32_t i = 0; i < n; ++i) {
-      const std::int32_t index = index_of[static_cast<std::size_t>(i)];
-      if (docs[static_cast<std::size_t>(i)] == 0 || index == 0) continue;
-      d.key(index);
-      d.number(docs[static_cast<std::size_t>(i)]);
-    }
-    d.close();
-  }
+  };
+  const auto word = [&](std::int32_t i) { return vocab.key(i); };
+  table("word_counts", word, counts, [](std::size_t) { return true; });
+  table("word_docs", word, docs, [&](std::size_t i) { return docs[i] != 0; });
+  table(
+      "index_docs", [&](std::int32_t i) { return index_of[static_cast<std::size_t>(i)]; }, docs,
+      [&](std::size_t i) { return docs[i] != 0 && index_of[i] != 0; });
 }
 
 /// index_word, then word_index (the OOV token first, then by index; a word equal to the token only
