@@ -41,13 +41,9 @@ int run(int argc, char** argv) {
       ("html", "Write them as an HTML page here", cxxopts::value<std::string>());
   add_distributed_options(options, "Explain");
   // clang-format on
-  add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_model_command(options, argc, argv);
   if (const auto nproc = nproc_option(r))
     return run_as_local_workers(*nproc, "attn aggregate", argc, argv, run);  // each worker: without --nproc
-  set_torch_threads(threads_option(r));
   // A heap per thread: the threads explain a batch each at once, every row's words and tokens many
   // small blocks; on one heap they waited for each other (20,000 comments: 12,400 context switches
   // against 200, 2.12 -> 1.88 s).

@@ -43,11 +43,7 @@ int run(int argc, char** argv) {
       ("json", "Write the figures as JSON here", cxxopts::value<std::string>())
       ("html", "Write the report as an HTML page here", cxxopts::value<std::string>());
   // clang-format on
-  add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
-  set_torch_threads(threads_option(r));
+  const cxxopts::ParseResult r = parse_model_command(options, argc, argv);
   analyses::AuditRequest request;
   request.model = model_option(r);
   request.terms_file = given<std::string>(r, "terms").value_or("");

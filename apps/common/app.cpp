@@ -19,6 +19,8 @@ int guarded(const std::string& command, const std::function<int()>& body) {
   };
   try {
     return body();
+  } catch (const HelpShown&) {
+    return kExitOk;
   } catch (const UsageError& e) {
     return usage(e.what());
   } catch (const cxxopts::exceptions::exception& e) {
@@ -54,7 +56,7 @@ int print(const std::string& report) {
   return kExitOk;
 }
 
-std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv, bool takes_positional) {
+cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv, bool takes_positional) {
   options.add_options("Help")("h,help", "Show this help");
   auto result = options.parse(argc, argv);
   if (result.count("help")) {
@@ -67,7 +69,7 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
     for (const std::string& have : options.groups())
       if (have != kHiddenGroup && std::find(order.begin(), order.end(), have) == order.end()) order.push_back(have);
     std::cout << options.help(order) << std::flush;
-    return std::nullopt;
+    throw HelpShown{};
   }
   if (!takes_positional && !result.unmatched().empty()) throw UsageError("unexpected argument '" + result.unmatched().front() + "'");
   return result;

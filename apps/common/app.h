@@ -44,9 +44,12 @@ int print(const std::string& report);
 /// The options group --help leaves out: old names still read (options.h's --method).
 inline constexpr const char* kHiddenGroup = "Hidden";
 
-/// Parses argv; prints help and returns nullopt for --help. Unknown flags and stray positional
-/// arguments (unless the command takes them) are usage errors.
-std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv, bool takes_positional = false);
+/// Thrown once --help's text is printed: guarded() ends the command there with kExitOk.
+struct HelpShown {};
+
+/// Parses argv (with --help added). --help prints the options and throws HelpShown. Unknown flags
+/// and stray positional arguments (unless the command takes them) are usage errors.
+cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv, bool takes_positional = false);
 
 /// Value of a required option, or a UsageError naming it.
 template <class T>

@@ -12,4 +12,11 @@ void set_torch_threads(int n) {
   at::set_num_threads(n);
 }
 
+cxxopts::ParseResult parse_model_command(cxxopts::Options& options, int argc, char** argv, bool takes_positional) {
+  add_threads_option(options);
+  cxxopts::ParseResult r = parse_options(options, argc, argv, takes_positional);
+  set_torch_threads(threads_option(r));
+  return r;
+}
+
 }  // namespace attn::apps

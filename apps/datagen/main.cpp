@@ -40,9 +40,7 @@ int run(int argc, char** argv) {
       ("to-year", "Last year", cxxopts::value<int>()->default_value("2049"));
   // clang-format on
   options.parse_positional({"kind"});
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_options(options, argc, argv);
   const data::GenerateRequest request{required<std::string>(r, "kind"), r["rows"].as<std::int64_t>(),       r["seed"].as<std::uint64_t>(),
                                       r["dims"].as<std::int64_t>(),     r["informative"].as<std::string>(), r["accuracy"].as<double>(),
                                       r["locales"].as<std::string>(),   r["from-year"].as<int>(),           r["to-year"].as<int>()};

@@ -35,9 +35,7 @@ int run(int argc, char** argv) {
       ("seed", "Random seed (the same vectors on every run with --threads 1)", cxxopts::value<std::uint64_t>()->default_value("1"));
   // clang-format on
   add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_options(options, argc, argv);
   if (r.count("csv") == r.count("txt")) throw UsageError("give one of --csv and --txt");
   data::EmbedRequest request;
   request.lines = r.count("txt") > 0;

@@ -34,14 +34,10 @@ int run(int argc, char** argv) {
       ("batch-size", "Rows per batch (the batches validation scored)", cxxopts::value<std::int64_t>()->default_value(std::to_string(attn::tasks::kScoringBatchSize)));
   add_distributed_options(options, "Score");
   // clang-format on
-  add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_model_command(options, argc, argv);
   if (const auto nproc = nproc_option(r))
     return run_as_local_workers(*nproc, "attn evaluate", argc, argv, run);  // each worker: without --nproc
   const int threads = threads_option(r);
-  set_torch_threads(threads);
   keep_freed_memory(Heaps::kOne);  // batch after batch of similar tensors: keep their pages (20k comments: 6.0 -> 4.4-5.4 s)
   data::Inputs in = inputs_of(r, inputs);
   const analyses::EvaluateRequest request{model_option(r),

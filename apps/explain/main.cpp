@@ -36,12 +36,8 @@ int run(int argc, char** argv) {
       ("json", "One JSON object per input (JSON Lines); text models with self-attention add it per layer and head")
       ("html", "Also write a self-contained HTML page of the attention", cxxopts::value<std::string>());
   // clang-format on
-  add_threads_option(options);
   // Texts are taken as they are (cxxopts' positional lists would split them at commas).
-  const auto parsed = parse_or_help(options, argc, argv, /*takes_positional=*/true);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
-  set_torch_threads(threads_option(r));
+  const cxxopts::ParseResult r = parse_model_command(options, argc, argv, /*takes_positional=*/true);
   keep_freed_memory(Heaps::kOne);  // the importance methods' passes: batch after batch of similar tensors
   analyses::ExplainRequest request;
   request.model = model_option(r);

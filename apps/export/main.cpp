@@ -19,9 +19,8 @@ int run(int argc, char** argv) {
   add_model_option(options);
   options.add_options("Output")("out", "Output file", cxxopts::value<std::string>());
   // clang-format on
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  return print(analyses::export_model(model_option(*parsed), required<std::string>(*parsed, "out")));
+  const cxxopts::ParseResult parsed = parse_options(options, argc, argv);
+  return print(analyses::export_model(model_option(parsed), required<std::string>(parsed, "out")));
 }
 
 }  // namespace

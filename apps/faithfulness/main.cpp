@@ -41,12 +41,8 @@ int run(int argc, char** argv) {
       ("json", "Write the figures as JSON here", cxxopts::value<std::string>())
       ("per-row", "Write each row's figures as JSON Lines here", cxxopts::value<std::string>());
   // clang-format on
-  add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_model_command(options, argc, argv);
   const int threads = threads_option(r);
-  set_torch_threads(threads);
   keep_freed_memory(Heaps::kOne);  // thousands of forward and backward passes of similar tensors: keep their pages
   analyses::FaithfulnessRequest request;
   request.model = model_option(r);

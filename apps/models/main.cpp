@@ -10,7 +10,7 @@ namespace {
 
 int run(int argc, char** argv) {
   cxxopts::Options options("attn models", "List the models attn can train, with their tasks, training defaults and configuration keys.");
-  if (!parse_or_help(options, argc, argv)) return kExitOk;
+  parse_options(options, argc, argv);
   return print(analyses::describe_models(train::training_flags));
 }
 

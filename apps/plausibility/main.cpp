@@ -38,11 +38,7 @@ int run(int argc, char** argv) {
   options.add_options("Output")
       ("json", "Write the figures, and each row's, as JSON here", cxxopts::value<std::string>());
   // clang-format on
-  add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
-  set_torch_threads(threads_option(r));
+  const cxxopts::ParseResult r = parse_model_command(options, argc, argv);
   keep_freed_memory(Heaps::kOne);
   analyses::PlausibilityRequest request;
   request.model = model_option(r);

@@ -19,12 +19,11 @@ int run(int argc, char** argv) {
   options.positional_help("RUN_DIR...");
   options.add_options("Output")("out", "The SVG to write", cxxopts::value<std::string>());
   // clang-format on
-  const auto parsed = parse_or_help(options, argc, argv, /*takes_positional=*/true);
-  if (!parsed) return kExitOk;
-  const auto out = required<std::string>(*parsed, "out");
-  if (parsed->unmatched().empty()) throw UsageError("give one or more run directories");
-  io::write_file_atomic(out, report::training_curves_svg(parsed->unmatched()));
-  std::printf("wrote %s (%zu runs)\n", out.c_str(), parsed->unmatched().size());
+  const cxxopts::ParseResult parsed = parse_options(options, argc, argv, /*takes_positional=*/true);
+  const auto out = required<std::string>(parsed, "out");
+  if (parsed.unmatched().empty()) throw UsageError("give one or more run directories");
+  io::write_file_atomic(out, report::training_curves_svg(parsed.unmatched()));
+  std::printf("wrote %s (%zu runs)\n", out.c_str(), parsed.unmatched().size());
   return kExitOk;
 }
 

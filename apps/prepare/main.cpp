@@ -21,10 +21,9 @@ int run(int argc, char** argv) {
   options.add_options("Output")("out", "Output directory (created if missing)", cxxopts::value<std::string>());
   // clang-format on
   add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto out_dir = required<std::string>(*parsed, "out");
-  data::PrepareOptions o = data::prepare_options(inputs_of(*parsed, specs), threads_option(*parsed));
+  const cxxopts::ParseResult parsed = parse_options(options, argc, argv);
+  const auto out_dir = required<std::string>(parsed, "out");
+  data::PrepareOptions o = data::prepare_options(inputs_of(parsed, specs), threads_option(parsed));
   o.pad_in_memory = false;  // padded straight into data.pt
 
   const auto t0 = std::chrono::steady_clock::now();

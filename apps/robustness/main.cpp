@@ -73,12 +73,8 @@ int run(int argc, char** argv) {
   options.add_options("Output")("json", "Write the figures as JSON here", cxxopts::value<std::string>());
   options.add_options(kHiddenGroup)("rate", "One rate (--rates' name before)", cxxopts::value<double>());
   // clang-format on
-  add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_model_command(options, argc, argv);
   const int threads = threads_option(r);
-  set_torch_threads(threads);
   analyses::RobustnessRequest request;
   request.model = model_option(r);
   request.options = inputs_of(r, inputs);

@@ -40,9 +40,7 @@ int run(int argc, char** argv) {
   add_inputs(options, settings);
   // clang-format on
   add_threads_option(options);  // inference threads: each runs its own batches on one LibTorch thread
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_options(options, argc, argv);
   set_torch_threads(1);                  // small batches: one core each beats all cores on one (bench/serve/results/serve.json)
   keep_freed_memory(Heaps::kPerThread);  // batch after batch of similar tensors: keep the pages
   server::ServeOptions request = server::serve_options(inputs_of(r, settings));

@@ -17,9 +17,7 @@ int run(int argc, char** argv) {
       ("model", "A registered model name, or a run directory / model.pt", cxxopts::value<std::string>())
       ("set", "Config override KEY=VALUE (repeatable; with a model name)", cxxopts::value<std::vector<std::string>>());
   // clang-format on
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_options(options, argc, argv);
   const auto overrides = models::read_overrides("", given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{}));
   return print(analyses::summarize(required<std::string>(r, "model"), overrides));
 }

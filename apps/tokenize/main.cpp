@@ -21,9 +21,7 @@ int run(int argc, char** argv) {
   const auto padding = data::padding_inputs("");
   add_inputs(options, padding);
   add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_options(options, argc, argv);
   if (!r.count("csv") && r.count("text-column")) throw UsageError("--text-column needs --csv");
   data::TokenizeRequest request;
   request.tokenizer = required<std::string>(r, "tokenizer");

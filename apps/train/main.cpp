@@ -59,9 +59,7 @@ int run(int argc, char** argv) {
   add_distributed_options(options, "Train");
   // clang-format on
   add_threads_option(options);
-  const auto parsed = parse_or_help(options, argc, argv);
-  if (!parsed) return kExitOk;
-  const auto& r = *parsed;
+  const cxxopts::ParseResult r = parse_options(options, argc, argv);
   if (const auto nproc = nproc_option(r))
     return run_as_local_workers(*nproc, "attn train", argc, argv, run);  // each worker: without --nproc
   train::TrainCommand command{
