@@ -76,10 +76,7 @@ TEST_CASE("aggregate: totals merge by adding, and cross JSON exactly", "[tasks][
 
 TEST_CASE("aggregate: two workers sharing the chunks give the bytes one process gives", "[tasks][aggregate]") {
   const auto dir = scratch("aggregate_shared");
-  const std::string csv = write_csv(dir / "posts.csv", "post_id,text,label", class_rows(60));
-  saved_model("bilstm-attention", dir / "run",
-              {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "10"}},
-              {{"embed_dim", 8}, {"lstm_units", 4}});
+  const std::string csv = class_model(dir, 60, 10);
   const auto request = [&](const std::string& name) {
     analyses::AggregateRequest r;
     r.model = (dir / "run").string();

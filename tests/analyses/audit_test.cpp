@@ -101,10 +101,7 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
 
 TEST_CASE("audit: a benign class's complement is the toxicity, and what it refuses", "[tasks][audit]") {
   const auto dir = scratch("audit_benign");
-  const std::string csv = write_csv(dir / "posts.csv", "post_id,text,label", class_rows(30));
-  saved_model("bilstm-attention", dir / "run",
-              {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "10"}},
-              {{"embed_dim", 8}, {"lstm_units", 4}});
+  const std::string csv = class_model(dir, 30, 10);
   analyses::AuditRequest r;
   r.model = (dir / "run").string();
   r.benign = "normal";

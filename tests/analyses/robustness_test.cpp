@@ -17,10 +17,7 @@ using namespace tasks_test;
 TEST_CASE("robustness: rate 0 changes nothing, the same seed, the same figures, words counted once", "[tasks][robustness]") {
   const auto dir = scratch("robustness");
   const auto rows = class_rows(90);
-  const std::string csv = write_csv(dir / "posts.csv", "post_id,text,label", rows);
-  saved_model("bilstm-attention", dir / "run",
-              {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}},
-              {{"embed_dim", 8}, {"lstm_units", 4}});
+  const std::string csv = class_model(dir, 90, 12);
   analyses::RobustnessRequest r;
   r.model = (dir / "run").string();
   r.csv = csv;
@@ -66,23 +63,9 @@ TEST_CASE("robustness: rate 0 changes nothing, the same seed, the same figures, 
   std::filesystem::remove_all(dir);
 }
 
-namespace {
-
-/// A bilstm-attention model of class_rows(90) in `dir` (initial weights: what matters is that the
-/// analyses use what it computes), and the file it read.
-std::string class_model(const fs::path& dir) {
-  const std::string csv = write_csv(dir / "posts.csv", "post_id,text,label", class_rows(90));
-  saved_model("bilstm-attention", dir / "run",
-              {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", "12"}},
-              {{"embed_dim", 8}, {"lstm_units", 4}});
-  return csv;
-}
-
-}  // namespace
-
 TEST_CASE("salient words: leave-one-out's ranking is the one that deleting each word gives", "[tasks][robustness]") {
   const auto dir = scratch("robustness_salient");
-  class_model(dir);
+  class_model(dir, 90, 12);
   const auto model = tasks::open_model((dir / "run").string());
   tasks::TextClassifierModel& classifier = *model->text_classifier();
   const std::map<std::int64_t, std::string> texts = {
@@ -117,7 +100,7 @@ TEST_CASE("salient words: leave-one-out's ranking is the one that deleting each 
 TEST_CASE("--targets salient spends the rate on each row's top words; --targets marked on the marked ones", "[tasks][robustness]") {
   const auto dir = scratch("robustness_targets");
   analyses::RobustnessRequest r;
-  r.csv = class_model(dir);
+  r.csv = class_model(dir, 90, 12);
   r.model = (dir / "run").string();
   r.perturbations = {text::Perturbation::kSpaced};
   r.targets = analyses::Targets::kSalient;

@@ -62,6 +62,14 @@ models::ImportanceInputs two_targets(const torch::jit::Module& module) {
   return in;
 }
 
+/// Importance options asking for `methods`, integrated gradients in `steps` steps (default: the library's).
+models::ImportanceOptions asking(std::vector<Method> methods, int steps = models::ImportanceOptions{}.steps) {
+  models::ImportanceOptions o;
+  o.methods = std::move(methods);
+  o.steps = steps;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("which methods a model gives, and what they cost", "[models][importance]") {
@@ -79,9 +87,7 @@ TEST_CASE("which methods a model gives, and what they cost", "[models][importanc
 TEST_CASE("each row's scores are cut at its own positions, per target, in the order asked", "[models][importance]") {
   const torch::jit::Module module = stand_in();
   const Linear f;
-  models::ImportanceOptions o;
-  o.methods = {Method::kIntegratedGradients, Method::kAttention, Method::kGradient, Method::kGradInput};
-  o.steps = 4;
+  models::ImportanceOptions o = asking({Method::kIntegratedGradients, Method::kAttention, Method::kGradient, Method::kGradInput}, 4);
   const auto rows = models::importance(f.inputs(module), o);
   REQUIRE(rows.size() == 2);
   for (std::size_t b = 0; b < 2; ++b) {
@@ -110,8 +116,7 @@ TEST_CASE("each row's scores are cut at its own positions, per target, in the or
 TEST_CASE("leave-one-out splits each row's scores by target, attention can differ per target", "[models][importance]") {
   const torch::jit::Module module = stand_in();
   const models::ImportanceInputs in = two_targets(module);
-  models::ImportanceOptions o;
-  o.methods = {Method::kLeaveOneOut, Method::kAttention};
+  models::ImportanceOptions o = asking({Method::kLeaveOneOut, Method::kAttention});
   const auto rows = models::importance(in, o);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].steps == 0);
@@ -128,9 +133,7 @@ TEST_CASE("leave-one-out splits each row's scores by target, attention can diffe
 TEST_CASE("each row explained for its one target: that target's scores of every method, one backward pass", "[models][importance]") {
   const torch::jit::Module module = stand_in();
   const Linear f;
-  models::ImportanceOptions o;
-  o.methods = {Method::kAttention, Method::kGradient, Method::kGradInput, Method::kIntegratedGradients};
-  o.steps = 4;
+  models::ImportanceOptions o = asking({Method::kAttention, Method::kGradient, Method::kGradInput, Method::kIntegratedGradients}, 4);
   const auto every = models::importance(f.inputs(module), o);
   models::ImportanceInputs in = f.inputs(module);
   in.explained = {1, 0};
@@ -179,8 +182,7 @@ TEST_CASE("attention rollout is attribution's rollout of each row's own block, f
   in.first = {1, 3};
   in.attention = {{0.4f, 0.6f}, {}};
   in.self_attention = [&] { return std::vector<torch::Tensor>{layer}; };
-  models::ImportanceOptions o;
-  o.methods = {Method::kAttentionRollout};
+  models::ImportanceOptions o = asking({Method::kAttentionRollout});
   const auto rows = models::importance(in, o);
   const auto expected = models::attention_rollout({layer[0].slice(1, 1, 3).slice(2, 1, 3)}, torch::tensor({0.4f, 0.6f}));
   CHECK(rows[0].methods[0].scores == std::vector<std::vector<float>>{expected, expected});
@@ -198,8 +200,7 @@ TEST_CASE("no targets or no units: no rows, nothing run, a method without its ho
   in.embed = []() -> std::pair<torch::Tensor, torch::Tensor> { throw std::logic_error("must not run"); };
   in.z = [](const torch::Tensor&, const torch::Tensor&) -> torch::Tensor { throw std::logic_error("must not run"); };
   in.erased = [](const std::vector<models::Version>&) -> std::vector<float> { throw std::logic_error("must not run"); };
-  models::ImportanceOptions o;
-  o.methods = {Method::kIntegratedGradients, Method::kLeaveOneOut};
+  models::ImportanceOptions o = asking({Method::kIntegratedGradients, Method::kLeaveOneOut});
   auto rows = models::importance(in, o);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].steps == models::kDefaultSteps);
@@ -236,9 +237,7 @@ TEST_CASE("gradients are taken without changing the model (threads share it): it
     changed_inside = changed_inside || !w.requires_grad();
     return torch::einsum("nte,kt->nk", {points, f.c}) * (w.sum() / 2);  // w on the path: 1 as it stands
   };
-  models::ImportanceOptions o;
-  o.methods = {Method::kGradInput, Method::kIntegratedGradients};
-  o.steps = 4;
+  models::ImportanceOptions o = asking({Method::kGradInput, Method::kIntegratedGradients}, 4);
   const auto rows = models::importance(in, o);
   CHECK_FALSE(changed_inside);
   const torch::Tensor w = module.attr("w").toTensor();

@@ -37,13 +37,11 @@ Tensor gru_reference(const Tensor& x, const std::vector<std::int64_t>& lengths, 
 TEST_CASE("fused BiGRU: outputs and every gradient equal torch.gru's on each row's real steps", "[nn][gru][fused]") {
   const int threads = GENERATE(1, 2);
   const std::int64_t B = GENERATE(7, 90);
-  // Every input row distinct, or words of a small vocabulary: repeated rows are projected once.
   const bool repeats = GENERATE(false, true);
   ThreadsGuard guard(threads);
   torch::manual_seed(21);
   const std::int64_t T = 9, I = 5, H = 4;
-  const Tensor x = (repeats ? torch::randn({6, I}).index_select(0, torch::randint(0, 6, {B * T})).view({B, T, I}) : torch::randn({B, T, I}))
-                       .requires_grad_();
+  const Tensor x = nn_test::kernel_input(B, T, I, repeats);
   std::vector<std::int64_t> lengths;
   const std::int64_t pattern[] = {9, 3, 0, 5, 9, 1, 6};
   for (std::int64_t r = 0; r < B; ++r) lengths.push_back(pattern[r % 7]);
@@ -68,12 +66,7 @@ TEST_CASE("fused BiGRU: outputs and every gradient equal torch.gru's on each row
 
 TEST_CASE("fused BiGRU: a TorchScript operator, scoring keeps no graph, clear errors", "[nn][gru][fused]") {
   register_fused_gru();
-  torch::jit::Module m = script::new_module("M");
-  script::define(m, R"(
-def forward(self, x: Tensor, lengths: Tensor, w: List[Tensor]) -> Tensor:
-    return attn.bigru_lengths(x, lengths, w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
-)",
-                 "a test module");
+  torch::jit::Module m = nn_test::kernel_module("bigru_lengths", "lengths");
   const GruWeights f = random_gru(3, 2), b = random_gru(3, 2);
   const Tensor x = torch::randn({2, 4, 3}), lengths = torch::tensor({4, 2}, torch::kInt64);
   CHECK(torch::allclose(m.forward({x, lengths, nn_test::both_directions(f, b)}).toTensor(), bigru_lengths(x, lengths, f, b)));

@@ -41,13 +41,11 @@ TEST_CASE("fused BiLSTM: outputs and every gradient equal torch.lstm's on each r
   // Batches of few rows (row-major steps, W_hh^T read once for 12 rows; 35 = 12 + 12 + 11) and of
   // many (unit-major steps with LibTorch's products).
   const std::int64_t B = GENERATE(7, 35, 80);
-  // Every input row distinct, or words of a small vocabulary: repeated rows are projected once.
   const bool repeats = GENERATE(false, true);
   ThreadsGuard guard(threads);
   torch::manual_seed(11);
   const std::int64_t T = 9, I = 5, H = 4;
-  const Tensor x = (repeats ? torch::randn({6, I}).index_select(0, torch::randint(0, 6, {B * T})).view({B, T, I}) : torch::randn({B, T, I}))
-                       .requires_grad_();
+  const Tensor x = nn_test::kernel_input(B, T, I, repeats);
   Tensor mask = torch::zeros({B, T}, torch::kBool);
   const std::int64_t lengths[] = {9, 3, 0, 5, 9, 1, 6};
   for (std::int64_t r = 0; r < B; ++r)  // pre-padded, post-padded, one row empty, one with gaps
@@ -92,12 +90,7 @@ TEST_CASE("fused BiLSTM: the same bits on one thread and two, scoring keeps no g
 
 TEST_CASE("fused BiLSTM: a TorchScript operator, with clear errors for inputs it does not take", "[nn][lstm][fused]") {
   register_fused_lstm();
-  torch::jit::Module m = script::new_module("M");
-  script::define(m, R"(
-def forward(self, x: Tensor, mask: Tensor, w: List[Tensor]) -> Tensor:
-    return attn.bilstm_masked(x, mask, w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
-)",
-                 "a test module");
+  torch::jit::Module m = nn_test::kernel_module("bilstm_masked", "mask");
   const LstmWeights f = random_weights(3, 2), b = random_weights(3, 2);
   const Tensor x = torch::randn({2, 4, 3}), mask = torch::ones({2, 4}, torch::kBool);
   CHECK(torch::allclose(m.forward({x, mask, nn_test::both_directions(f, b)}).toTensor(), bilstm_masked(x, mask, f, b)));

@@ -110,12 +110,32 @@ std::vector<Tensor> both_directions(const Weights& f, const Weights& b) {
   return {f.weight_ih, f.weight_hh, f.bias_ih, f.bias_hh, b.weight_ih, b.weight_hh, b.bias_ih, b.bias_hh};
 }
 
+/// A kernel's input [B, T, I] requiring gradients: every row drawn apart, or (`repeats`) each a copy
+/// of one of 6 rows, as words of a small vocabulary are (a kernel projects repeated rows once).
+inline Tensor kernel_input(std::int64_t B, std::int64_t T, std::int64_t I, bool repeats) {
+  const Tensor x = repeats ? torch::randn({6, I}).index_select(0, torch::randint(0, 6, {B * T})).view({B, T, I}) : torch::randn({B, T, I});
+  return x.requires_grad_();
+}
+
 /// x and the eight weights: what a bidirectional kernel's gradients are checked with respect to.
 template <class Weights>
 std::vector<Tensor> kernel_inputs(const Tensor& x, const Weights& f, const Weights& b) {
   std::vector<Tensor> out{x};
   for (const Tensor& w : both_directions(f, b)) out.push_back(w);
   return out;
+}
+
+/// A TorchScript module whose forward(x, second, w) calls the operator attn::`op`(x, second, w[0],
+/// ..., w[7]): a bidirectional kernel called as saved models call it (`second`: lengths or mask).
+inline torch::jit::Module kernel_module(const std::string& op, const std::string& second) {
+  torch::jit::Module m = attn::nn::script::new_module("M");
+  attn::nn::script::define(m,
+                           "def forward(self, x: Tensor, " + second +
+                               ": Tensor, w: List[Tensor]) -> Tensor:\n"
+                               "    return attn." +
+                               op + "(x, " + second + ", w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])\n",
+                           "a test module");
+  return m;
 }
 
 /// Gradients of sum(out * probe) for a kernel's output `ours` and its definition's `expected`, with

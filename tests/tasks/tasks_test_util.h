@@ -223,4 +223,16 @@ inline std::string saved_model(const std::string& model, const fs::path& dir,
   return dir.string();
 }
 
+/// A bilstm-attention model of class_rows(`rows`) (post_id, text, label; cut to `maxlen` words) in
+/// DIR/run, with initial weights (what matters is that the analyses use what it computes); returns
+/// the file it read, DIR/posts.csv.
+inline std::string class_model(const fs::path& dir, int rows, int maxlen) {
+  const std::string csv = write_csv(dir / "posts.csv", "post_id,text,label", class_rows(rows));
+  saved_model(
+      "bilstm-attention", dir / "run",
+      {{"csv", csv}, {"text-column", "text"}, {"id-column", "post_id"}, {"label-column", "label"}, {"maxlen", std::to_string(maxlen)}},
+      {{"embed_dim", 8}, {"lstm_units", 4}});
+  return csv;
+}
+
 }  // namespace tasks_test

@@ -192,6 +192,17 @@ std::string keep_copy(const std::string& csv, const std::string& run_dir, const 
   return stored;
 }
 
+void read_rows_file(const std::string& path, const char* what, const std::function<void(const nlohmann::json& row)>& read) {
+  try {
+    const nlohmann::json file = nlohmann::json::parse(io::read_file(path));  // (kept alive: `read` may keep views into it)
+    for (const nlohmann::json& row : file.at("rows")) read(row);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not " + what + ": " + e.what());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
 parallel::SharedScoring shared_scoring(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& lengths,
                                        std::int64_t batch_size, const parallel::RowSharing* sharing) {
   std::vector<std::vector<std::size_t>> batches;

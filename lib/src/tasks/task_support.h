@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <torch/types.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/data/inputs.h"
 #include "attn/io/json_like.h"
@@ -65,5 +66,9 @@ text::Tokenizer embedded_tokenizer(const models::SavedModel& model, const std::s
 /// The run's copy of a CSV (RUN_DIR/data/NAME, NAME the CSV's own unless given), written once the
 /// CSV has been read without error; returns its absolute path.
 std::string keep_copy(const std::string& csv, const std::string& run_dir, const std::string& name = "");
+/// Each row of a run's rows file `path` ({"rows": [[row, ...], ...]}: what a training feature keeps
+/// for --resume and the workers), given to `read`. A file of another shape, or a row `read` refuses
+/// (std::runtime_error), throws std::runtime_error naming the file and `what` it should hold.
+void read_rows_file(const std::string& path, const char* what, const std::function<void(const nlohmann::json& row)>& read);
 
 }  // namespace attn::tasks

@@ -44,20 +44,13 @@ std::string counterfactuals_json(const CounterfactualTexts& copies) {
 
 CounterfactualTexts read_counterfactuals(const std::string& path, std::int64_t rows) {
   CounterfactualTexts out;
-  try {
-    const nlohmann::json file = nlohmann::json::parse(io::read_file(path));
-    for (const auto& row : file.at("rows")) {
-      const auto r = row.at(0).get<std::int64_t>();
-      if (r < 0 || r >= rows || (!out.rows.empty() && r <= out.rows.back()))
-        throw std::runtime_error("row " + std::to_string(r) + " is not a next row of the data's " + std::to_string(rows));
-      out.rows.push_back(r);
-      out.texts.push_back(row.at(1).get<std::string>());
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not the counterfactual copies of rows: " + e.what());
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
+  read_rows_file(path, "the counterfactual copies of rows", [&](const nlohmann::json& row) {
+    const auto r = row.at(0).get<std::int64_t>();
+    if (r < 0 || r >= rows || (!out.rows.empty() && r <= out.rows.back()))
+      throw std::runtime_error("row " + std::to_string(r) + " is not a next row of the data's " + std::to_string(rows));
+    out.rows.push_back(r);
+    out.texts.push_back(row.at(1).get<std::string>());
+  });
   return out;
 }
 

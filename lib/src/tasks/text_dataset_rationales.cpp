@@ -103,22 +103,15 @@ std::string marks_json(const RationaleMarks& marks) {
 
 RationaleMarks read_marks(const std::string& path, std::int64_t rows) {
   RationaleMarks marks(static_cast<std::size_t>(rows));
-  try {
-    const nlohmann::json file = nlohmann::json::parse(io::read_file(path));  // (kept alive: the loop reads into it)
-    for (const auto& row : file.at("rows")) {
-      const auto r = row.at(0).get<std::int64_t>();
-      if (r < 0 || r >= rows) throw std::runtime_error("row " + std::to_string(r) + " is not one of the data's " + std::to_string(rows));
-      const nlohmann::json& spans = row.at(1);
-      if (!spans.empty() && spans[0].is_number())  // written before spans were kept: one span, as a word target reads it
-        marks[static_cast<std::size_t>(r)] = {spans.get<std::vector<std::int32_t>>()};
-      else
-        marks[static_cast<std::size_t>(r)] = spans.get<MarkedSpans>();
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not the marks of rationales: " + e.what());
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
+  read_rows_file(path, "the marks of rationales", [&](const nlohmann::json& row) {
+    const auto r = row.at(0).get<std::int64_t>();
+    if (r < 0 || r >= rows) throw std::runtime_error("row " + std::to_string(r) + " is not one of the data's " + std::to_string(rows));
+    const nlohmann::json& spans = row.at(1);
+    if (!spans.empty() && spans[0].is_number())  // written before spans were kept: one span, as a word target reads it
+      marks[static_cast<std::size_t>(r)] = {spans.get<std::vector<std::int32_t>>()};
+    else
+      marks[static_cast<std::size_t>(r)] = spans.get<MarkedSpans>();
+  });
   return marks;
 }
 
