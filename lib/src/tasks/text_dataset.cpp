@@ -328,10 +328,6 @@ text::PadOptions pad_of(const TextDataConfig& config) {
   return pad;
 }
 
-report::TokenLayout token_layout(const TextDataConfig& config) {
-  return {config.maxlen, config.truncating, config.subword_buckets > 0, config.sentences};
-}
-
 void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& config) {
   if (config.one_class_per_row()) {
     columns.class_column = config.label_column;

@@ -29,7 +29,9 @@ std::string text_file_in(const std::string& dir, const char* name);
 /// How the model's rows are padded and cut: as the training data was.
 text::PadOptions pad_of(const TextDataConfig& config);
 /// How the model cuts a text's tokens, for word alignment (report/word_alignment.h).
-report::TokenLayout token_layout(const TextDataConfig& config);
+inline report::TokenLayout token_layout(const TextDataConfig& config) {
+  return {config.maxlen, config.truncating, config.subword_buckets > 0, config.sentences};
+}
 /// Which columns of a file hold the labels the model was trained on: its 0/1 label columns, or its
 /// class column with its classes.
 void set_label_columns(text::TextCsvOptions& columns, const TextDataConfig& config);
