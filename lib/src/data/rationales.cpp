@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attn/text/char_spans.h"
 #include "attn/text/csv.h"
 
 namespace attn::data {
@@ -99,39 +100,6 @@ void mark(RationaleRow& row, const std::string& file) {
   }
 }
 
-/// The code points of `text` (UTF-8).
-std::int64_t characters(const std::string& text) {
-  std::int64_t n = 0;
-  for (const char byte : text) n += (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
-  return n;
-}
-
-/// Splits `text` into `words` (runs without a space, tab or newline, as attn explain splits a
-/// text); the characters (code points) each covers, [first, last).
-std::vector<std::pair<std::int64_t, std::int64_t>> split_words(const std::string& text, std::vector<std::string>& words) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> chars;
-  std::int64_t c = 0;
-  bool in_word = false;
-  for (const char ch : text) {
-    const auto byte = static_cast<unsigned char>(ch);
-    if ((byte & 0xC0) == 0x80) {  // a continuation byte: the same character
-      if (in_word) words.back() += ch;
-      continue;
-    }
-    in_word = !(byte == ' ' || byte == '\t' || byte == '\n');
-    if (in_word) {
-      if (chars.empty() || chars.back().second != c) {  // a new word
-        words.emplace_back();
-        chars.emplace_back(c, c);
-      }
-      words.back() += ch;
-      chars.back().second = c + 1;
-    }
-    ++c;
-  }
-  return chars;
-}
-
 /// The runs of consecutive marked words, [first, last).
 std::vector<std::pair<std::int64_t, std::int64_t>> runs_of(const std::vector<std::uint8_t>& marked) {
   std::vector<std::pair<std::int64_t, std::int64_t>> runs;
@@ -190,24 +158,13 @@ std::vector<RationaleRow> read_toxic_spans(const std::string& csv) {
     row.id = std::to_string(data_row);
     row.line = record.line;
     row.text = record.fields[text_column];
-    json spans;
-    try {
-      spans = json::parse(record.fields[spans_column]);
-    } catch (const json::exception&) {
-      fail(csv, record.line, "(spans) not a list of integers: '" + record.fields[spans_column] + "'");
-    }
-    if (!spans.is_array()) fail(csv, record.line, "(spans) not a list of integers");
-    const std::vector<std::pair<std::int64_t, std::int64_t>> chars = split_words(row.text, row.words);
-    const std::int64_t c = characters(row.text);
-    std::vector<std::uint8_t> marked(row.words.size(), 0);
-    for (const json& s : spans) {
-      if (!s.is_number_integer()) fail(csv, record.line, "(spans) not a list of integers: '" + record.fields[spans_column] + "'");
-      const auto at = s.get<std::int64_t>();
-      if (at < 0 || at >= c)
-        fail(csv, record.line, "(spans) index " + std::to_string(at) + " outside the text's " + std::to_string(c) + " characters");
-      for (std::size_t w = 0; w < chars.size(); ++w)
-        if (at >= chars[w].first && at < chars[w].second) marked[w] = 1;
-    }
+    const std::vector<std::int64_t> offsets =
+        text::parse_span_offsets(record.fields[spans_column], text::code_points(row.text),
+                                 csv + ":" + std::to_string(record.line) + ": column " + std::to_string(spans_column + 1) + " (spans)");
+    std::vector<std::uint8_t> marked;
+    for (const bool touched : text::words_touched(row.text, offsets)) marked.push_back(touched);
+    for (const text::WordRange& w : text::word_ranges(row.text))
+      row.words.push_back(row.text.substr(w.byte_begin, w.byte_end - w.byte_begin));
     row.spans = runs_of(marked);
     if (row.spans.empty()) continue;
     mark(row, csv);
