@@ -33,6 +33,7 @@ import http.client
 import json
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -98,21 +99,6 @@ class Server(serving.Server):
             return self.request(method, path, body, headers={"Authorization": f"Bearer {KEY}"} if key else {}, timeout=HANG_S)[0]
         except OSError as e:  # urllib's URLError, a socket time-out
             return f"no answer within {HANG_S} s ({e})"
-
-    def open_connections(self):
-        text = self.request("GET", "/metrics", headers={"Authorization": f"Bearer {KEY}"}, timeout=HANG_S)[2]
-        return int(re.search(r"^attn_open_connections (\d+)$", text, re.M).group(1))
-
-    def wait_closed(self, what):
-        """Whether the connections open beside this one all close within HANG_S (polled: the wait
-        is for an outcome, and its length only bounds a hang)."""
-        deadline = time.monotonic() + HANG_S
-        while (n := self.open_connections()) > 1:  # (this request's own connection)
-            if time.monotonic() > deadline:
-                check(False, f"{what}: {n - 1} connections still open after {HANG_S} s")
-                return False
-            time.sleep(0.1)
-        return True
 
 
 HANG_S = 60  # how long a request may take before the test calls it starved
@@ -204,8 +190,28 @@ def non_readers():
     return readers
 
 
+def wait_cut_off(socks, what):
+    """Whether the server closes every one of `socks` within HANG_S, read or not: a wait on each
+    socket's hang-up (POLLRDHUP: the server's FIN; POLLHUP or POLLERR: its reset), reading nothing,
+    so the clients still read nothing while the server decides (its length only bounds a hang)."""
+    poller = select.poll()
+    for s in socks:
+        poller.register(s, select.POLLRDHUP)
+    left = {s.fileno() for s in socks}
+    deadline = time.monotonic() + HANG_S
+    while left:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            check(False, f"{what}: {len(left)} connections still open after {HANG_S} s")
+            return False
+        for fd, _ in poller.poll(remaining * 1000):
+            left.discard(fd)
+            poller.unregister(fd)
+    return True
+
+
 readers = non_readers()
-closed = server.wait_closed("clients that did not read")
+closed = wait_cut_off(readers, "clients that did not read")
 cut = 0
 for s in readers:
     cut += closed and len(responses(read_all(s))) < 100  # (fewer than the 100 a connection may ask for)
