@@ -2,7 +2,6 @@
 #include "attn/analyses/spans.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <stdexcept>
 

@@ -161,10 +161,10 @@ std::vector<RationaleRow> read_toxic_spans(const std::string& csv) {
     const std::vector<std::int64_t> offsets =
         text::parse_span_offsets(record.fields[spans_column], text::code_points(row.text),
                                  csv + ":" + std::to_string(record.line) + ": column " + std::to_string(spans_column + 1) + " (spans)");
+    const std::vector<text::WordRange> words = text::word_ranges(row.text);  // split once: the words and their marks
+    for (const text::WordRange& w : words) row.words.push_back(row.text.substr(w.byte_begin, w.byte_end - w.byte_begin));
     std::vector<std::uint8_t> marked;
-    for (const bool touched : text::words_touched(row.text, offsets)) marked.push_back(touched);
-    for (const text::WordRange& w : text::word_ranges(row.text))
-      row.words.push_back(row.text.substr(w.byte_begin, w.byte_end - w.byte_begin));
+    for (const bool touched : text::words_touched(words, offsets)) marked.push_back(touched);
     row.spans = runs_of(marked);
     if (row.spans.empty()) continue;
     mark(row, csv);

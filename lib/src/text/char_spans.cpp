@@ -83,7 +83,10 @@ std::vector<std::int64_t> chosen_word_offsets(std::string_view text, const std::
 }
 
 std::vector<bool> words_touched(std::string_view text, const std::vector<std::int64_t>& offsets) {
-  const std::vector<WordRange> words = word_ranges(text);
+  return words_touched(word_ranges(text), offsets);
+}
+
+std::vector<bool> words_touched(const std::vector<WordRange>& words, const std::vector<std::int64_t>& offsets) {
   std::vector<bool> out(words.size(), false);
   for (const std::int64_t at : offsets) {
     const auto it = std::upper_bound(words.begin(), words.end(), at, [](std::int64_t c, const WordRange& w) { return c < w.end; });

@@ -38,6 +38,8 @@ std::vector<std::int64_t> chosen_word_offsets(std::string_view text, const std::
 
 /// For each word of `text`, whether any of the `offsets` (code points) falls in it.
 std::vector<bool> words_touched(std::string_view text, const std::vector<std::int64_t>& offsets);
+/// The same for words already split (word_ranges' of the text).
+std::vector<bool> words_touched(const std::vector<WordRange>& words, const std::vector<std::int64_t>& offsets);
 
 /// A `spans` cell as SemEval ships it ("[3, 4, 5]", "[]"): the offsets, checked against a text of
 /// `characters` code points. Throws std::runtime_error starting with `where` (file:line: column
