@@ -47,7 +47,8 @@ int run(int argc, char** argv) {
   const auto inputs = tasks::all_inputs(tasks::Command::kTrain);
   add_inputs(options, inputs);
   options.add_options("Model")
-      ("model", "Registered model name (attn models lists them)", cxxopts::value<std::string>()->default_value(train::TrainRequest{}.model))
+      ("model", "Registered model name (attn models lists them; default: the first whose task reads every input given, "
+                "bilstm-attention, or bilstm-tagger with --spans-column)", cxxopts::value<std::string>())
       ("config", "JSON file of model config keys", cxxopts::value<std::string>())
       ("set", "Model config KEY=VALUE, after --config (repeatable)", cxxopts::value<std::vector<std::string>>())
       ("dump-config", "Print the effective configuration and training settings, and exit");
@@ -63,7 +64,7 @@ int run(int argc, char** argv) {
   if (const auto nproc = nproc_option(r))
     return run_as_local_workers(*nproc, "attn train", argc, argv, run);  // each worker: without --nproc
   train::TrainCommand command{
-      {r["model"].as<std::string>(),
+      {given<std::string>(r, "model").value_or(""),
        models::read_overrides(given<std::string>(r, "config").value_or(""),
                               given<std::vector<std::string>>(r, "set").value_or(std::vector<std::string>{})),
        train::training_overrides(inputs_of(r, training)), given<std::string>(r, "out").value_or(""), inputs_of(r, inputs), nullptr},

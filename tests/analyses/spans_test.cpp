@@ -85,6 +85,6 @@ TEST_CASE("spans: bad marks, a missing column, a threshold out of range, a model
   const std::string features = write_csv(dir / "f.csv", "a,b,label", rows);
   saved_model("feature-attention", dir / "features", {{"csv", features}});
   r.model = (dir / "features").string();
-  CHECK_THROWS_WITH(analyses::spans(r), Catch::Contains("is none"));
+  CHECK_THROWS_WITH(analyses::spans(r), Catch::Contains("is neither"));
   fs::remove_all(dir);
 }

@@ -102,18 +102,18 @@ TEST_CASE("macro_f1_offsets: the log-probability offsets of best macro-F1, the f
   REQUIRE(a.offsets.size() == 2);
   CHECK(a.offsets[0] == 0.0);
   CHECK(a.offsets[1] == Approx(0.5));
-  CHECK(a.macro_f1_before == Approx(0.5));  // decided 0, 0, 0, 1: F1 2/4 for each class
-  CHECK(a.macro_f1_after == Approx(1.0));
-  CHECK(a.macro_f1_before == Approx(metrics::class_metrics(p, y, 2).macro_f1));
+  CHECK(a.before == Approx(0.5));  // decided 0, 0, 0, 1: F1 2/4 for each class
+  CHECK(a.after == Approx(1.0));
+  CHECK(a.before == Approx(metrics::class_metrics(p, y, 2).macro_f1));
   // Already decided right: nothing moves.
   const metrics::LogitAdjustment none = metrics::macro_f1_offsets(kClassP, kClassY, 3);
   const double best = metrics::class_metrics(kClassP, kClassY, 3).macro_f1;
-  CHECK(none.macro_f1_before == Approx(best));
-  CHECK(none.macro_f1_after >= none.macro_f1_before);
+  CHECK(none.before == Approx(best));
+  CHECK(none.after >= none.before);
   const metrics::LogitAdjustment right =
       metrics::macro_f1_offsets({0.7f, 0.2f, 0.1f, 0.1f, 0.8f, 0.1f, 0.3f, 0.3f, 0.4f}, {1, 0, 0, 0, 1, 0, 0, 0, 1}, 3);
   CHECK(right.offsets == std::vector<double>{0.0, 0.0, 0.0});
-  CHECK(right.macro_f1_after == Approx(1.0));
+  CHECK(right.after == Approx(1.0));
 }
 
 TEST_CASE("class_metrics: one-vs-rest AUC per class and Hand & Till's one-vs-one AUC, ties counting half", "[metrics]") {

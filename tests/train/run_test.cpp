@@ -305,9 +305,9 @@ TEST_CASE("logit adjustment: one class per row's recipe adds the held-out rows' 
   const std::string binary = tasks_test::write_csv(dir / "b.csv", "id,comment_text,bad,rude", tasks_test::text_rows(60));
   CHECK_THROWS_WITH(tasks_test::train_run("bilstm-attention", (dir / "b").string(), {{"csv", binary}, {"labels", "bad,rude"}}, sizes,
                                           {{"epochs", 1}, {"logit_adjustment", "macro-f1"}}),
-                    Catch::Contains("--logit-adjustment applies to one class per row"));
+                    Catch::Contains("--logit-adjustment macro-f1 does not apply to this data (it takes none"));
   CHECK_THROWS_WITH(train::effective_options(nlohmann::json::object(), {{"logit_adjustment", "max"}}),
-                    Catch::Contains("--logit-adjustment must be none or macro-f1, got 'max'"));
+                    Catch::Contains("--logit-adjustment must be none, macro-f1 or span-f1, got 'max'"));
   fs::remove_all(dir);
 }
 

@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
+#include "attn/text/char_spans.h"
 #include "attn/text/csv.h"
 
 namespace attn::data {
@@ -82,6 +84,29 @@ PairTable read_pair_csv(const std::string& path, const std::string& source_colum
     if (target) t.targets.push_back(rec.fields[*target]);
   }
   return t;
+}
+
+SpanTable read_span_table(const std::string& path, const std::string& text_column, const std::string& spans_column,
+                          const std::string& id_column, Marks marks) {
+  text::CsvReader reader(path);
+  const std::size_t text_at = reader.column(text_column);
+  const std::optional<std::size_t> spans_at = marks == Marks::kRequired ? reader.column(spans_column) : reader.find_column(spans_column);
+  const std::optional<std::size_t> id_at = id_column.empty() ? std::nullopt : std::optional<std::size_t>(reader.column(id_column));
+  reader.require_string(text_at);
+  SpanTable out;
+  if (spans_at) out.marked.emplace();
+  text::CsvRecord record;
+  while (reader.next(record)) {
+    const std::string& t = record.fields[text_at];
+    out.ids.push_back(id_at ? record.fields[*id_at] : std::to_string(out.texts.size()));
+    if (spans_at)
+      out.marked->push_back(text::parse_span_offsets(
+          record.fields[*spans_at], text::code_points(t),
+          path + ":" + std::to_string(record.line) + ": column " + std::to_string(*spans_at + 1) + " (" + spans_column + ")"));
+    out.texts.push_back(t);
+  }
+  if (out.texts.empty()) throw std::runtime_error(path + ": no data rows");
+  return out;
 }
 
 }  // namespace attn::data

@@ -133,7 +133,7 @@ LogitAdjustment macro_f1_offsets(const std::vector<float>& probs, const std::vec
   for (int i = 1; i <= 20; ++i) grid.push_back(0.1 * i), grid.push_back(-0.1 * i);
   LogitAdjustment out;
   out.offsets.assign(K, 0.0);
-  out.macro_f1_before = out.macro_f1_after = score(out.offsets);
+  out.before = out.after = score(out.offsets);
   for (int round = 0; round < 20; ++round) {
     bool changed = false;
     for (std::size_t k = 1; k < K; ++k) {
@@ -141,7 +141,7 @@ LogitAdjustment macro_f1_offsets(const std::vector<float>& probs, const std::vec
       for (double v : grid) {
         b[k] = v;
         const double f = score(b);
-        if (f > out.macro_f1_after + 1e-12) out.macro_f1_after = f, out.offsets[k] = v, changed = true;
+        if (f > out.after + 1e-12) out.after = f, out.offsets[k] = v, changed = true;
       }
     }
     if (!changed) break;

@@ -3,7 +3,6 @@
 #include <torch/script.h>
 
 #include "attn/nn/attention.h"
-#include "attn/nn/fused_embedding.h"
 #include "attn/nn/layers.h"
 #include "attn/nn/recurrent.h"
 #include "model_support.h"
@@ -11,44 +10,6 @@
 
 namespace attn::models {
 namespace bilstm {  // this model's parts (a named namespace: the unity build compiles the models together)
-
-// x = Embedding(ids), then SpatialDropout1D and the LSTM's input dropout while training: two
-// independent masks, one per sequence and channel [B, 1, C] shared by every step, applied as their
-// product in one pass over x.
-const char* kEmbedSource = R"(
-def channel_mask(self, x: Tensor, p: float) -> Tensor:
-    # a dropout mask per sequence and channel [B, 1, C] (Keras' SpatialDropout1D and LSTM dropout)
-    return torch.dropout(torch.ones_like(x[:, :1, :]), p, True)
-
-def embed(self, ids: Tensor) -> Tensor:
-    x = self.lookup(ids)                                         # [B, T, embed_dim]
-    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
-        x = x * (self.channel_mask(x, self.spatial_dropout) * self.channel_mask(x, self.lstm_dropout))
-    return x
-)";
-
-// The same on attn's kernel (fused_embedding.h: the lookup and the masks in one pass), with the
-// same masks (the same random draws): native builds only (nn::Runtime).
-const char* kEmbedNativeSource = R"(
-def embed(self, ids: Tensor) -> Tensor:
-    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
-        ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
-        keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
-        return attn.embedding_scaled(self.embedding, ids, keep)
-    return self.lookup(ids)
-)";
-
-// With subwords, ids [B, T, 1 + G] take the kernel's mean of a word's rows (models/subword_embedding.h).
-const char* kEmbedNativeSubwordsSource = R"(
-def embed(self, ids: Tensor) -> Tensor:
-    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
-        ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
-        keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
-        if ids.dim() == 3:
-            return attn.subword_embedding_scaled(self.embedding, self.subword_embedding, ids, keep)
-        return attn.embedding_scaled(self.embedding, ids, keep)
-    return self.lookup(ids)
-)";
 
 const char* kSource = R"(
 def logits_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor]:
@@ -92,13 +53,7 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
   m.register_attribute("spatial_dropout", c10::FloatType::get(), c.at("spatial_dropout").get<double>());
   m.register_attribute("lstm_dropout", c10::FloatType::get(), c.at("lstm_dropout").get<double>());
   define_lookup(m, c, keras_uniform, "bilstm-attention");
-  if (runtime == nn::Runtime::kNative) {
-    nn::register_fused_embedding();
-    nn::script::define(m, c.value("subword_buckets", std::int64_t{0}) > 0 ? kEmbedNativeSubwordsSource : kEmbedNativeSource,
-                       "bilstm-attention (native)");
-  } else {
-    nn::script::define(m, kEmbedSource, "bilstm-attention");
-  }
+  define_dropped_embed(m, c, runtime, "bilstm-attention");
   define_output(m, c, "bilstm-attention");
   nn::script::define(m, kSource, "bilstm-attention");
   return m;

@@ -77,6 +77,9 @@ Scored Seq2SeqModel::beam_search(const torch::Tensor& source, std::int64_t beam,
   return scored(module_.get_method("beam_search")({source, beam, max_length}));
 }
 
+torch::Tensor SpanTagger::logits(const torch::Tensor& ids) { return module_.get_method("logits")({ids}).toTensor(); }
+torch::Tensor SpanTagger::forward(const torch::Tensor& ids) { return module_.forward({ids}).toTensor(); }
+
 std::int64_t Seq2SeqModel::start_id() const { return module_.attr("start_id").toInt(); }
 std::int64_t Seq2SeqModel::end_id() const { return module_.attr("end_id").toInt(); }
 std::int64_t Seq2SeqModel::max_output_length() const { return module_.attr("max_output_length").toInt(); }

@@ -6,6 +6,7 @@
 
 #include "attn/io/atomic_file.h"
 #include "attn/models/bilstm_attention.h"
+#include "attn/models/bilstm_tagger.h"
 #include "attn/models/feature_attention.h"
 #include "attn/models/hierarchical_attention.h"
 #include "attn/models/overrides.h"
@@ -24,6 +25,7 @@ const std::vector<ModelEntry>& models() {
       seq2seq_attention_entry(),       // seeds 002, 003: Bahdanau / Luong encoder-decoder attention
       transformer_classifier_entry(),  // seed 003: multi-head self-attention encoder
       hierarchical_attention_entry(),  // Yang et al. 2016: word, then sentence attention
+      bilstm_tagger_entry(),           // SemEval-2021 Toxic Spans: which words people mark, per token
   };
   return kModels;
 }

@@ -3,6 +3,7 @@
 
 #include <torch/script.h>
 
+#include "attn/nn/fused_embedding.h"
 #include "attn/nn/script_module.h"
 #include "attn/text/subwords.h"
 #include "model_support.h"
@@ -92,6 +93,44 @@ def subword_ids(self, words: List[str], word_rows: List[int]) -> Tensor:
     return torch.tensor(flat).view([1, len(words), 1 + most])
 )";
 
+// x = Embedding(ids), then SpatialDropout1D and the LSTM's input dropout while training: two
+// independent masks, one per sequence and channel [B, 1, C] shared by every step, applied as their
+// product in one pass over x.
+const char* kEmbedSource = R"(
+def channel_mask(self, x: Tensor, p: float) -> Tensor:
+    # a dropout mask per sequence and channel [B, 1, C] (Keras' SpatialDropout1D and LSTM dropout)
+    return torch.dropout(torch.ones_like(x[:, :1, :]), p, True)
+
+def embed(self, ids: Tensor) -> Tensor:
+    x = self.lookup(ids)                                         # [B, T, embed_dim]
+    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
+        x = x * (self.channel_mask(x, self.spatial_dropout) * self.channel_mask(x, self.lstm_dropout))
+    return x
+)";
+
+// The same on attn's kernel (fused_embedding.h: the lookup and the masks in one pass), with the
+// same masks (the same random draws): native builds only (nn::Runtime).
+const char* kEmbedNativeSource = R"(
+def embed(self, ids: Tensor) -> Tensor:
+    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
+        ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
+        keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
+        return attn.embedding_scaled(self.embedding, ids, keep)
+    return self.lookup(ids)
+)";
+
+// With subwords, ids [B, T, 1 + G] take the kernel's mean of a word's rows (models/subword_embedding.h).
+const char* kEmbedNativeSubwordsSource = R"(
+def embed(self, ids: Tensor) -> Tensor:
+    if self.training and (self.spatial_dropout > 0.0 or self.lstm_dropout > 0.0):
+        ones = torch.ones([ids.size(0), 1, self.embedding.size(1)], dtype=self.embedding.dtype, device=ids.device)
+        keep = torch.dropout(ones, self.spatial_dropout, True) * torch.dropout(ones, self.lstm_dropout, True)
+        if ids.dim() == 3:
+            return attn.subword_embedding_scaled(self.embedding, self.subword_embedding, ids, keep)
+        return attn.embedding_scaled(self.embedding, ids, keep)
+    return self.lookup(ids)
+)";
+
 }  // namespace
 
 ConfigKey subwords_key() {
@@ -130,6 +169,16 @@ void define_lookup(torch::jit::Module& m, const nlohmann::json& config, const st
   m.register_attribute("subword_min_n", c10::IntType::get(), text::kSubwordMinN);
   m.register_attribute("subword_max_n", c10::IntType::get(), text::kSubwordMaxN);
   nn::script::define(m, kSubwordsSource, what);
+}
+
+void define_dropped_embed(torch::jit::Module& m, const nlohmann::json& config, nn::Runtime runtime, const std::string& what) {
+  if (runtime == nn::Runtime::kNative) {
+    nn::register_fused_embedding();
+    nn::script::define(m, config.value("subword_buckets", std::int64_t{0}) > 0 ? kEmbedNativeSubwordsSource : kEmbedNativeSource,
+                       what + " (native)");
+  } else {
+    nn::script::define(m, kEmbedSource, what);
+  }
 }
 
 }  // namespace attn::models

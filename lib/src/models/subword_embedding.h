@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/models/registry.h"
+#include "attn/nn/script_module.h"
 
 namespace attn::models {
 
@@ -32,5 +33,10 @@ std::vector<LayerRow> with_subword_row(std::vector<LayerRow> rows, const nlohman
 /// and, for Python, subword_rows(word) and subword_ids(words, word_rows) (text/subwords.h's rule).
 void define_lookup(torch::jit::Module& m, const nlohmann::json& config, const std::function<torch::Tensor(std::int64_t rows)>& init,
                    const std::string& what);
+
+/// Defines embed(ids) -> [B, T, D] on `m` (which has lookup, and the float attributes
+/// spatial_dropout and lstm_dropout): lookup(ids), and while training Keras' SpatialDropout1D and
+/// the LSTM's input dropout, one mask each per sequence and channel, on attn's kernel for kNative.
+void define_dropped_embed(torch::jit::Module& m, const nlohmann::json& config, nn::Runtime runtime, const std::string& what);
 
 }  // namespace attn::models

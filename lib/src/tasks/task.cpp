@@ -13,6 +13,7 @@
 #include "attn/parallel/workers.h"
 #include "attn/tasks/feature_classification.h"
 #include "attn/tasks/seq2seq.h"
+#include "attn/tasks/span_tagging.h"
 #include "attn/tasks/text_classification.h"
 #include "attn/text/unicode.h"
 #include "task_support.h"
@@ -31,6 +32,7 @@ const TableRow kTasks[] = {
     {models::ModelKind::kTextClassifier, text_classification},
     {models::ModelKind::kFeatureClassifier, feature_classification},
     {models::ModelKind::kSeq2Seq, seq2seq},
+    {models::ModelKind::kSpanTagger, span_tagging},
 };
 
 }  // namespace
@@ -64,13 +66,36 @@ std::unique_ptr<TrainedModel> open_for(const std::string& path, Command command,
   return model;
 }
 
+const models::ModelEntry& model_for_training(const data::Inputs& inputs) {
+  const std::vector<std::string> given = inputs.given_names();
+  const auto declares = [&](const Task& task, const std::string& name) {
+    for (const data::InputSpec& spec : task.inputs(Command::kTrain))
+      if (spec.name == name) return true;
+    return false;
+  };
+  for (const models::ModelEntry& m : models::models())
+    if (std::all_of(given.begin(), given.end(), [&](const std::string& name) { return declares(task_for(m.kind), name); })) return m;
+  std::string readers;  // which task reads each input given that not every task reads
+  for (const std::string& name : given) {
+    std::string tasks;
+    for (const TaskRow& row : all_tasks())
+      if (declares(*row.task, name)) tasks += std::string(tasks.empty() ? "" : " and ") + row.task->name();
+    bool everywhere = true;
+    for (const TaskRow& row : all_tasks()) everywhere = everywhere && declares(*row.task, name);
+    if (!everywhere) readers += (readers.empty() ? "" : "; ") + ("--" + name) + " is for " + (tasks.empty() ? "no task" : tasks);
+  }
+  throw std::invalid_argument("no model's task reads all of the inputs given (" + readers + "): choose the inputs of one task, or --model");
+}
+
 ExplainOptions explain_options(const TrainedModel& model, const std::vector<models::Method>& methods, int steps, const std::string& label,
                                const std::string& flag) {
   ExplainOptions o;
   check_steps(steps, "--steps");
   o.steps = steps;
   o.label = label;
-  if (!methods.empty()) o.methods = models::check_available(methods, model.methods(), flag);
+  // The attention alone is what every explanation shows (a span tagger's: its marks): no method to add.
+  if (!methods.empty() && methods != std::vector<models::Method>{models::Method::kAttention})
+    o.methods = models::check_available(methods, model.methods(), flag);
   if (o.methods == std::vector<models::Method>{models::Method::kAttention}) o.methods.clear();  // today's output
   return o;
 }

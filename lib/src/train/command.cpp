@@ -15,7 +15,7 @@ namespace attn::train {
 
 TrainingPlan plan_training(const TrainRequest& r) {
   TrainingPlan plan;
-  plan.entry = &models::find_model(r.model);
+  plan.entry = r.model.empty() ? &tasks::model_for_training(r.data) : &models::find_model(r.model);
   const models::ModelEntry& entry = *plan.entry;
   plan.task = &tasks::task_for(entry.kind);
   plan.model_config = models::resolve_config(entry, r.model_overrides);
@@ -114,8 +114,11 @@ TrainOutcome run_training(const TrainCommand& command, const std::atomic<bool>& 
       std::snprintf(buf, sizeof buf, "%s%s %+.1f", offsets.empty() ? "" : ", ", name.c_str(), v.get<double>());
       offsets += buf;
     }
-    std::snprintf(buf, sizeof buf, "; macro-F1 %.4f -> %.4f\n", a.at("macro_f1_before").get<double>(),
-                  a.at("macro_f1_after").get<double>());
+    for (const auto& [key, v] : a.items())  // "macro_f1_before" / "span_f1_before", then the after
+      if (key.size() > 7 && key.compare(key.size() - 7, 7, "_before") == 0) {
+        const std::string metric = key.substr(0, key.size() - 7);
+        std::snprintf(buf, sizeof buf, "; %s %.4f -> %.4f\n", metric.c_str(), v.get<double>(), a.at(metric + "_after").get<double>());
+      }
     print("logit adjustment on the held-out rows, added to model.pt's output bias: " + offsets + buf);
   }
   print("done: model.pt, metrics.jsonl and checkpoint.pt in " + dir + "\n");

@@ -197,9 +197,10 @@ const std::vector<TrainOption>& train_options() {
               false, at_least(0, false)),
         value("logit-adjustment", &T::logit_adjustment,
               "One class per row: macro-f1 adds to each class's output bias the offset that, chosen on the held-out rows once "
-              "training is done, maximises their macro-F1 (post-hoc logit adjustment), or none (one class per row: macro-f1)",
+              "training is done, maximises their macro-F1 (post-hoc logit adjustment); span taggers: span-f1 moves the "
+              "threshold to maximise their character F1; or none (defaults: macro-f1, span-f1)",
               false, std::function<std::string(const std::string&)>([](const std::string& v) {
-                return v == "none" || v == "macro-f1" ? "" : "must be none or macro-f1, got '" + v + "'";
+                return v == "none" || v == "macro-f1" || v == "span-f1" ? "" : "must be none, macro-f1 or span-f1, got '" + v + "'";
               })),
         value("ensemble", &T::ensemble,
               "bilstm-attention, hierarchical-attention: train N copies of the model side by side (each its own initial weights and "

@@ -67,7 +67,7 @@ struct TrainingRun::Impl {
   void adjust_logits() {
     const models::ModelEntry& entry = *this->entry;
     models::SavedModel best = models::load_model(path("model.pt"), nn::Runtime::kPortable);
-    const metrics::LogitAdjustment a = trainer->macro_f1_offsets(best.module);
+    const metrics::LogitAdjustment a = trainer->logit_offsets(best.module);
     if (a.offsets.empty()) return;
     torch::Tensor bias = models::output_bias(entry, best.module);
     if (!bias.defined() || bias.numel() != static_cast<std::int64_t>(a.offsets.size()))
@@ -76,10 +76,10 @@ struct TrainingRun::Impl {
       torch::NoGradGuard no_grad;
       bias.add_(torch::tensor(std::vector<float>(a.offsets.begin(), a.offsets.end())));
     }
-    const std::vector<std::string> classes = data->data_config().at("labels").get<std::vector<std::string>>();
+    const std::vector<std::string> classes = data->data_config().at("labels").get<std::vector<std::string>>();  // (a tagger's one)
     nlohmann::ordered_json offsets;
     for (std::size_t k = 0; k < classes.size(); ++k) offsets[classes[k]] = std::round(a.offsets[k] * 10) / 10;
-    config.logit_adjustment = {{"offsets", offsets}, {"macro_f1_before", a.macro_f1_before}, {"macro_f1_after", a.macro_f1_after}};
+    config.logit_adjustment = {{"offsets", offsets}, {a.metric + "_before", a.before}, {a.metric + "_after", a.after}};
     io::write_file_atomic(path("config.json"), nlohmann::json(config).dump(2) + "\n");
     models::save_model(path("model.pt"), best.module, nlohmann::json(config), data->files());
   }
@@ -136,9 +136,12 @@ TrainingRun TrainingRun::start(const TrainRequest& r) {
   // The model's sizes follow the data (vocabularies, labels, features, lengths) unless set explicitly.
   s->config.model_config = models::fit_config(entry, r.model_overrides, s->data->sizes());
   s->config.data = s->data->data_config();
-  if (s->config.training.logit_adjustment != "none") {
-    if (!s->data->sizes().one_class_per_row)
-      throw std::invalid_argument("--logit-adjustment applies to one class per row (--label-column); these are 0/1 labels");
+  if (const std::string& a = s->config.training.logit_adjustment; a != "none") {
+    if (a != s->data->logit_adjustment())
+      throw std::invalid_argument(
+          "--logit-adjustment " + a + " does not apply to this data (" +
+          (s->data->logit_adjustment().empty() ? std::string("it takes none") : "it takes " + s->data->logit_adjustment()) +
+          "; macro-f1: one class per row, --label-column; span-f1: a span tagger)");
     if (entry.output_bias.empty()) throw std::invalid_argument("--logit-adjustment: " + entry.name + " has no output bias to move");
   }
   if (s->validation) s->config.validation = s->validation->data_config();
@@ -243,7 +246,7 @@ bool TrainingRun::train(const std::atomic<bool>& stop, const std::function<void(
     if (on_epoch) on_epoch(rec);
   });
   if (!finished && s.writes) s.trainer->save_checkpoint(s.path("checkpoint.pt"));
-  if (finished && s.writes && s.config.training.logit_adjustment == "macro-f1") s.adjust_logits();
+  if (finished && s.writes && s.config.training.logit_adjustment != "none") s.adjust_logits();
   return finished;
 }
 

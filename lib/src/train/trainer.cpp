@@ -309,8 +309,8 @@ int Trainer::epochs_done() const { return impl_->state.epoch; }
 int Trainer::best_epoch() const { return impl_->state.best_epoch; }
 torch::jit::Module& Trainer::model() { return impl_->model; }
 nlohmann::ordered_json Trainer::validate() { return impl_->validate(); }
-metrics::LogitAdjustment Trainer::macro_f1_offsets(torch::jit::Module& model) {
-  return impl_->validation_data.macro_f1_offsets(model, impl_->val_rows);
+metrics::LogitAdjustment Trainer::logit_offsets(torch::jit::Module& model) {
+  return impl_->validation_data.logit_offsets(model, impl_->val_rows);
 }
 
 bool Trainer::run(const std::atomic<bool>& stop, const std::function<void(const Progress&)>& on_progress,

@@ -3,6 +3,9 @@
 /// Task 5's format (Toxic Spans: 0-based code point offsets), and, when the file has the marks
 /// people made, the task's character F1 (metrics/spans.h).
 ///
+/// A span tagger (tasks/span_tagging.h) marks the words whose probability is at least `threshold`
+/// (0.5: the threshold it learned on its held-out rows, already in its output bias).
+///
 /// A text classifier gives its unsupervised answer from its attention: a word of a text is toxic
 /// when its weight is at least `threshold` times the text's highest word weight; the toxic words
 /// become characters as text/char_spans.h says (their letters, and the gap between two toxic
@@ -20,7 +23,9 @@ struct SpansRequest {
   std::string text_column = "text";    ///< SemEval's
   std::string spans_column = "spans";  ///< the people's marks, scored against when the file has the column
   std::string id_column;               ///< ids for the predictions ("": the row's 0-based position, SemEval's)
-  double threshold = 0.5;              ///< a word's share of the text's highest attention to be toxic, in (0, 1]
+  /// A tagger: a word's probability to be toxic; a classifier: a word's share of the text's highest
+  /// attention. In (0, 1].
+  double threshold = 0.5;
   std::int64_t batch_size = 64;
   std::string predictions;  ///< a CSV of id, spans (SemEval's submission), when not ""
   std::string json;         ///< the figures (and each row's offsets) as JSON, when not ""

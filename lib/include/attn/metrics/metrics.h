@@ -60,9 +60,11 @@ ClassMetrics class_metrics(const std::vector<float>& probs, const std::vector<fl
 /// rows to maximise class_metrics' macro-F1. b_0 = 0 (only differences matter); the others by
 /// coordinate ascent from 0 over -2, -1.9, ..., 2, a class at a time in order, a change kept only
 /// when it raises the macro-F1 (the smaller |b| on ties), until a round changes nothing (at most 20).
+/// (A span tagger's threshold is the same adjustment of its one output: tasks/span_tagging.h.)
 struct LogitAdjustment {
   std::vector<double> offsets;
-  double macro_f1_before = 0, macro_f1_after = 0;
+  std::string metric = "macro_f1";  ///< what the offsets maximise
+  double before = 0, after = 0;     ///< the metric on the rows without and with them
 };
 LogitAdjustment macro_f1_offsets(const std::vector<float>& probs, const std::vector<float>& labels, std::size_t n_classes);
 

@@ -19,6 +19,8 @@
 ///                       translate(src, max_length) -> (ids [B, T'], attention [B, T', S]);
 ///                       beam_search(src, beam, max_length) -> the same (models saved since attn 0.2);
 ///                       attributes start_id, end_id, max_output_length
+///   span tagger         forward(ids [B, T] int64, 0 = padding) -> each token's probability of being
+///                       marked [B, T] (0 at padding); logits(ids) -> the same as logits [B, T]
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,7 +29,7 @@
 
 namespace attn::models {
 
-enum class ModelKind { kTextClassifier, kFeatureClassifier, kSeq2Seq };
+enum class ModelKind { kTextClassifier, kFeatureClassifier, kSeq2Seq, kSpanTagger };
 
 /// Throws std::runtime_error naming `what` (a file) when `module` lacks a method or attribute of `kind`.
 void require_interface(ModelKind kind, const torch::jit::Module& module, const std::string& what);
@@ -90,6 +92,20 @@ class Seq2SeqModel {
   std::int64_t start_id() const;
   std::int64_t end_id() const;
   std::int64_t max_output_length() const;
+
+ private:
+  torch::jit::Module module_;
+};
+
+/// A per-token tagger (tasks/span_tagging.h): ids as a text classifier reads them (with subwords
+/// [B, T, 1 + G]).
+class SpanTagger {
+ public:
+  explicit SpanTagger(torch::jit::Module module) : module_(std::move(module)) {}
+  /// Each token's logit of being marked [B, T].
+  torch::Tensor logits(const torch::Tensor& ids);
+  /// Each token's probability, sigmoid(logits) [B, T].
+  torch::Tensor forward(const torch::Tensor& ids);
 
  private:
   torch::jit::Module module_;

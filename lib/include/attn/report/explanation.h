@@ -5,6 +5,7 @@
 ///   TextExplanation       weights over a text's words (seed 000's get_word_importances, completed)
 ///   FeatureExplanation    weights over a row's features (seed 001's attention vector)
 ///   AlignmentExplanation  an output x input attention matrix (seed 002's alignment plot)
+/// (A span tagger's explanations, words with their marks: span_explanation.h.)
 /// The tasks fill them (lib/src/tasks/); nothing here knows a model.
 #include <cstdint>
 #include <string>

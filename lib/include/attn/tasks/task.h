@@ -5,6 +5,8 @@
 ///   feature classification  (feature_classification.cpp) numeric rows, one 0/1 label, BCE
 ///   seq2seq                 (seq2seq.cpp) character ids both sides, cross-entropy with teacher forcing,
 ///                           greedy decoding
+///   span tagging            (span_tagging.cpp) Keras-tokenised words with subwords, a 0/1 mark per
+///                           token from the characters people marked, binary cross-entropy per token
 ///
 /// A task declares the command-line inputs it reads (Command), its data config (config.json's
 /// "data" block, a typed struct in its file), reads its data (a CSV, prepared data, a run's copy),
@@ -28,6 +30,8 @@
 ///   aux_mean_auc  number  (the other metrics leave the auxiliary outputs out; the loss covers them)
 /// feature classification adds  mean_attention  object  {feature: mean weight}
 /// seq2seq adds  exact_match, char_accuracy  numbers  of the greedy outputs against the targets
+/// span tagging: loss and accuracy per token; adds  span_f1, span_precision, span_recall  numbers,
+///   SemEval-2021 Task 5's character F1 (metrics/spans.h) of the marked characters, per post, mean
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -143,13 +147,18 @@ class Dataset {
   }
   /// The input vocabulary (text tasks, for pretrained word vectors); empty for the others.
   virtual std::vector<VocabularyWord> vocabulary() const { return {}; }
-  /// One class per row: the per-class offsets to `model`'s log-probabilities that maximise the
-  /// macro-F1 of `rows` (metrics.h's macro_f1_offsets, post-hoc logit adjustment); empty for data
-  /// of another kind.
-  virtual metrics::LogitAdjustment macro_f1_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const {
+  /// Post-hoc logit adjustment (--logit-adjustment): the offsets to `model`'s output bias that
+  /// maximise the data's decision metric on `rows`. One class per row: per class, the macro-F1's
+  /// (metrics.h's macro_f1_offsets); a span tagger: its one output's, the character F1's. Empty for
+  /// data of another kind.
+  virtual metrics::LogitAdjustment logit_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const {
     (void)model, (void)rows;
     return {};
   }
+  /// The post-hoc logit adjustment the data takes (--logit-adjustment's value: "macro-f1" for one
+  /// class per row, "span-f1" for a span tagger's threshold), or "" for none; logit_offsets
+  /// computes it.
+  virtual std::string logit_adjustment() const { return ""; }
   /// Metrics (and predictions) of `rows`, in evaluation mode without gradients, in length-bucketed
   /// batches: what validation reports, and what `attn evaluate` reports for a CSV.
   virtual Evaluation evaluate(torch::jit::Module& model, const std::vector<std::int64_t>& rows, const EvaluateOptions& options) const = 0;
@@ -271,6 +280,17 @@ class TextClassifierModel {
                                                                  const ExplainOptions& options) = 0;
 };
 
+/// What a span tagger gives, typed (TrainedModel::span_tagger()): what `attn spans` reads.
+class SpanTaggerModel {
+ public:
+  virtual ~SpanTaggerModel() = default;
+  /// Each text's marked characters (sorted code point offsets, SemEval's): the characters of its
+  /// words whose probability is at least `threshold` (text/char_spans.h's rule), in length-bucketed
+  /// batches of at most `batch_size`.
+  virtual std::vector<std::vector<std::int64_t>> text_spans(const std::vector<std::string>& texts, std::int64_t batch_size,
+                                                            double threshold) = 0;
+};
+
 /// A trained model with what its task needs to use it (its tokenizers, its data config).
 class TrainedModel {
  public:
@@ -326,6 +346,8 @@ class TrainedModel {
   virtual ModelFacts facts() const = 0;
   /// The model as a text classifier, or nullptr when it is none (feature models, seq2seq).
   virtual TextClassifierModel* text_classifier() { return nullptr; }
+  /// The model as a span tagger, or nullptr when it is none.
+  virtual SpanTaggerModel* span_tagger() { return nullptr; }
   /// A few inputs as a user would type them (the explain page's examples; warming a server up).
   virtual std::vector<std::string> examples() const = 0;
   /// Throws std::invalid_argument naming what is wrong with an input (a text where a row is wanted,
@@ -393,6 +415,12 @@ std::unique_ptr<TrainedModel> open_model(const std::string& path);
 /// open_model(path) for `command`, whose `inputs` its task must declare for that command (one it
 /// does not declare throws std::invalid_argument naming the model): every command's first step.
 std::unique_ptr<TrainedModel> open_for(const std::string& path, Command command, const data::Inputs& inputs);
+
+/// The model `attn train` trains when --model is not given: the first of the registry whose task
+/// reads every input given (bilstm-attention for a CSV of texts and labels, bilstm-tagger with
+/// --spans-column). Inputs that no one task reads together throw std::invalid_argument saying which
+/// task reads which.
+const models::ModelEntry& model_for_training(const data::Inputs& inputs);
 
 /// Every task with the kind of model it serves, in the table's order.
 struct TaskRow {

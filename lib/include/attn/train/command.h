@@ -33,7 +33,7 @@ struct Progress {
 };
 
 struct TrainRequest {
-  std::string model = "bilstm-attention";                     ///< registry name
+  std::string model;  ///< registry name; "": the one the inputs call for (tasks::model_for_training)
   nlohmann::json model_overrides = nlohmann::json::object();  ///< on top of the registry defaults (--config, then --set)
   /// Training settings given on the command line, by TrainOptions' keys (training_overrides()); the
   /// rest come from the model's registry entry.

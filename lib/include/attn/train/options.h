@@ -74,8 +74,9 @@ struct TrainOptions {
   /// more than kPretrainWords / pretrain_epochs words gets fewer passes, at least one.
   int pretrain_epochs = 0;
   /// One class per row: "macro-f1" adds per-class offsets to the output layer's bias once training
-  /// is done, chosen on the held-out rows to maximise their macro-F1 (metrics/metrics.h's
-  /// macro_f1_offsets); "none" leaves model.pt as trained.
+  /// is done, chosen on the held-out rows to maximise their macro-F1 (tasks::Dataset::logit_offsets);
+  /// a span tagger: "span-f1" moves its one output's bias, its threshold, to maximise their
+  /// character F1; "none" leaves model.pt as trained.
   std::string logit_adjustment = "none";
   /// Text classifiers: train this many copies of the model side by side, each from its own initial
   /// weights and by its own loss, saved as one model averaging their probabilities (models/ensemble.h).

@@ -60,8 +60,8 @@ class Trainer {
   /// Validation metrics of the current model (the task's evaluate() of the validation rows).
   nlohmann::ordered_json validate();
   /// One class per row: the offsets to `model`'s log-probabilities that maximise the macro-F1 of the
-  /// held-out rows (tasks::Dataset::macro_f1_offsets); empty for other data or without held-out rows.
-  metrics::LogitAdjustment macro_f1_offsets(torch::jit::Module& model);
+  /// held-out rows (tasks::Dataset::logit_offsets); empty for other data or without held-out rows.
+  metrics::LogitAdjustment logit_offsets(torch::jit::Module& model);
   int epochs_done() const;
   /// The best epoch by `monitor` so far (0: none yet).
   int best_epoch() const;
