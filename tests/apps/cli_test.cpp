@@ -536,13 +536,17 @@ TEST_CASE("train: the model's own training defaults, shown by --dump-config, fla
 
 TEST_CASE("an input of another task is a usage error naming the model", "[cli][train]") {
   const auto d = scratch("other_task");
-  auto r = attn("train --csv " + kFixture + " --feature-columns a,b --out " + (d / "x").string());
+  auto r = attn("train --csv " + kFixture + " --model bilstm-attention --feature-columns a,b --out " + (d / "x").string());
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--feature-columns does not apply to bilstm-attention (a text-classification model)"));
   CHECK_FALSE(fs::exists(d / "x"));
   r = attn("explain --model " + kRun + " --svg x.svg hi");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--svg does not apply to bilstm-attention"));
+  // Without --model, the inputs choose it: the first model whose task reads every one given.
+  r = attn("train --csv " + kFixture + " --feature-columns a,b --dump-config");
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out).at("model") == "feature-attention");
   r = attn("explain --model " + kRun + " --rows 1 hi");  // text models read --rows of a --csv
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--rows and --text-column need --csv"));

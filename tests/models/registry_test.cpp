@@ -33,9 +33,21 @@ Probe probe_for(models::ModelKind kind, const nlohmann::json& config) {
       const torch::Tensor src = torch::tensor({{3, 4, 5, 0, 0}, {6, 7, 8, 9, 2}}, torch::kInt64);
       return {{src}, src != 0};
     }
+    case models::ModelKind::kSpanTagger: {
+      const torch::Tensor ids = torch::tensor({{5, 7, 9, 0, 0}, {3, 4, 1, 2, 8}}, torch::kInt64);
+      return {{ids}, ids != 0};
+    }
   }
   FAIL("a model kind without a probe");
   return {};
+}
+
+/// A method's outputs as (scores, attention): a span tagger's one output is per position, where
+/// its "attention" is its probabilities (logits: their sizes) normalised over the positions (what the checks read).
+std::pair<torch::Tensor, torch::Tensor> outputs_of(models::ModelKind kind, const c10::IValue& out) {
+  if (kind != models::ModelKind::kSpanTagger) return pair_of(out);
+  const torch::Tensor p = out.toTensor(), w = p.abs();  // (logits may be negative)
+  return {p, w / w.sum(-1, true).clamp_min(1e-30)};
 }
 
 /// Every parameter's gradient of a scalar of the model's training outputs (logits), flattened into
@@ -44,7 +56,7 @@ torch::Tensor gradients_of(torch::jit::Module& m, models::ModelKind kind, const 
   for (const auto& p : m.named_parameters(true)) p.value.mutable_grad() = torch::Tensor();
   std::vector<c10::IValue> inputs = probe.inputs;
   if (kind == models::ModelKind::kSeq2Seq) inputs.push_back(torch::tensor({{1, 2, 3}, {4, 5, 6}}, torch::kInt64));  // target_in
-  const auto [logits, attention] = pair_of(m.get_method("logits")(inputs));
+  const auto [logits, attention] = outputs_of(kind, m.get_method("logits")(inputs));
   (logits.sin().sum() + attention.cos().sum()).backward();
   std::vector<torch::Tensor> grads;
   for (const auto& p : m.named_parameters(true))
@@ -66,7 +78,7 @@ TEST_CASE("every registered model: builds from its defaults, masks padding, relo
     m.eval();
     CHECK_NOTHROW(models::require_interface(entry.kind, m, entry.name));
     const Probe probe = probe_for(entry.kind, config);
-    const auto [scores, attention] = pair_of(m.forward(probe.inputs));
+    const auto [scores, attention] = outputs_of(entry.kind, m.forward(probe.inputs));
     // Attention: exactly 0 on padding; each output step's weights sum to 1 over the real positions.
     const torch::Tensor w = attention.dim() == 3 ? attention : attention.unsqueeze(1);  // [B, steps, T]
     const torch::Tensor real = probe.real.unsqueeze(1).expand_as(w);
@@ -77,7 +89,7 @@ TEST_CASE("every registered model: builds from its defaults, masks padding, relo
     // Saved and loaded with torch::jit::load: the same outputs.
     const std::string path = (dir / (entry.name + ".pt")).string();
     m.save(path);
-    const auto [scores2, attention2] = pair_of(torch::jit::load(path).forward(probe.inputs));
+    const auto [scores2, attention2] = outputs_of(entry.kind, torch::jit::load(path).forward(probe.inputs));
     CHECK(torch::equal(scores, scores2));
     CHECK(torch::equal(attention, attention2));
     // The layer table: every parameter in exactly one row; the rows add up to the total.
@@ -94,7 +106,7 @@ TEST_CASE("every registered model: builds from its defaults, masks padding, relo
     torch::jit::Module native = entry.build(config, nn::Runtime::kNative);
     models::copy_weights(m, native);
     native.eval();
-    const auto [scores3, attention3] = pair_of(native.forward(probe.inputs));
+    const auto [scores3, attention3] = outputs_of(entry.kind, native.forward(probe.inputs));
     CHECK(torch::allclose(scores3, scores, 1e-5, 1e-5));
     CHECK(torch::allclose(attention3, attention, 1e-5, 1e-5));
     CHECK(gradients_of(native, entry.kind, probe).allclose(gradients_of(m, entry.kind, probe), 1e-4, 1e-5));
@@ -112,7 +124,7 @@ TEST_CASE("registry: one list, config defaults and overrides, clear errors", "[m
   std::vector<std::string> names;
   for (const auto& m : models::models()) names.push_back(m.name);
   CHECK(names == std::vector<std::string>{"bilstm-attention", "feature-attention", "seq2seq-attention", "transformer-classifier",
-                                          "hierarchical-attention"});
+                                          "hierarchical-attention", "bilstm-tagger"});
   CHECK(models::find_model("feature-attention").kind == models::ModelKind::kFeatureClassifier);
   CHECK(models::find_model("seq2seq-attention").kind == models::ModelKind::kSeq2Seq);
   CHECK(models::find_model("transformer-classifier").kind == models::ModelKind::kTextClassifier);
