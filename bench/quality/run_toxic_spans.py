@@ -1,5 +1,13 @@
 #!/usr/bin/env python3
-"""Toxic spans (SemEval-2021 Task 5) from a text classifier's attention: `attn spans` with the
+"""Toxic spans (SemEval-2021 Task 5): the span tagger trained on people's marks against a text
+classifier's attention, both by `attn spans` on the same held-out posts.
+
+The tagger (`attn train --csv train.csv --text-column text --spans-column spans`, no other flag:
+bilstm-tagger) trains on the first 80% of tsd_train.csv shuffled (seed 1; its own validation rows,
+which pick its epoch and threshold, the last tenth of those) and is reported on the other 20%
+("tagger_held_out") and on tsd_trial.csv. --tagger-seeds 1,2,3 trains it with each seed (the spread).
+
+The attention baseline: `attn spans` with the
 HateXplain model (bilstm-attention --subwords on HateXplain's train split, one class per row, seed 1)
 on Toxic Spans posts it never saw (bench/quality/results/toxic_spans.json).
 
@@ -14,6 +22,7 @@ import json
 import os
 import random
 import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: benchlib
@@ -71,8 +80,42 @@ def spans_f1(run, csv_path, threshold, threads):
     return json.loads(out.stdout)
 
 
+def tagger(work, tsd, posts, baseline, threshold, seeds, threads):
+    """The span tagger trained on the first 80% of `posts` (shuffled), scored on the rest and on trial, beside
+    the attention baseline (`baseline` at `threshold`) on the same held-out posts."""
+    cut = len(posts) * 4 // 5
+    train_csv, held_csv = os.path.join(work, "tagger_train.csv"), os.path.join(work, "tagger_held_out.csv")
+    write_posts(train_csv, posts[:cut])
+    write_posts(held_csv, posts[cut:])
+    trial = os.path.join(tsd, "tsd_trial.csv")
+    out = {"train_posts": cut, "command": "attn train --csv tagger_train.csv --text-column text --spans-column spans --out RUN",
+           "runs": []}
+    for seed in seeds:
+        run = os.path.join(work, f"tagger_{seed}")
+        if os.path.exists(run):
+            shutil.rmtree(run)
+        seconds, _ = timed(attn, "train", "--csv", train_csv, "--text-column", "text", "--spans-column", "spans", "--seed", str(seed),
+                           "--threads", threads, "--out", run, capture=True)
+        config = json.load(open(os.path.join(run, "config.json")))
+        row = {"seed": seed, "train_seconds": round(seconds, 1), "epochs": sum(1 for _ in open(os.path.join(run, "metrics.jsonl"))),
+               "threshold_offset": config.get("logit_adjustment", {}).get("offsets"),
+               "validation_f1": config.get("logit_adjustment", {}).get("span_f1_after")}
+        for name, path in (("held_out", held_csv), ("trial", trial)):
+            seconds, result = timed(spans_f1, run, path, 0.5, threads)
+            row[name] = {"posts": result["rows"], "f1": result["f1"], "precision": result["precision"], "recall": result["recall"],
+                         "seconds": round(seconds, 1)}
+        out["runs"].append(row)
+    for name in ("held_out", "trial"):
+        f1s = [r[name]["f1"] for r in out["runs"]]
+        out[name + "_mean_f1"] = sum(f1s) / len(f1s)
+    seconds, result = timed(spans_f1, baseline, held_csv, threshold, threads)
+    out["attention_baseline_same_posts"] = {"posts": result["rows"], "f1": result["f1"], "precision": result["precision"],
+                                            "recall": result["recall"], "threshold": threshold}
+    return out
+
+
 def main():
-    a = arguments(__file__, "toxic_spans.json", realdata=REALDATA, threads="2", model="").parse_args()
+    a = arguments(__file__, "toxic_spans.json", realdata=REALDATA, threads="2", model="", tagger_seeds="1").parse_args()
     tsd = os.path.join(a.realdata, "toxic_spans", "SemEval2021")
     if not os.path.exists(os.path.join(tsd, "tsd_train.csv")):
         print("no Toxic Spans corpus: skipped")
@@ -100,6 +143,7 @@ def main():
         out[name] = {"posts": result["rows"], "f1": result["f1"], "precision": result["precision"], "recall": result["recall"],
                      "seconds": round(seconds, 1), "word_level_ceiling_f1": word_ceiling(rows),
                      "command": f"attn spans --model RUN --csv {os.path.basename(path)} --threshold {best}"}
+    out["tagger"] = tagger(work, tsd, posts, run, best, [int(s) for s in a.tagger_seeds.split(",")], a.threads)
     write_result(a.out, out)
 
 

@@ -11,39 +11,15 @@ usage: spans_tagger_test.py ATTN WORK_DIR
 import csv
 import json
 import os
-import random
 import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import NICE_WORDS, check, finish, workspace  # noqa: E402
+from checks import check, finish, workspace, write_span_posts  # noqa: E402
 
 attn, path = workspace()
-TOXIC = ["idiot", "moron", "stupid", "loser", "pathetic"]
-
-
-def post(i):
-    """(spans, text): filler words, and in most posts a planted word (with punctuation after it) people marked."""
-    rng = random.Random(i)
-    words = [rng.choice(NICE_WORDS) for _ in range(rng.randint(4, 10))]
-    marked = []
-    if i % 5:
-        at = rng.randrange(len(words) + 1)
-        words.insert(at, rng.choice(TOXIC) + rng.choice(["", ",", "!!", "."]))
-        start = len(" ".join(words[:at])) + (1 if at else 0)
-        marked = list(range(start, start + len(re.sub(r"\W", "", words[at]))))
-    return json.dumps(marked), " ".join(words)
-
-
-def write(name, first, last):
-    with open(path(name), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["spans", "text"])
-        w.writerows(post(i) for i in range(first, last))
-
-
-write("train.csv", 0, 600)
-write("test.csv", 600, 700)
+write_span_posts(path("train.csv"), 0, 600)
+write_span_posts(path("test.csv"), 600, 700)
 common = ["train", "--csv", path("train.csv"), "--text-column", "text", "--spans-column", "spans", "--set", "embed_dim=16",
           "--set", "lstm_units=8", "--pretrain-epochs", "0", "--lr", "0.01", "--seed", "2", "--threads", "2"]
 attn(*common, "--epochs", "4", "--out", path("run"))

@@ -149,3 +149,20 @@ TEST_CASE("ensemble: saved and loaded natively, its members counted from config.
                     Catch::Contains("--ensemble: transformer-classifier cannot be ensembled"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("ensemble of span taggers: per token the members' mean probability, 0 at padding; each member's logits", "[models][ensemble]") {
+  torch::jit::Module m = ensemble("bilstm-tagger", {{"num_words", 30}, {"embed_dim", 6}, {"lstm_units", 3}}, 3);
+  const torch::Tensor ids = torch::tensor({{5, 7, 9, 0, 0}, {3, 4, 1, 2, 8}}, torch::kInt64);
+  models::SpanTagger tagger(m);
+  const std::vector<torch::Tensor> members = tagger.member_logits(ids);
+  REQUIRE(members.size() == 3);
+  CHECK_FALSE(torch::allclose(members[0], members[1]));  // each its own initial weights
+  const torch::Tensor mean = (torch::sigmoid(members[0]) + torch::sigmoid(members[1]) + torch::sigmoid(members[2])) / 3;
+  const torch::Tensor p = tagger.forward(ids), real = (ids != 0).to(torch::kFloat32);
+  CHECK(torch::allclose(p, mean * real, 1e-5, 1e-6));
+  CHECK(p[0][3].item<float>() == 0.0f);
+  CHECK(torch::allclose(torch::sigmoid(tagger.logits(ids)), mean, 1e-5, 1e-6));
+  // logit adjustment moves the ensemble's one bias
+  const torch::Tensor bias = models::output_bias(models::find_model("bilstm-tagger"), m);
+  REQUIRE(bias.numel() == 1);
+}

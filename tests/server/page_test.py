@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The explain page in a real browser: `attn serve` runs, headless Chromium (Debian's chromium) loads
 /?model=...&text=..., and what the page renders (each word's weight, the probabilities, the seq2seq
-output and heatmap, the feature bars, the self-attention heatmap, a document's sentences) equals what the API returns.
+output and heatmap, the feature bars, the self-attention heatmap, a document's sentences, a span
+tagger's underlined characters) equals what the API returns.
 Keeps a screenshot (page.png beside the test's work files). Exit 77 without Chromium.
 
 usage: page_test.py ATTN TINY_RUN_DIR OUT_DIR
@@ -23,11 +24,17 @@ if not CHROMIUM:
     sys.exit(77)
 os.makedirs(OUT, exist_ok=True)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish  # noqa: E402
+from checks import check, finish, write_span_posts  # noqa: E402
 import serving  # noqa: E402
 
 
-server = serving.Server(ATTN, "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates", "--model", f"features={DIR}/features",
+# A span tagger, small, on generated posts in Toxic Spans' layout.
+write_span_posts(os.path.join(OUT, "spans.csv"), 0, 400)
+shutil.rmtree(os.path.join(OUT, "tagger"), ignore_errors=True)
+subprocess.run([ATTN, "train", "--csv", os.path.join(OUT, "spans.csv"), "--text-column", "text", "--spans-column", "spans", "--epochs", "3",
+                "--set", "embed_dim=16", "--set", "lstm_units=8", "--pretrain-epochs", "0", "--lr", "0.01", "--threads", "2",
+                "--out", os.path.join(OUT, "tagger")], check=True, capture_output=True)
+server = serving.Server(ATTN, "--model", f"spans={OUT}/tagger", "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates", "--model", f"features={DIR}/features",
                         "--model", f"transformer={DIR}/transformer", "--model", f"documents={DIR}/hierarchical")
 base = f"http://127.0.0.1:{server.port}"
 
@@ -152,6 +159,15 @@ try:
     shot = os.path.join(OUT, "sentences.png")
     chromium(base + "/?" + urllib.parse.urlencode({"model": "documents", "text": text}), f"--screenshot={shot}", "--window-size=1400,900")
     check(os.path.exists(shot), f"a screenshot of the sentences: {shot}")
+    # Span taggers: the characters it marks underlined, at the API's offsets; each word with its probability.
+    text = "thanks, you idiot!! see the page"
+    expected = api("spans", texts=[text])[0]
+    html = panel(page(model="spans", text=text), 1)
+    runs = [(int(a), int(b), t) for a, b, t in re.findall(r'<u data-begin="(\d+)" data-end="(\d+)"[^>]*>([^<]*)</u>', html)]
+    check(runs == [(r["begin"], r["end"], r["text"]) for r in expected["marked"]] and runs,
+          f"spans: the marked characters underlined at the API's offsets ({runs} vs {expected['marked']})")
+    probs = [float(p) for p in re.findall(r'data-probability="([^"]*)"', html)]
+    check(probs == [w["probability"] for w in expected["words"]], "spans: each word with the API's probability")
     # A screenshot for people to look at.
     shot = os.path.join(OUT, "page.png")
     chromium(base + "/?" + urllib.parse.urlencode({"model": "toxic", "text": a, "text2": b}), f"--screenshot={shot}", "--window-size=1400,900")

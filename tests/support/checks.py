@@ -1,7 +1,8 @@
 """What the Python tests share: check() records an assertion (printing a failure at once,
 so one run shows them all), finish() prints the tally and exits non-zero if any failed; runner()
 runs attn's commands; workspace() sets a test's run up; NICE_WORDS, everyday words of generated comments;
-planted_post() makes a generated post of one class per row."""
+planted_post() makes a generated post of one class per row; span_post() a post in Toxic Spans'
+layout with its marked characters."""
 import os
 import shutil
 import subprocess
@@ -56,3 +57,32 @@ def planted_post(i, words, hate, offensive):
 
 # Everyday words of generated comments, none of them a label's cue.
 NICE_WORDS = ["thanks", "good", "edit", "page", "fine", "see", "talk", "source", "today", "friends", "please", "article", "help", "read"]
+
+
+TOXIC_WORDS = ["idiot", "moron", "stupid", "loser", "pathetic"]
+
+
+def span_post(i):
+    """(spans, text) of generated post i in Toxic Spans' layout: everyday words and, in four posts of
+    five, a planted toxic word (with punctuation after it or not) whose letters people "marked"."""
+    import json
+    import random
+    import re
+    rng = random.Random(i)
+    words = [rng.choice(NICE_WORDS) for _ in range(rng.randint(4, 10))]
+    marked = []
+    if i % 5:
+        at = rng.randrange(len(words) + 1)
+        words.insert(at, rng.choice(TOXIC_WORDS) + rng.choice(["", ",", "!!", "."]))
+        start = len(" ".join(words[:at])) + (1 if at else 0)
+        marked = list(range(start, start + len(re.sub(r"\W", "", words[at]))))
+    return json.dumps(marked), " ".join(words)
+
+
+def write_span_posts(path, first, last):
+    """Posts first .. last - 1 of span_post as a CSV (spans, text)."""
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["spans", "text"])
+        w.writerows(span_post(i) for i in range(first, last))

@@ -40,6 +40,12 @@ TEST_CASE("span tagging: a token is marked when people marked a character of its
   CHECK(config.at("text_column") == "text");
   CHECK(config.at("maxlen") == 4);
   CHECK(data->logit_adjustment() == "span-f1");
+  // --pos-weight: a marked token's weight; auto, the unmarked tokens per marked one (11 of 14 tokens unmarked, 3 marked)
+  CHECK(data->loss_weights({"auto", ""}, {0, 1, 2, 3}).item<float>() == Approx(11.0 / 3.0));
+  CHECK(data->loss_weights({"3", ""}, {0}).item<float>() == 3.0f);
+  CHECK_FALSE(data->loss_weights({"", ""}, {0}).defined());
+  CHECK_THROWS_WITH(data->loss_weights({"1,2", ""}, {0}), Catch::Contains("one positive number"));
+  CHECK_THROWS_WITH(data->loss_weights({"", "balanced"}, {0}), Catch::Contains("--class-weight"));
   fs::remove_all(dir);
 }
 

@@ -94,6 +94,7 @@ ModelEntry bilstm_tagger_entry() {
       "embedding",
   };
   e.output_bias = "dense.bias";  // the per-token logit's bias, which the learned threshold moves
+  e.ensembles = true;
   return e;
 }
 

@@ -84,6 +84,24 @@ def logits_embedded(self, x: Tensor, ids: Tensor) -> Tuple[Tensor, Tensor]:
 )";
 }
 
+/// Span taggers: per token, the log-odds of the members' mean probability (mean_logits), and that
+/// probability, 0 at padding.
+std::string tagger_source(int n) {
+  return R"(
+def member_logits(self, ids: Tensor) -> Tensor:
+    # each member's per-token logits, stacked: [N, B, T]
+    return torch.stack([)" +
+         listed(n, "self.member@.logits(ids)") + R"(])
+
+def logits(self, ids: Tensor) -> Tensor:
+    return self.mean_logits(self.member_logits(ids))
+
+def forward(self, ids: Tensor) -> Tensor:
+    logits = self.logits(ids)
+    return torch.sigmoid(logits) * self.member0.token_mask(ids).to(logits.dtype)
+)";
+}
+
 /// Hierarchical models: both levels of weights, each the members' mean.
 std::string attention_levels_source(int n) {
   return R"(
@@ -106,8 +124,8 @@ def subword_ids(self, words: List[str], word_rows: List[int]) -> Tensor:
 
 void check_ensemble(const ModelEntry& entry, int members) {
   if (members < 1) throw std::invalid_argument("--ensemble must be >= 1, got " + std::to_string(members));
-  if (members > 1 && entry.kind != ModelKind::kTextClassifier)
-    throw std::invalid_argument("--ensemble: " + entry.name + " is not a text classifier (an ensemble averages text classifiers)");
+  if (members > 1 && entry.kind != ModelKind::kTextClassifier && entry.kind != ModelKind::kSpanTagger)
+    throw std::invalid_argument("--ensemble: " + entry.name + " is not a text classifier or a span tagger (what an ensemble averages)");
   if (members > 1 && !entry.ensembles)
     throw std::invalid_argument("--ensemble: " + entry.name + " cannot be ensembled (its registry entry says why)");
 }
@@ -122,10 +140,14 @@ torch::jit::Module build_model(const ModelEntry& entry, const nlohmann::json& co
     if (i == 0) first = built;
     m.register_module(member(i), built);
   }
-  m.register_buffer(kEnsembleBias, torch::zeros({config.at("labels").get<std::int64_t>()}));
-  define_output(m, config, "ensemble of " + entry.name);
+  m.register_buffer(kEnsembleBias, torch::zeros({config.value("labels", std::int64_t{1})}));  // (a tagger's one output)
   nn::script::define(m, mean_logits_source(config, members), "ensemble");
-  nn::script::define(m, source(members), "ensemble");
+  if (entry.kind == ModelKind::kSpanTagger) {
+    nn::script::define(m, tagger_source(members), "ensemble");
+  } else {
+    define_output(m, config, "ensemble of " + entry.name);
+    nn::script::define(m, source(members), "ensemble");
+  }
   if (first.find_method("attention_levels")) nn::script::define(m, attention_levels_source(members), "ensemble");
   if (first.find_method("subword_ids")) nn::script::define(m, kSubwordHelpers, "ensemble");
   return m;

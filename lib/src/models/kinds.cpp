@@ -79,6 +79,10 @@ Scored Seq2SeqModel::beam_search(const torch::Tensor& source, std::int64_t beam,
 
 torch::Tensor SpanTagger::logits(const torch::Tensor& ids) { return module_.get_method("logits")({ids}).toTensor(); }
 torch::Tensor SpanTagger::forward(const torch::Tensor& ids) { return module_.forward({ids}).toTensor(); }
+std::vector<torch::Tensor> SpanTagger::member_logits(const torch::Tensor& ids) {
+  if (!module_.find_method("member_logits")) return {logits(ids)};
+  return module_.get_method("member_logits")({ids}).toTensor().unbind(0);
+}
 
 std::int64_t Seq2SeqModel::start_id() const { return module_.attr("start_id").toInt(); }
 std::int64_t Seq2SeqModel::end_id() const { return module_.attr("end_id").toInt(); }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -136,17 +137,43 @@ class SpanDataset : public Dataset {
 
   /// Binary cross-entropy per real token (padding left out), averaged over the batch's tokens; and
   /// the tokens' accuracy, (logit > 0) == target.
-  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor&) const override {
+  /// --pos-weight: the weight of a marked token's term in the loss, "auto" (the unmarked tokens of
+  /// `rows` per marked one) or a positive number; --class-weight does not apply.
+  torch::Tensor loss_weights(const LossWeights& spec, const std::vector<std::int64_t>& rows) const override {
+    if (!spec.classes.empty()) throw std::invalid_argument("--class-weight is for one class per row; a span tagger takes --pos-weight");
+    if (spec.positive.empty()) return {};
+    double w = 0;
+    if (spec.positive == "auto") {
+      double marked = 0, tokens = 0;
+      for (std::int64_t r : rows)
+        for (std::int64_t t = 0; t < read_.x.lengths[static_cast<std::size_t>(r)]; ++t, ++tokens) marked += targets_[r * read_.x.cols + t];
+      w = marked > 0 ? (tokens - marked) / marked : 1.0;
+    } else {
+      char* end = nullptr;
+      w = std::strtod(spec.positive.c_str(), &end);
+      if (end == spec.positive.c_str() || *end != '\0' || !(w > 0) || !std::isfinite(w))
+        throw std::invalid_argument("--pos-weight: a span tagger takes auto or one positive number, got '" + spec.positive + "'");
+    }
+    return torch::tensor({static_cast<float>(w)});
+  }
+
+  Loss loss(torch::jit::Module& model, const Batch& b, const torch::Tensor& weights) const override {
     const torch::Tensor ids = b.inputs.at(0).toTensor();
-    const torch::Tensor logits = models::SpanTagger(model).logits(ids);
     const torch::Tensor real = (ids.dim() == 3 ? (ids != 0).sum(2) != 0 : ids != 0).to(torch::kFloat32);
-    const torch::Tensor each = at::binary_cross_entropy_with_logits(logits, b.targets, {}, {}, at::Reduction::None);
     const torch::Tensor tokens = real.sum().clamp_min(1.0);
+    // An ensemble's members each learn by their own loss (models/ensemble.h): the loss is their mean.
+    const std::vector<torch::Tensor> members = models::SpanTagger(model).member_logits(ids);
     Loss out;
-    out.value = (each * real).sum() / tokens;
-    torch::NoGradGuard no_grad;
-    out.accuracy =
-        (((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32) * real).sum().item<double>() / tokens.item<double>();
+    for (const torch::Tensor& logits : members) {
+      const torch::Tensor each = at::binary_cross_entropy_with_logits(logits, b.targets, {}, weights, at::Reduction::None);
+      const torch::Tensor loss = (each * real).sum() / tokens;
+      out.value = out.value.defined() ? out.value + loss : loss;
+      torch::NoGradGuard no_grad;
+      out.accuracy +=
+          (((logits > 0).to(torch::kFloat32) == b.targets).to(torch::kFloat32) * real).sum().item<double>() / tokens.item<double>();
+    }
+    out.value = out.value / static_cast<double>(members.size());
+    out.accuracy /= static_cast<double>(members.size());
     return out;
   }
 

@@ -10,7 +10,9 @@
 ///   embeddings(ids): the members' embeddings side by side [B, T, N x D], which
 ///     logits_embedded(x, ids) splits again, so that the gradient methods see every member;
 ///   member_logits(ids): each member's (logits, attention) stacked [N, B, ...] (training's losses).
-/// Hierarchical attention levels are the members' means too. Models whose entry has `ensembles`.
+/// Hierarchical attention levels are the members' means too. A span tagger's ensemble gives per
+/// token the members' mean probability (forward), its log-odds plus `ensemble_bias` (logits) and
+/// member_logits(ids) [N, B, T]. Models whose entry has `ensembles`.
 /// Members are named member0, member1, ...; a file's member count is its config.json's
 /// training.ensemble.
 #include <string>
@@ -27,11 +29,11 @@ namespace attn::models {
 inline constexpr const char* kEnsembleBias = "ensemble_bias";
 
 /// Throws std::invalid_argument unless `entry` can make an ensemble of `members` (>= 1; more than
-/// one: text classifiers whose entry has `ensembles`).
+/// one: text classifiers and span taggers whose entry has `ensembles`).
 void check_ensemble(const ModelEntry& entry, int members);
 
 /// entry.build(config, runtime) when members is 1, else an ensemble of `members` builds of it
-/// (text classifiers only: another kind throws std::invalid_argument).
+/// (text classifiers and span taggers only: another kind throws std::invalid_argument).
 torch::jit::Module build_model(const ModelEntry& entry, const nlohmann::json& config, int members, nn::Runtime runtime);
 
 /// The members of `model`: its member0, member1, ... when it is an ensemble, else `model` itself.

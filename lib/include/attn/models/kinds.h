@@ -106,6 +106,8 @@ class SpanTagger {
   torch::Tensor logits(const torch::Tensor& ids);
   /// Each token's probability, sigmoid(logits) [B, T].
   torch::Tensor forward(const torch::Tensor& ids);
+  /// What training's loss reads: each member's logits for an ensemble (models/ensemble.h), else {logits(ids)}.
+  std::vector<torch::Tensor> member_logits(const torch::Tensor& ids);
 
  private:
   torch::jit::Module module_;
