@@ -144,7 +144,6 @@ class TextDataset : public Dataset {
   }
 
   std::string logit_adjustment() const override { return kind_ == LabelKind::kOneClass ? "macro-f1" : ""; }
-
   metrics::LogitAdjustment logit_offsets(torch::jit::Module& model, const std::vector<std::int64_t>& rows) const override {
     if (kind_ != LabelKind::kOneClass || !labels_.defined() || rows.empty()) return {};
     const std::vector<float> probs = predict_texts(model, data_.x, data_.padding, rows, kScoringBatchSize);
