@@ -4,7 +4,7 @@ words people "marked": `attn train` with --spans-column and no --model trains bi
 it never saw `attn spans` finds the planted words' characters (not the punctuation around them);
 `attn explain` shows them (text, JSON); `attn evaluate` scores them; model.pt from Python
 (torch.jit.load): the model's own subword_ids gives attn's per-token probabilities; --resume continues
-the run; and the inputs' misuse refused.
+the run; --nproc 2 learns as one process; and the inputs' misuse refused.
 
 usage: spans_tagger_test.py ATTN WORK_DIR
 """
@@ -67,6 +67,13 @@ attn(*common, "--epochs", "2", "--out", path("part"))
 attn("train", "--resume", path("part"), "--epochs", "4")
 again = json.loads(attn("explain", "--model", path("part"), "--json", text).stdout.splitlines()[0])
 check(again["token_probabilities"] == e["token_probabilities"], "--resume continues the run exactly")
+
+# --nproc 2: two workers share each batch (its tokens weigh each share's loss) and find the planted words too
+per_worker = list(common)
+per_worker[per_worker.index("--threads") + 1] = "1"  # a thread each on 2 cores
+attn(*per_worker, "--epochs", "4", "--nproc", "2", "--out", path("workers"))
+shared = json.loads(attn("spans", "--model", path("workers"), "--csv", path("test.csv")).stdout)
+check(shared["f1"] >= 0.9, f"--nproc 2 learns the planted words as one process does ({shared['f1']:.3f} against {scored['f1']:.3f})")
 
 both = attn(*common, "--label-column", "label", "--out", path("both"), ok=False)
 check(both.returncode == 2 and "--spans-column is for span-tagging" in both.stderr and "--label-column is for" in both.stderr,
