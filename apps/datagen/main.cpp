@@ -17,11 +17,13 @@ int run(int argc, char** argv) {
       "  toxic     a Kaggle-Jigsaw-format toxic-comment CSV whose labels are learnable from words (seed 000)\n"
       "  civil     Civil Comments in Jigsaw 2019's layout: shares of raters, identity columns, a planted identity bias\n"
       "  documents e-mail-like documents whose labels one sentence carries, with its number (hierarchical models)\n"
+      "  spans     posts in SemEval-2021 Toxic Spans' layout: the characters of each insult or threat marked (span taggers)\n"
       "  features  numeric features x0.. and a 0/1 label carried by the --informative ones (seed 001)\n"
       "  dates     human-readable dates in many formats and random case -> ISO dates (seed 002)\n\n"
       "  attn datagen toxic --rows 20000 --seed 1 --out toxic.csv\n"
       "  attn datagen civil --rows 20000 --seed 1 --out civil.csv\n"
       "  attn datagen documents --rows 5000 --seed 1 --out documents.csv\n"
+      "  attn datagen spans --rows 5000 --seed 1 --out spans.csv\n"
       "  attn datagen features --rows 100000 --dims 10 --informative 1,2 --seed 1 --out features.csv\n"
       "  attn datagen dates --rows 20000 --seed 1 --locales en_US --out dates.csv");
   options.positional_help("KIND");
@@ -29,7 +31,7 @@ int run(int argc, char** argv) {
       ("rows", "Rows to generate", cxxopts::value<std::int64_t>()->default_value("20000"))
       ("seed", "Random seed (same seed, same file)", cxxopts::value<std::uint64_t>()->default_value("1"))
       ("out", "Output CSV", cxxopts::value<std::string>())
-      ("kind", "toxic, civil, documents, features or dates", cxxopts::value<std::string>());
+      ("kind", "toxic, civil, documents, spans, features or dates", cxxopts::value<std::string>());
   options.add_options("Features")
       ("dims", "Number of features", cxxopts::value<std::int64_t>()->default_value("10"))
       ("informative", "0-based indices of the features that carry the label", cxxopts::value<std::string>()->default_value("1,2"))

@@ -25,3 +25,7 @@ mkdir -p "$dir"
 "$attn" datagen documents --rows 400 --seed 6 --out "$dir/documents_heldout.csv"
 "$attn" train --model hierarchical-attention --csv "$dir/documents.csv" --out "$dir/hierarchical" --epochs 15 --lr 0.005 \
   --set embed_dim=32 --set gru_units=16 --threads 2
+# A span tagger on posts in Toxic Spans' layout (an insult's letters or a threat marked).
+"$attn" datagen spans --rows 1500 --seed 5 --out "$dir/spans.csv"
+"$attn" train --csv "$dir/spans.csv" --text-column text --spans-column spans --out "$dir/tagger" --epochs 3 \
+  --set embed_dim=16 --set lstm_units=8 --pretrain-epochs 0 --lr 0.01 --threads 2

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "attn/data/toxic_corpus.h"
 #include "attn/text/csv.h"
 #include "attn/text/sentences.h"
@@ -130,4 +132,38 @@ TEST_CASE("civil corpus: Jigsaw 2019's layout, shares of raters, identities anno
   bad.biased = {"martians"};
   std::ostringstream c;
   CHECK_THROWS_WITH(data::write_civil_corpus(c, bad), Catch::Contains("'martians' is not one of the scored identities"));
+}
+
+TEST_CASE("spans corpus: Toxic Spans' layout, each marked run an insult's letters or a whole threat, some posts unmarked",
+          "[data][corpus]") {
+  data::SpansCorpusOptions o;
+  o.rows = 400;
+  std::vector<std::string> header;
+  const std::vector<text::CsvRecord> rows = written_twice(data::write_spans_corpus, o, header);
+  REQUIRE(header == std::vector<std::string>{"spans", "text"});
+  REQUIRE(rows.size() == 400);
+  const std::vector<std::string> insults = {"stupid", "idiot",   "moron", "loser", "pathetic",   "sucks", "worthless", "crap",
+                                            "damn",   "garbage", "dumb",  "fool",  "disgusting", "hate",  "shut",      "ugly"};
+  int unmarked = 0, threats = 0;
+  for (const text::CsvRecord& r : rows) {
+    const std::string& text = r.fields[1];
+    const nlohmann::json offsets = nlohmann::json::parse(r.fields[0]);
+    if (offsets.empty()) ++unmarked;
+    // the runs of consecutive offsets, as text
+    std::vector<std::string> runs;
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+      const auto at = offsets[i].get<std::size_t>();
+      REQUIRE(at < text.size());
+      if (i == 0 || offsets[i - 1].get<std::size_t>() + 1 != at) runs.emplace_back();
+      runs.back() += text[at];
+    }
+    REQUIRE(runs.size() <= 1);
+    if (runs.empty()) continue;
+    const bool insult = std::find(insults.begin(), insults.end(), runs[0]) != insults.end();
+    threats += !insult;
+    CHECK((insult || runs[0].find(' ') != std::string::npos));  // a threat: a phrase, marked whole
+  }
+  CHECK(unmarked > 20);
+  CHECK(unmarked < 120);
+  CHECK(threats > 20);
 }

@@ -24,17 +24,11 @@ if not CHROMIUM:
     sys.exit(77)
 os.makedirs(OUT, exist_ok=True)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from checks import check, finish, write_span_posts  # noqa: E402
+from checks import check, finish  # noqa: E402
 import serving  # noqa: E402
 
 
-# A span tagger, small, on generated posts in Toxic Spans' layout.
-write_span_posts(os.path.join(OUT, "spans.csv"), 0, 400)
-shutil.rmtree(os.path.join(OUT, "tagger"), ignore_errors=True)
-subprocess.run([ATTN, "train", "--csv", os.path.join(OUT, "spans.csv"), "--text-column", "text", "--spans-column", "spans", "--epochs", "3",
-                "--set", "embed_dim=16", "--set", "lstm_units=8", "--pretrain-epochs", "0", "--lr", "0.01", "--threads", "2",
-                "--out", os.path.join(OUT, "tagger")], check=True, capture_output=True)
-server = serving.Server(ATTN, "--model", f"spans={OUT}/tagger", "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates", "--model", f"features={DIR}/features",
+server = serving.Server(ATTN, "--model", f"spans={DIR}/tagger", "--model", f"toxic={DIR}/run", "--model", f"dates={DIR}/dates", "--model", f"features={DIR}/features",
                         "--model", f"transformer={DIR}/transformer", "--model", f"documents={DIR}/hierarchical")
 base = f"http://127.0.0.1:{server.port}"
 
@@ -160,7 +154,7 @@ try:
     chromium(base + "/?" + urllib.parse.urlencode({"model": "documents", "text": text}), f"--screenshot={shot}", "--window-size=1400,900")
     check(os.path.exists(shot), f"a screenshot of the sentences: {shot}")
     # Span taggers: the characters it marks underlined, at the API's offsets; each word with its probability.
-    text = "thanks, you idiot!! see the page"
+    text = "thanks for the source, you idiot!! see the talk page"
     expected = api("spans", texts=[text])[0]
     html = panel(page(model="spans", text=text), 1)
     runs = [(int(a), int(b), t) for a, b, t in re.findall(r'<u data-begin="(\d+)" data-end="(\d+)"[^>]*>([^<]*)</u>', html)]

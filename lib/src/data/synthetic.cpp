@@ -203,6 +203,8 @@ std::string generate(const GenerateRequest& r) {
     write_civil_corpus(csv, sized<CivilCorpusOptions>(r));
   } else if (r.kind == "documents") {
     write_document_corpus(csv, sized<DocumentCorpusOptions>(r));
+  } else if (r.kind == "spans") {
+    write_spans_corpus(csv, sized<SpansCorpusOptions>(r));
   } else if (r.kind == "features") {
     FeatureCorpusOptions o = sized<FeatureCorpusOptions>(r);
     o.dims = r.dims;
@@ -222,7 +224,7 @@ std::string generate(const GenerateRequest& r) {
     o.to_year = r.to_year;
     write_date_corpus(csv, o);
   } else {
-    throw std::invalid_argument("unknown data set kind '" + r.kind + "' (kinds: toxic, civil, documents, features, dates)");
+    throw std::invalid_argument("unknown data set kind '" + r.kind + "' (kinds: toxic, civil, documents, spans, features, dates)");
   }
   return csv.str();
 }

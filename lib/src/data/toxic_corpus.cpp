@@ -53,6 +53,7 @@ const Trigger kTriggers[] = {
 const char* kThreat[] = {"i will hurt you", "i will find you", "you will regret this", "watch your back", "i am going to destroy you"};
 const char* kIdentity[] = {"foreigners", "outsiders", "those immigrants", "their religion", "those people"};
 const char* kIntensifiers[] = {"totally", "absolutely", "so", "really", "extremely"};
+const char* kPunctuation[] = {",", "!", "!!", ".", "?"};
 
 /// Draws word ranks 0..n-1 with Zipf's law: rank i weighs 1 / (i + 1)^exponent.
 std::discrete_distribution<std::size_t> zipf(std::size_t n, double exponent) {
@@ -339,6 +340,53 @@ void write_civil_corpus(std::ostream& out, const CivilCorpusOptions& o) {
     int said_explicit = 0;
     for (int i = 0; i < raters; ++i) said_explicit += coin(explicit_rng) < (c.obscene ? 0.3 : 0.005);
     out << ',' << share(said_explicit, raters) << ',' << id_raters << ',' << raters << '\n';
+  }
+}
+
+void write_spans_corpus(std::ostream& out, const SpansCorpusOptions& o) {
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::vector<const char*> words;  // everyday ASCII words, Zipf-like (as the documents' sentences)
+  for (const char* w : kCommon)
+    if (std::all_of(w, w + std::char_traits<char>::length(w), [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; }))
+      words.push_back(w);
+  std::discrete_distribution<std::size_t> common = zipf(words.size(), 0.8);
+  auto pick = [&](auto& array) { return array[rng() % (sizeof array / sizeof *array)]; };
+  out << "\"spans\",\"text\"\n";
+  for (std::int64_t row = 0; row < o.rows; ++row) {
+    std::string text;
+    std::vector<std::int64_t> marked;
+    const auto mark = [&](const std::string& part) {  // appends `part`, every character of it marked
+      for (std::size_t c = 0; c < part.size(); ++c) marked.push_back(static_cast<std::int64_t>(text.size() + c));
+      text += part;
+    };
+    const double kind = coin(rng);  // an insult, a threat, the policy quoted, or nothing
+    const int sentences = 1 + static_cast<int>(rng() % 3), carrying = static_cast<int>(rng() % static_cast<unsigned>(sentences));
+    for (int s = 0; s < sentences; ++s) {
+      if (s) text += " ";
+      const int n = 4 + static_cast<int>(rng() % 9);
+      const int at = s == carrying && kind < 0.85 ? static_cast<int>(rng() % static_cast<unsigned>(n + 1)) : -1;  // the toxic part's place
+      for (int k = 0; k <= n; ++k) {
+        if (k == at) {
+          if (k) text += " ";
+          if (kind < 0.7) {  // an insult: the word's letters, not its intensifier or punctuation
+            if (coin(rng) < 0.3) text += std::string(pick(kIntensifiers)) + " ";
+            mark(pick(kTriggers).word);
+            if (coin(rng) < 0.4) text += pick(kPunctuation);
+          } else {
+            mark(pick(kThreat));
+          }
+        }
+        if (k == n) break;
+        if (k > 0 || at == 0) text += " ";
+        text += words[common(rng)];
+      }
+      if (s == carrying && kind >= 0.85 && kind < 0.93) text += std::string(" ") + pick(kPolicy);
+      text += ".";
+    }
+    std::string spans = "[";
+    for (std::size_t i = 0; i < marked.size(); ++i) spans += (i ? ", " : "") + std::to_string(marked[i]);
+    out << text::csv_quote(spans + "]") << ',' << text::csv_quote(text) << '\n';
   }
 }
 

@@ -42,7 +42,7 @@ void write_date_corpus(std::ostream& out, const DateCorpusOptions& options);
 
 /// `attn datagen KIND`: one of the generators, by name.
 struct GenerateRequest {
-  std::string kind;  ///< toxic, civil, documents, features or dates
+  std::string kind;  ///< toxic, civil, documents, spans, features or dates
   std::int64_t rows = 20000;
   std::uint64_t seed = 1;
   std::int64_t dims = 10;                ///< features

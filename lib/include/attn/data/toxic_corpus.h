@@ -52,4 +52,16 @@ struct DocumentCorpusOptions {
 };
 void write_document_corpus(std::ostream& out, const DocumentCorpusOptions& options);
 
+/// Posts in SemEval-2021 Toxic Spans' layout ("spans","text"; spans a JSON list of the marked
+/// characters' 0-based offsets), for span taggers: one to three sentences of everyday words; in most
+/// posts an insult (a trigger word, its letters marked, not the punctuation after it nor the
+/// intensifier before it) or a threat (the whole phrase marked); some posts quote the civility
+/// policy (the same words, unmarked) and some are marked nowhere ("[]"). ASCII only, so offsets are
+/// bytes and code points alike.
+struct SpansCorpusOptions {
+  std::int64_t rows = 5000;
+  std::uint64_t seed = 1;
+};
+void write_spans_corpus(std::ostream& out, const SpansCorpusOptions& options);
+
 }  // namespace attn::data
