@@ -27,12 +27,6 @@ constexpr const char* kNoKnownWord = "no known word";
 
 namespace {
 
-std::string format(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
-
 /// A bar of '#' for a weight in [0, 1], 40 characters at 1.
 std::string bar(double weight) { return std::string(static_cast<std::size_t>(std::max(0L, std::lround(weight * 40))), '#'); }
 
@@ -80,7 +74,7 @@ std::string right(const std::string& s, std::size_t width) { return s.size() < w
 /// A background shading a score: red for support, blue against, by |score| / scale.
 std::string shade(double score, double scale) {
   const double a = scale > 0 ? std::min(1.0, std::abs(score) / scale) : 0;
-  return score >= 0 ? "rgba(220,40,40," + format("%.3f", a) + ")" : "rgba(40,90,220," + format("%.3f", a) + ")";
+  return score >= 0 ? "rgba(220,40,40," + formatted("%.3f", a) + ")" : "rgba(40,90,220," + formatted("%.3f", a) + ")";
 }
 
 /// Each word's score by one method and target: the sum over its kept tokens.
@@ -293,12 +287,13 @@ std::string importance_table(const TextExplanation& e) {
       s += " " + std::string(status_name(w.status)) + " (" + w.reason + ")\n";
       continue;
     }
-    for (std::size_t m = 0; m < e.importance.size(); ++m) s += " " + right(format("%+.4f", columns[m][i]), column_width(e.importance[m]));
+    for (std::size_t m = 0; m < e.importance.size(); ++m)
+      s += " " + right(formatted("%+.4f", columns[m][i]), column_width(e.importance[m]));
     s += std::string(how_read(w.status)) + "\n";
   }
   if (e.integrated.steps > 0 && k < e.integrated.completeness_gap.size())
     s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, completeness gap " +
-         format("%+.2e", e.integrated.completeness_gap[k]) + " (sum of scores - (z(x) - z(baseline)))\n";
+         formatted("%+.2e", e.integrated.completeness_gap[k]) + " (sum of scores - (z(x) - z(baseline)))\n";
   return s;
 }
 
@@ -317,11 +312,11 @@ std::string sentence_lines(const TextExplanation& e) {
       s += " " + std::string(status_name(st.status)) + " (" + st.reason + "): " + text + "\n";
       continue;
     }
-    s += format(" %.4f ", st.weight) + bar(st.weight) + "  " + text + "\n";
+    s += formatted(" %.4f ", st.weight) + bar(st.weight) + "  " + text + "\n";
     for (std::size_t k = st.first_word; k < st.first_word + st.words && k < e.words.size(); ++k) {
       const WordWeight& w = e.words[k];
       if (counts(w))
-        s += "    " + padded(w.word, 20) + format(" %.4f", w.weight) + format(" (in its sentence %.4f) ", within_sentence(e, w)) +
+        s += "    " + padded(w.word, 20) + formatted(" %.4f", w.weight) + formatted(" (in its sentence %.4f) ", within_sentence(e, w)) +
              bar(w.weight) + how_read(w.status) + "\n";
       else
         s += "    " + padded(w.word, 20) + " " + status_name(w.status) + " (" + w.reason + ")\n";
@@ -336,13 +331,13 @@ std::string to_text(const TextExplanation& e) {
   std::string s = e.text + "\n ";
   if (e.ids.empty()) s += " (no word of this text is in the model's vocabulary: the probabilities are the model's bias)\n ";
   for (std::size_t k = 0; k < e.label_names.size() && k < e.probabilities.size(); ++k)
-    s += " " + e.label_names[k] + format(" %.4f", e.probabilities[k]);
+    s += " " + e.label_names[k] + formatted(" %.4f", e.probabilities[k]);
   s += "\n";
   if (!e.importance.empty()) return s + importance_table(e) + "\n";
   if (!e.sentences.empty()) return s + sentence_lines(e) + "\n";
   for (const auto& w : e.words) {
     if (counts(w))
-      s += "  " + padded(w.word, 20) + format(" %.4f ", w.weight) + bar(w.weight) + how_read(w.status) + "\n";
+      s += "  " + padded(w.word, 20) + formatted(" %.4f ", w.weight) + bar(w.weight) + how_read(w.status) + "\n";
     else
       s += "  " + padded(w.word, 20) + " " + status_name(w.status) + " (" + w.reason + ")\n";
   }
@@ -364,7 +359,7 @@ std::string importance_rows(const TextExplanation& e) {
     for (std::size_t i = 0; i < e.words.size(); ++i) {
       const WordWeight& w = e.words[i];
       if (counts(w))
-        h += "<span class=\"w\" style=\"background:" + shade(scores[i], scale) + "\" title=\"" + format("%.4g", scores[i]) + "\">" +
+        h += "<span class=\"w\" style=\"background:" + shade(scores[i], scale) + "\" title=\"" + formatted("%.4g", scores[i]) + "\">" +
              xml_escape(w.word) + "</span> ";
       else
         h += "<span class=\"w dropped\" title=\"" + xml_escape(w.reason) + "\">" + xml_escape(w.word) + "</span> ";
@@ -381,7 +376,7 @@ std::string sentence_rows(const TextExplanation& e) {
   double top = 0;
   for (const SentenceWeight& s : e.sentences) top = std::max(top, s.weight);
   for (const SentenceWeight& s : e.sentences) {
-    h += "<tr class=\"sentence\" data-weight=\"" + format("%.6f", s.weight) + "\"><td>" + format("%.3f", s.weight) +
+    h += "<tr class=\"sentence\" data-weight=\"" + formatted("%.6f", s.weight) + "\"><td>" + formatted("%.3f", s.weight) +
          "</td><td><div class=\"sbar\" style=\"width:" + std::to_string(static_cast<int>(s.weight * 120)) + "px\"></div></td><td>";
     double max_w = 0;
     for (std::size_t k = s.first_word; k < s.first_word + s.words && k < e.words.size(); ++k)
@@ -391,7 +386,7 @@ std::string sentence_rows(const TextExplanation& e) {
       const double v = within_sentence(e, w);
       if (counts(w))
         h += "<span class=\"w\" style=\"background:rgba(220,40,40," +
-             format("%.3f", max_w > 0 && top > 0 ? v / max_w * std::sqrt(s.weight / top) : 0) + ")\" title=\"" + format("%.4f", v) +
+             formatted("%.3f", max_w > 0 && top > 0 ? v / max_w * std::sqrt(s.weight / top) : 0) + ")\" title=\"" + formatted("%.4f", v) +
              " in its sentence\">" + xml_escape(w.word) + "</span> ";
       else
         h += "<span class=\"w dropped\" title=\"" + xml_escape(w.reason.empty() ? s.reason : w.reason) + "\">" + xml_escape(w.word) +
@@ -421,14 +416,14 @@ std::string to_html(const std::vector<TextExplanation>& all) {
     h += "<div>";
     for (const auto& w : e.words) {
       if (counts(w))
-        h += "<span class=\"w\" style=\"background:rgba(220,40,40," + format("%.3f", max_w > 0 ? w.weight / max_w : 0) + ")\" title=\"" +
+        h += "<span class=\"w\" style=\"background:rgba(220,40,40," + formatted("%.3f", max_w > 0 ? w.weight / max_w : 0) + ")\" title=\"" +
              std::to_string(w.weight) + "\">" + xml_escape(w.word) + "</span> ";
       else
         h += "<span class=\"w dropped\" title=\"" + xml_escape(w.reason) + "\">" + xml_escape(w.word) + "</span> ";
     }
     h += "</div><table>";
     for (std::size_t k = 0; k < e.label_names.size() && k < e.probabilities.size(); ++k)
-      h += "<tr><td>" + xml_escape(e.label_names[k]) + "</td><td>" + format("%.4f", e.probabilities[k]) +
+      h += "<tr><td>" + xml_escape(e.label_names[k]) + "</td><td>" + formatted("%.4f", e.probabilities[k]) +
            "</td><td><div style=\"background:#c33;height:8px;width:" + std::to_string(static_cast<int>(e.probabilities[k] * 200)) +
            "px\"></div></td></tr>";
     h += "</table>";
@@ -458,26 +453,26 @@ nlohmann::ordered_json to_json(const FeatureExplanation& e) {
 }
 
 std::string to_text(const FeatureExplanation& e) {
-  std::string s = "P(" + e.label_name + " = 1) = " + format("%.4f", e.probability) + "\n";
+  std::string s = "P(" + e.label_name + " = 1) = " + formatted("%.4f", e.probability) + "\n";
   if (!e.importance.empty()) {
     s += "  importance for " + e.label_name + " (baseline: the " + e.baseline_kind + ")\n  " + padded("feature", 16) + right("value", 11) +
          right("baseline", 11);
     for (const Importance& m : e.importance) s += " " + right(m.method, column_width(m));
     s += "\n";
     for (std::size_t f = 0; f < e.feature_names.size(); ++f) {
-      s += "  " + padded(e.feature_names[f], 16) + format(" %10.4f", e.values[f]) +
-           format(" %10.4f", f < e.baseline.size() ? e.baseline[f] : 0.0);
+      s += "  " + padded(e.feature_names[f], 16) + formatted(" %10.4f", e.values[f]) +
+           formatted(" %10.4f", f < e.baseline.size() ? e.baseline[f] : 0.0);
       for (const Importance& m : e.importance)
-        s += " " + right(format("%+.4f", m.scores.empty() || f >= m.scores[0].size() ? 0.0 : m.scores[0][f]), column_width(m));
+        s += " " + right(formatted("%+.4f", m.scores.empty() || f >= m.scores[0].size() ? 0.0 : m.scores[0][f]), column_width(m));
       s += "\n";
     }
     if (e.integrated.steps > 0 && !e.integrated.completeness_gap.empty())
       s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, completeness gap " +
-           format("%+.2e", e.integrated.completeness_gap[0]) + "\n";
+           formatted("%+.2e", e.integrated.completeness_gap[0]) + "\n";
     return s + "\n";
   }
   for (std::size_t f = 0; f < e.feature_names.size(); ++f)
-    s += "  " + padded(e.feature_names[f], 16) + format(" %10.4f", e.values[f]) + format("  weight %.4f ", e.attention[f]) +
+    s += "  " + padded(e.feature_names[f], 16) + formatted(" %10.4f", e.values[f]) + formatted("  weight %.4f ", e.attention[f]) +
          bar(e.attention[f]) + "\n";
   return s + "\n";
 }
@@ -533,7 +528,7 @@ std::string to_text(const AlignmentExplanation& e) {
   if (e.integrated.steps > 0) {
     float worst = 0;
     for (float g : e.integrated.completeness_gap) worst = std::max(worst, std::abs(g));
-    s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, largest completeness gap " + format("%.2e", worst) +
+    s += "  integrated-gradients: " + std::to_string(e.integrated.steps) + " steps, largest completeness gap " + formatted("%.2e", worst) +
          "\n";
   }
   return s + "\n";

@@ -35,13 +35,13 @@ std::string visible(const std::string& token) {
   return token;
 }
 
-namespace {
-
-std::string fmt(const char* f, double a) {
+std::string formatted(const char* f, double value) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
+  std::snprintf(buf, sizeof buf, f, value);
   return buf;
 }
+
+namespace {
 
 /// White to dark red.
 std::string shade(double v) {
@@ -60,19 +60,21 @@ std::string svg_bar_chart(const std::string& title, const std::vector<std::strin
   double top_value = 0;
   for (double v : values) top_value = std::max(top_value, v);
   top_value = top_value > 0 ? top_value : 1;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", width) + "\" height=\"" +
-                  fmt("%.0f", top + height + bottom) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s += "<text x=\"" + fmt("%.0f", width / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" + xml_escape(title) + "</text>\n";
-  s += "<line x1=\"" + fmt("%.0f", left) + "\" y1=\"" + fmt("%.0f", top + height) + "\" x2=\"" + fmt("%.0f", width) + "\" y2=\"" +
-       fmt("%.0f", top + height) + "\" stroke=\"#333\"/>\n";
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + formatted("%.0f", width) + "\" height=\"" +
+                  formatted("%.0f", top + height + bottom) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  s += "<text x=\"" + formatted("%.0f", width / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" + xml_escape(title) +
+       "</text>\n";
+  s += "<line x1=\"" + formatted("%.0f", left) + "\" y1=\"" + formatted("%.0f", top + height) + "\" x2=\"" + formatted("%.0f", width) +
+       "\" y2=\"" + formatted("%.0f", top + height) + "\" stroke=\"#333\"/>\n";
   for (std::size_t i = 0; i < names.size(); ++i) {
     const double v = i < values.size() ? values[i] : 0, h = height * v / top_value;
     const double x = left + gap + static_cast<double>(i) * (bar + gap);
-    s += "<rect x=\"" + fmt("%.1f", x) + "\" y=\"" + fmt("%.1f", top + height - h) + "\" width=\"" + fmt("%.0f", bar) + "\" height=\"" +
-         fmt("%.1f", h) + "\" fill=\"#c0392b\"><title>" + xml_escape(names[i]) + ": " + fmt("%.4f", v) + "</title></rect>\n";
-    s += "<text x=\"" + fmt("%.1f", x + bar / 2) + "\" y=\"" + fmt("%.1f", top + height - h - 4) +
-         "\" text-anchor=\"middle\" font-size=\"10\">" + fmt("%.3f", v) + "</text>\n";
-    s += "<text transform=\"translate(" + fmt("%.1f", x + bar / 2) + "," + fmt("%.0f", top + height + 14) +
+    s += "<rect x=\"" + formatted("%.1f", x) + "\" y=\"" + formatted("%.1f", top + height - h) + "\" width=\"" + formatted("%.0f", bar) +
+         "\" height=\"" + formatted("%.1f", h) + "\" fill=\"#c0392b\"><title>" + xml_escape(names[i]) + ": " + formatted("%.4f", v) +
+         "</title></rect>\n";
+    s += "<text x=\"" + formatted("%.1f", x + bar / 2) + "\" y=\"" + formatted("%.1f", top + height - h - 4) +
+         "\" text-anchor=\"middle\" font-size=\"10\">" + formatted("%.3f", v) + "</text>\n";
+    s += "<text transform=\"translate(" + formatted("%.1f", x + bar / 2) + "," + formatted("%.0f", top + height + 14) +
          ") rotate(30)\" font-size=\"11\">" + xml_escape(names[i]) + "</text>\n";
   }
   return s + "</svg>\n";
@@ -83,21 +85,21 @@ std::string svg_heatmap(const std::string& title, const std::vector<std::string>
   const double cell = 22, left = 40, top = 60;
   const double width = left + static_cast<double>(columns.size()) * cell + 10;
   const double height = top + static_cast<double>(rows.size()) * cell + 10;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", std::max(width, 200.0)) + "\" height=\"" +
-                  fmt("%.0f", height) + "\" font-family=\"monospace\" font-size=\"13\">\n";
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + formatted("%.0f", std::max(width, 200.0)) + "\" height=\"" +
+                  formatted("%.0f", height) + "\" font-family=\"monospace\" font-size=\"13\">\n";
   s += "<text x=\"4\" y=\"18\" font-family=\"sans-serif\" font-size=\"14\">" + xml_escape(title) + "</text>\n";
   for (std::size_t c = 0; c < columns.size(); ++c)
-    s += "<text x=\"" + fmt("%.1f", left + (static_cast<double>(c) + 0.5) * cell) + "\" y=\"" + fmt("%.0f", top - 8) +
+    s += "<text x=\"" + formatted("%.1f", left + (static_cast<double>(c) + 0.5) * cell) + "\" y=\"" + formatted("%.0f", top - 8) +
          "\" text-anchor=\"middle\">" + xml_escape(visible(columns[c])) + "</text>\n";
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const double y = top + static_cast<double>(r) * cell;
-    s += "<text x=\"" + fmt("%.0f", left - 8) + "\" y=\"" + fmt("%.1f", y + cell * 0.7) + "\" text-anchor=\"end\">" +
+    s += "<text x=\"" + formatted("%.0f", left - 8) + "\" y=\"" + formatted("%.1f", y + cell * 0.7) + "\" text-anchor=\"end\">" +
          xml_escape(visible(rows[r])) + "</text>\n";
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const float v = r * columns.size() + c < values.size() ? values[r * columns.size() + c] : 0.0f;
-      s += "<rect x=\"" + fmt("%.1f", left + static_cast<double>(c) * cell) + "\" y=\"" + fmt("%.1f", y) + "\" width=\"" +
-           fmt("%.0f", cell) + "\" height=\"" + fmt("%.0f", cell) + "\" fill=\"" + shade(v) + "\" stroke=\"#eee\"><title>" +
-           xml_escape(rows[r]) + " / " + xml_escape(columns[c]) + ": " + fmt("%.3f", v) + "</title></rect>\n";
+      s += "<rect x=\"" + formatted("%.1f", left + static_cast<double>(c) * cell) + "\" y=\"" + formatted("%.1f", y) + "\" width=\"" +
+           formatted("%.0f", cell) + "\" height=\"" + formatted("%.0f", cell) + "\" fill=\"" + shade(v) + "\" stroke=\"#eee\"><title>" +
+           xml_escape(rows[r]) + " / " + xml_escape(columns[c]) + ": " + formatted("%.3f", v) + "</title></rect>\n";
     }
   }
   return s + "</svg>\n";

@@ -28,12 +28,6 @@ std::vector<MarkedRun> marked_runs(const std::string& text, const std::vector<st
 
 namespace {
 
-std::string number(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
-
 bool read(const WordWeight& w) { return w.count > 0; }
 
 }  // namespace
@@ -72,7 +66,7 @@ std::string to_text(const SpanExplanation& e) {
       s += "  " + word + "   -     not read: " + (w.reason.empty() ? status_name(w.status) : w.reason) + "\n";
       continue;
     }
-    s += (w.weight >= e.threshold ? "^ " : "  ") + word + number(" %.4f ", w.weight) +
+    s += (w.weight >= e.threshold ? "^ " : "  ") + word + formatted(" %.4f ", w.weight) +
          std::string(static_cast<std::size_t>(std::lround(std::max(0.0, w.weight) * 40)), '#') + "\n";
   }
   return s;
@@ -112,7 +106,7 @@ std::string to_html(const std::vector<SpanExplanation>& all) {
     if (open) body += "</u>";
     body += "<div class=\"p\">";
     for (const WordWeight& w : e.words)
-      if (read(w) && w.weight >= 0.05) body += xml_escape(w.word) + number(" %.2f &nbsp; ", w.weight);
+      if (read(w) && w.weight >= 0.05) body += xml_escape(w.word) + formatted(" %.2f &nbsp; ", w.weight);
     body += "</div></div>\n";
   }
   return html_page("Marked spans", body);

@@ -25,6 +25,9 @@ std::string html_page(const std::string& title, const std::string& body);
 /// clamped to [0, 1]); the heat of tables that are heatmaps (an identity x metric table).
 std::string heat_style(double x);
 
+/// printf's format `f` (one conversion, e.g. "%.4f") of `value`.
+std::string formatted(const char* f, double value);
+
 /// &, <, >, " escaped.
 std::string xml_escape(const std::string& s);
 
