@@ -17,11 +17,13 @@ int run(int argc, char** argv) {
   cxxopts::Options options(
       "attn spans",
       "Mark the characters of each text that make it toxic, as SemEval-2021 Task 5 (Toxic Spans) asks: per row\n"
-      "its 0-based character offsets. A text classifier answers from its attention: the words weighing at least\n"
-      "--threshold times the text's highest weight, their letters and the gaps between toxic neighbours. When the\n"
-      "file has a spans column (the people's marks), prints the task's character F1, precision and recall.\n"
-      "Definitions: docs/spans.md.\n"
-      "  attn spans --model runs/hx --csv tsd_trial.csv --predictions spans.csv");
+      "its 0-based character offsets. A span tagger (attn train --spans-column) marks the words whose probability\n"
+      "is at least --threshold (0.5: the threshold it learned); a text classifier answers from its attention, the\n"
+      "words weighing at least --threshold times the text's highest weight. Either way a word gives its letters, and\n"
+      "two marked neighbours the gap between them. When the file has a spans column (the people's marks), prints the\n"
+      "task's character F1, precision and recall. Definitions: docs/spans.md.\n"
+      "  attn spans --model runs/spans --csv tsd_trial.csv --predictions spans.csv\n"
+      "  attn spans --model runs/hx --csv tsd_trial.csv --threshold 0.3");
   add_model_option(options);
   options.add_options("Input")
       ("csv", "A CSV, TSV or JSON Lines file of texts", cxxopts::value<std::string>())
@@ -29,7 +31,7 @@ int run(int argc, char** argv) {
       ("spans-column", "The column of the people's marks, scored against when present", cxxopts::value<std::string>()->default_value("spans"))
       ("id-column", "Ids for the predictions (default: each row's 0-based position)", cxxopts::value<std::string>()->default_value(""));
   options.add_options("Methods")
-      ("threshold", "A word's share of the text's highest attention to count as toxic, in (0, 1]", cxxopts::value<double>()->default_value("0.5"))
+      ("threshold", "A span tagger: a word's probability; a classifier: a word's share of the text's highest attention. In (0, 1]", cxxopts::value<double>()->default_value("0.5"))
       ("batch-size", "Texts explained at once", cxxopts::value<std::int64_t>()->default_value("64"));
   options.add_options("Output")
       ("predictions", "Write id,spans per row here (SemEval's submission format)", cxxopts::value<std::string>())

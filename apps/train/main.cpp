@@ -37,6 +37,7 @@ int run(int argc, char** argv) {
           tasks::tasks_help(tasks::Command::kTrain) + "\n"
       "  attn train --csv train.csv --model bilstm-attention --out runs/toxic\n"
       "  attn train --csv features.csv --model feature-attention --out runs/features\n"
+      "  attn train --csv tsd_train.csv --text-column text --spans-column spans --out runs/spans   (bilstm-tagger)\n"
       "  attn train --csv dates.csv --model seq2seq-attention --source-column human --target-column machine \\\n"
       "             --set score=general --out runs/dates\n"
       "  attn train --csv train.csv --embeddings glove.6B.100d.txt.gz --set embed_dim=100 --early-stopping-patience 2 \\\n"
