@@ -422,6 +422,9 @@ void Api::infer(const std::shared_ptr<Exchange>& ex, Mode mode) {
     throw HttpError(400, e.what());
   }
   const tasks::ExplainOptions explain = explain_options(body, first, mode);
+  if (body.rationales && (first.facts().input != tasks::ModelFacts::Input::kTexts || first.facts().labels.empty()))
+    throw HttpError(400, "field \"rationales\" scores a text classifier's word scores against people's marks; " + name + " is " +
+                             tasks::describe_model(first.saved()));
   check_cost(first, inputs, explain);
   if (mode == Mode::kExplain && body.self_attention) mode = Mode::kExplainWithSelfAttention;
   // Importance methods cost up to hundreds of passes an input: a client address may have

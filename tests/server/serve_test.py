@@ -151,6 +151,8 @@ try:
     error(400, status, body, "more rationales than texts")
     status, _, body = srv.post("/v1/explain", {"model": "toxic", "texts": [marked_text], "rationales": [["stupid"]]})
     error(400, status, body, "a rationale that is not positions")
+    status, _, body = srv.post("/v1/explain", {"model": "dates", "texts": ["march 3 2001"], "rationales": [[0]]})
+    error(400, status, body, "rationales for a model that is not a text classifier")
     status, _, body = srv.post("/v1/predict", {"model": "toxic", "texts": [marked_text], "rationales": [[3]]})
     error(400, status, body, "rationales on /v1/predict")
 
