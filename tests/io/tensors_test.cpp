@@ -1,4 +1,7 @@
+#include <cstdint>
 #include <filesystem>
+#include <sstream>
+#include <string>
 
 #include <torch/script.h>
 #include <torch/serialize.h>
@@ -69,4 +72,46 @@ TEST_CASE("check_archive: accepts what LibTorch and attn write, refuses a pickle
                                                 Catch::Contains("a length of 2147483647 bytes"));
   CHECK_THROWS_WITH(io::read_prepared(bad), Catch::Contains("corrupt pickle"));
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+/// Sets the sizes the ZIP directory states for record `name` (the central directory entry's and the
+/// local header's: compressed and uncompressed) to `size`.
+std::string with_stated_size(std::string zip, const std::string& name, std::uint32_t size) {
+  const auto set = [&](std::size_t at) {
+    for (int i = 0; i < 4; ++i) zip.at(at + static_cast<std::size_t>(i)) = static_cast<char>((size >> (8 * i)) & 0xFF);
+  };
+  for (const std::string& header : {std::string("PK\x01\x02", 4), std::string("PK\x03\x04", 4)}) {
+    const bool central = header[2] == '\x01';
+    const std::size_t name_at = central ? 46 : 30, sizes_at = central ? 20 : 18;
+    bool found = false;
+    for (std::size_t at = zip.find(header); at != std::string::npos; at = zip.find(header, at + 1))
+      if (zip.compare(at + name_at, name.size(), name) == 0) {
+        set(at + sizes_at);
+        set(at + sizes_at + 4);
+        found = true;
+      }
+    REQUIRE(found);
+  }
+  return zip;
+}
+}  // namespace
+
+TEST_CASE("check_archive: a tensor record stated shorter or longer than its pickle's storage is refused, naming both", "[io][tensors]") {
+  // libFuzzer found it (CI, 2026-11-29): a model.pt whose ZIP directory states a shorter record
+  // for a tensor than its pickle's storage. LibTorch's unpickler gave the storage the pickle's size
+  // over the record's bytes, and copying the weights read past their end (SEGV under ASan).
+  torch::jit::Module m("m");
+  m.register_parameter("w", torch::ones({2, 3}), false);
+  std::ostringstream out;
+  m.save(out);
+  const std::string zip = out.str();
+  CHECK_NOTHROW(io::check_archive_bytes(zip, "m.pt"));
+  CHECK_THROWS_WITH(io::check_archive_bytes(with_stated_size(zip, "archive/data/0", 0), "m.pt"),
+                    "m.pt: record 'data/0' holds 0 bytes where data.pkl states 24 (6 of FloatStorage): the file is corrupt");
+  CHECK_THROWS_WITH(io::check_archive_bytes(with_stated_size(zip, "archive/data/0", 16), "m.pt"),
+                    Catch::StartsWith("m.pt: record 'data/0' holds 16 bytes where data.pkl states 24"));
+  // Stated longer than the file: refused before LibTorch allocates it (the fuzzer's 4 GB data record).
+  CHECK_THROWS_WITH(io::check_archive_bytes(with_stated_size(zip, "archive/data/0", 0xFFFFFFFE), "m.pt"),
+                    "m.pt: record 'archive/data/0' lies outside the file: the file is truncated or corrupt");
 }

@@ -1,9 +1,12 @@
 #include "attn/io/tensors.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
@@ -46,12 +49,33 @@ void require_in_storage(const torch::Tensor& t, const std::string& what, const s
 
 namespace {
 
-void check_pickles(caffe2::serialize::PyTorchStreamReader& reader, const std::string& what) {
+/// A record's name within the archive, without the archive's top folder ("archive/data/0" is "data/0"),
+/// as LibTorch's reader names them.
+std::string in_archive(const std::string& name) { return name.substr(name.find('/') + 1); }
+
+/// Checks every pickle (data, constants, the code's debug info) and the records its tensor storages
+/// are read from: LibTorch's unpickler gives a storage the size its pickle states over the bytes of
+/// its record, so a record stated shorter in the ZIP directory would be read past its end.
+/// `sizes`: the records' stated sizes by name (check_zip_sizes).
+void check_pickles(caffe2::serialize::PyTorchStreamReader& reader, const std::string& what,
+                   const std::map<std::string, std::uint64_t>& sizes) {
   for (const std::string& record : reader.getAllRecords()) {
-    // data.pkl, constants.pkl and the code's debug_pkl files (source ranges, read on load)
     if (record.size() < 3 || record.compare(record.size() - 3, 3, "pkl") != 0) continue;
     auto [data, size] = reader.getRecord(record);
-    check_pickle(std::string_view(static_cast<const char*>(data.get()), size), what + ": " + record);
+    const std::vector<PickledStorage> storages =
+        check_pickle(std::string_view(static_cast<const char*>(data.get()), size), what + ": " + record);
+    for (const PickledStorage& storage : storages) {
+      // A storage's bytes are the record "<pickle's name without .pkl>/<key>".
+      const std::string name = record.substr(0, record.size() - 4) + "/" + storage.key;
+      const auto stated = sizes.find(name);
+      if (record.compare(record.size() - 4, 4, ".pkl") != 0 || stated == sizes.end())
+        throw std::runtime_error(what + ": " + record + " names a tensor storage '" + storage.key +
+                                 "' the file does not hold: the file is corrupt");
+      if (stated->second != storage.bytes)
+        throw std::runtime_error(what + ": record '" + name + "' holds " + std::to_string(stated->second) + " bytes where " + record +
+                                 " states " + std::to_string(storage.bytes) + " (" + std::to_string(storage.numel) + " of " + storage.type +
+                                 "): the file is corrupt");
+    }
   }
 }
 
@@ -81,19 +105,23 @@ void check_archive_from(Source source, const std::string& what, const std::strin
 /// Tensor data (data/N) and extra files are covered by attn's own checksums, which name the
 /// tensor or file (models/saved_model.h).
 bool parsed_record(const std::string& name) {
-  const std::string rest = name.substr(name.find('/') + 1);
+  const std::string rest = in_archive(name);
   return rest.rfind("data/", 0) != 0 && rest.rfind("extra/", 0) != 0;
 }
 
-/// The stated sizes of the records LibTorch parses (its reader allocates a record's stated size
-/// before reading it), before LibTorch opens the file; a file with no ZIP directory is
-/// "WHAT: not EXPECTED (...)", as LibTorch's reader would say.
-void check_parsed_sizes(const ReadAt& read, std::uint64_t size, const std::string& what, const std::string& expected) {
+/// The stated sizes of all records (LibTorch's reader allocates a record's stated size before
+/// reading it), before LibTorch opens the file, by their names in the archive; a file with no ZIP
+/// directory is "WHAT: not EXPECTED (...)", as LibTorch's reader would say.
+std::map<std::string, std::uint64_t> check_record_sizes(const ReadAt& read, std::uint64_t size, const std::string& what,
+                                                        const std::string& expected) {
+  std::map<std::string, std::uint64_t> sizes;
   try {
-    check_zip_sizes(read, size, what, parsed_record);
+    for (const auto& [name, stated] : check_zip_sizes(read, size, what, [](const std::string&) { return true; }))
+      sizes[in_archive(name)] = stated;
   } catch (const NotZipArchive& e) {
     throw std::runtime_error(what + ": not " + expected + " (" + e.reason + ")");
   }
+  return sizes;
 }
 
 }  // namespace
@@ -109,8 +137,9 @@ void check_archive(const std::string& path, const std::string& expected) {
     in.read(out, static_cast<std::streamsize>(n));
     return static_cast<std::size_t>(in.gcount());
   };
-  check_parsed_sizes(read, size, path, expected);
-  check_archive_from<const std::string&>(path, path, expected, check_pickles);
+  const auto sizes = check_record_sizes(read, size, path, expected);
+  check_archive_from<const std::string&>(path, path, expected,
+                                         [&](auto& reader, const std::string& what) { check_pickles(reader, what, sizes); });
   check_zip_records(read, size, path, parsed_record);
   check_archive_from<const std::string&>(path, path, expected, check_code);  // the code, once its CRC-32 is right
 }
@@ -120,9 +149,9 @@ void check_archive_bytes(const std::string& bytes, const std::string& what, cons
     if (offset >= bytes.size()) return 0;
     return bytes.copy(out, n, static_cast<std::size_t>(offset));
   };
-  check_parsed_sizes(read, bytes.size(), what, expected);
+  const auto sizes = check_record_sizes(read, bytes.size(), what, expected);
   std::istringstream in(bytes);  // LibTorch's stream reader checks every read against the size
-  check_archive_from<std::istream*>(&in, what, expected, check_pickles);
+  check_archive_from<std::istream*>(&in, what, expected, [&](auto& reader, const std::string& w) { check_pickles(reader, w, sizes); });
   check_zip_records(read, bytes.size(), what, parsed_record);
   std::istringstream again(bytes);
   check_archive_from<std::istream*>(&again, what, expected, check_code);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -194,7 +195,11 @@ void each_record(const Reader& r, const std::function<bool(const std::string& na
   std::uint64_t pos = 0;
   for (std::uint64_t i = 0; i < directory.entries; ++i) {
     const Entry entry = read_entry(r, dir, i, pos);
-    if ((entry.method != 0 && entry.method != 8) || !wanted(entry.name)) continue;
+    if (!wanted(entry.name)) continue;
+    // LibTorch's reader allocates a record's stated size before it finds it cannot inflate it.
+    if (entry.method != 0 && entry.method != 8)
+      r.fail("record '" + entry.name + "' is compressed by method " + std::to_string(entry.method) +
+             " (LibTorch reads stored and deflated records)");
     if (entry.method == 0 && entry.stored_size != entry.plain_size) r.fail("record '" + entry.name + "': corrupt sizes");
     fn(entry, record_start(r, entry));
   }
@@ -202,13 +207,16 @@ void each_record(const Reader& r, const std::function<bool(const std::string& na
 
 }  // namespace
 
-void check_zip_sizes(const ReadAt& read, std::uint64_t size, const std::string& what,
-                     const std::function<bool(const std::string& name)>& wanted) {
+std::map<std::string, std::uint64_t> check_zip_sizes(const ReadAt& read, std::uint64_t size, const std::string& what,
+                                                     const std::function<bool(const std::string& name)>& wanted) {
   const Reader r{read, size, what};
+  std::map<std::string, std::uint64_t> sizes;
   each_record(r, wanted, [&](const Entry& entry, std::uint64_t) {
     // DEFLATE expands at most 1032 to 1 (a run of one byte): a record stated larger is not its bytes.
     if (entry.method == 8 && entry.plain_size / 1032 > entry.stored_size + 1) r.fail("record '" + entry.name + "': corrupt sizes");
+    sizes[entry.name] = entry.plain_size;
   });
+  return sizes;
 }
 
 void check_zip_records(const ReadAt& read, std::uint64_t size, const std::string& what,

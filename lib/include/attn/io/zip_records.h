@@ -3,7 +3,9 @@
 /// TorchScript code deflated) records for each of its files. LibTorch's reader is built without checking them, so a
 /// flipped bit in a model's TorchScript code or pickles would reach its parsers; attn checks
 /// them first.
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,12 +28,12 @@ struct NotZipArchive : std::runtime_error {
 /// lies within the file, a stored record's sizes agree, a deflated one states no more than DEFLATE
 /// can expand to. Run before LibTorch reads a record, as its reader allocates the stated size
 /// first. Throws as check_zip_records does ("WHAT: record 'NAME': corrupt sizes", "... lies
-/// outside the file ...").
-void check_zip_sizes(const ReadAt& read, std::uint64_t size, const std::string& what,
-                     const std::function<bool(const std::string& name)>& wanted);
+/// outside the file ..."). Returns each checked record's (uncompressed) size by its name.
+std::map<std::string, std::uint64_t> check_zip_sizes(const ReadAt& read, std::uint64_t size, const std::string& what,
+                                                     const std::function<bool(const std::string& name)>& wanted);
 
-/// Verifies the CRC-32 of every record (stored or deflated; other methods are skipped: LibTorch
-/// writes none) of the ZIP archive of `size` bytes for which `wanted(name)` is true. Throws
+/// Verifies the CRC-32 of every record (stored or deflated; another method is an error: LibTorch
+/// writes none and reads none) of the ZIP archive of `size` bytes for which `wanted(name)` is true. Throws
 /// std::runtime_error "WHAT: record 'NAME' ..." for a mismatch or a directory entry that points
 /// outside the archive, NotZipArchive when the directory cannot be found. Handles
 /// ZIP64 (archives over 4 GiB).
