@@ -74,6 +74,12 @@ TEST_CASE("span tagging: evaluate scores what it marks by the character F1; the 
   CHECK(a.metric == "span_f1");
   CHECK(a.after >= a.before);
   CHECK(a.before == Approx(s.f1));
+  // The default tagger's loss is its CRF's: each text's tag likelihood, which --pos-weight does not weigh.
+  const tasks::Batch b = data->batch(rows, tasks::Width::kData);
+  torch::jit::Module module = model->module();
+  CHECK(data->loss(module, b, {}).value.item<double>() > 0);
+  CHECK_THROWS_WITH(data->loss(module, b, data->loss_weights({"3", ""}, rows)),
+                    "--pos-weight: weighs the tokens of a tagger without a CRF (--set crf=false)");
   const auto explained = model->explain({{"you idiot", {}}}, 8);
   const nlohmann::ordered_json j = explained->json(0);
   CHECK(j.at("words").size() == 2);

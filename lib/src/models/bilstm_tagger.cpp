@@ -11,19 +11,75 @@ namespace attn::models {
 namespace tagger {  // this model's parts (a named namespace: the unity build compiles the models together)
 
 const char* kSource = R"(
-def logits(self, ids: Tensor) -> Tensor:
-    # ids [B, T] (0 = padding; or with subwords [B, T, 1 + G]) -> each token's logit [B, T]
+def emissions(self, ids: Tensor) -> Tensor:
+    # ids [B, T] (0 = padding; or with subwords [B, T, 1 + G]) -> each token's score of being marked [B, T]
     mask = self.token_mask(ids)
     h = self.lstm.forward_masked(self.embed(ids), mask)          # [B, T, 2 * lstm_units], padding skipped
     if self.training and self.output_dropout > 0.0:
         h = torch.dropout(h, self.output_dropout, True)
-    return self.dense.forward(h).squeeze(2)                      # z_t = w^T h_t + b
+    return self.dense.forward(h).squeeze(2)                      # e_t = w^T h_t
+
+def logits(self, ids: Tensor) -> Tensor:
+    # -> each token's log-odds of being marked [B, T]: without a CRF e_t + b; with one, the log-odds of
+    # its marginal, log p(y_t = 1 | x) - log p(y_t = 0 | x), plus b (which only the learned threshold moves)
+    e = self.emissions(ids)
+    if self.has_crf:
+        s = self.crf_scores(e, self.token_mask(ids))
+        e = s[:, :, 1] - s[:, :, 0]
+    return e + self.output_bias
 
 def forward(self, ids: Tensor) -> Tensor:
-    # -> p_t = sigmoid(z_t), the probability that token t is marked; 0 at padding
+    # -> p_t = sigmoid(logits_t), the probability that token t is marked; 0 at padding
     mask = self.token_mask(ids)
     logits = self.logits(ids)
     return torch.sigmoid(logits) * mask.to(logits.dtype)
+
+def crf_tags(self, e: Tensor) -> Tensor:
+    # the two tags' emissions [B, T, 2]: 0 for "not marked", e_t for "marked"
+    return torch.stack([torch.zeros_like(e), e], 2)
+
+def crf_alphas(self, e: Tensor, mask: Tensor) -> List[Tensor]:
+    # forward scores a_t(y) = log sum over tag paths ending in y at t of exp(their score) (Lafferty et al. 2001),
+    # carried unchanged over the padding after a text
+    x = self.crf_tags(e)
+    a = self.crf.start.unsqueeze(0) + x[:, 0]
+    alphas = [a]
+    for t in range(1, x.size(1)):
+        step = torch.logsumexp(a.unsqueeze(2) + self.crf.transitions.unsqueeze(0), 1) + x[:, t]
+        a = torch.where(mask[:, t].unsqueeze(1), step, a)
+        alphas.append(a)
+    return alphas
+
+def crf_scores(self, e: Tensor, mask: Tensor) -> Tensor:
+    # a_t(y) + b_t(y) [B, T, 2]: the log of the summed scores of the paths through tag y at t
+    # (their softmax over y is the marginal); b_t the backward scores, end scores at the last token
+    x = self.crf_tags(e)
+    alphas = self.crf_alphas(e, mask)
+    T = x.size(1)
+    b = self.crf.end.unsqueeze(0).expand(x.size(0), 2)
+    scores = [alphas[T - 1] + b]
+    for t in range(T - 2, -1, -1):
+        step = torch.logsumexp(self.crf.transitions.unsqueeze(0) + (x[:, t + 1] + b).unsqueeze(1), 2)
+        b = torch.where(mask[:, t + 1].unsqueeze(1), step, b)
+        scores.append(alphas[t] + b)
+    scores.reverse()
+    return torch.stack(scores, 1)
+
+def crf_nll(self, ids: Tensor, targets: Tensor) -> Tensor:
+    # -log p(y | x) of each text's tags y (targets [B, T], 0 or 1; padding ignored) [B]:
+    # log Z(x) - (start(y_1) + sum_t e_t(y_t) + sum_t>1 transition(y_t-1, y_t) + end(y_last))
+    mask = self.token_mask(ids)
+    e = self.emissions(ids)
+    x = self.crf_tags(e)
+    y = targets.long()
+    alphas = self.crf_alphas(e, mask)
+    log_z = torch.logsumexp(alphas[len(alphas) - 1] + self.crf.end.unsqueeze(0), 1)
+    m = mask.to(e.dtype)
+    emitted = (x.gather(2, y.unsqueeze(2)).squeeze(2) * m).sum(1)
+    moved = (self.crf.transitions[y[:, :-1], y[:, 1:]] * m[:, 1:]).sum(1)
+    last = y.gather(1, (mask.long().sum(1) - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
+    gold = self.crf.start[y[:, 0]] + emitted + moved + self.crf.end[last]
+    return log_z - gold
 )";
 
 torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
@@ -40,7 +96,16 @@ torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
     nn::script::add_parameter(m, "embedding", keras_uniform(num_words));
   }
   m.register_module("lstm", nn::script::bilstm(embed, units, c.at("recurrent_dropout").get<double>(), runtime));
-  m.register_module("dense", nn::script::linear(2 * units, 1));
+  m.register_module("dense", nn::script::linear(2 * units, 1, /*bias=*/false));
+  nn::script::add_parameter(m, "output_bias", torch::zeros({1}));
+  // The CRF's scores of the first tag, of a tag after another ([from, to]: 0 not marked, 1 marked)
+  // and of the last; they start at 0 (no preference) and stay there without a CRF.
+  auto crf = nn::script::new_module("LinearChainCRF");
+  nn::script::add_parameter(crf, "start", torch::zeros({2}));
+  nn::script::add_parameter(crf, "transitions", torch::zeros({2, 2}));
+  nn::script::add_parameter(crf, "end", torch::zeros({2}));
+  m.register_module("crf", crf);
+  m.register_attribute("has_crf", c10::BoolType::get(), c.at("crf").get<bool>());
   for (const char* k : {"spatial_dropout", "lstm_dropout", "output_dropout"})
     m.register_attribute(k, c10::FloatType::get(), c.at(k).get<double>());
   define_lookup(m, c, keras_uniform, "bilstm-tagger");
@@ -58,7 +123,9 @@ std::vector<LayerRow> layers(const nlohmann::json& c) {
           {"embedding", "Embedding", "(None, T, " + d + ")", "embedding"},
           {"spatial_dropout", "SpatialDropout1D", "(None, T, " + d + ")", ""},
           {"lstm", "Bidirectional LSTM", "(None, T, " + h + ")", "lstm"},
-          {"dense", "Dense sigmoid, per token", "(None, T)", "dense"},
+          {"dense", "Dense, per token: e_t", "(None, T)", "dense"},
+          {"crf", c.value("crf", false) ? "Linear-chain CRF: each token's marginal log-odds" : "(no CRF: unused)", "(None, T)", "crf"},
+          {"output_bias", "+ output bias, sigmoid per token", "(None, T)", "output_bias"},
       },
       c, d);
 }
@@ -75,7 +142,7 @@ ModelEntry bilstm_tagger_entry() {
   ModelEntry e{
       "bilstm-tagger",
       ModelKind::kSpanTagger,
-      "Embedding (words and their character n-grams) -> SpatialDropout1D -> BiLSTM -> Dense sigmoid per token: which "
+      "Embedding (words and their character n-grams) -> SpatialDropout1D -> BiLSTM -> Dense per token -> linear-chain CRF: which "
       "words of a text people would mark (SemEval-2021 Toxic Spans)",
       {
           {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer)", true},
@@ -86,6 +153,9 @@ ModelEntry bilstm_tagger_entry() {
           {"lstm_dropout", 0.1, "dropout on the LSTM inputs, one mask per sequence (Keras' dropout)"},
           {"recurrent_dropout", 0.1, "DropConnect on the LSTM's hidden-to-hidden weights"},
           {"output_dropout", 0.2, "dropout on the LSTM's outputs before the per-token Dense"},
+          {"crf", true,
+           "a linear-chain CRF over the tokens' marked/not tags (trained by the tags' likelihood; a token's probability is its marginal), "
+           "else an independent sigmoid per token"},
       },
       {{"epochs", 20}, {"batch_size", 32}, {"lr", 1e-3}, {"val_split", 0.1}},
       tagger::build,
@@ -93,7 +163,8 @@ ModelEntry bilstm_tagger_entry() {
       tagger::layers,
       "embedding",
   };
-  e.output_bias = "dense.bias";  // the per-token logit's bias, which the learned threshold moves
+  e.revision = 2;                 // 2: the CRF, and the output bias apart from the Dense (1: a sigmoid per token over dense.bias)
+  e.output_bias = "output_bias";  // added to each token's log-odds: what the learned threshold moves
   e.ensembles = true;
   return e;
 }

@@ -1,5 +1,7 @@
 #include "attn/models/kinds.h"
 
+#include "attn/models/ensemble.h"
+
 #include <stdexcept>
 
 namespace attn::models {
@@ -82,6 +84,17 @@ torch::Tensor SpanTagger::forward(const torch::Tensor& ids) { return module_.for
 std::vector<torch::Tensor> SpanTagger::member_logits(const torch::Tensor& ids) {
   if (!module_.find_method("member_logits")) return {logits(ids)};
   return module_.get_method("member_logits")({ids}).toTensor().unbind(0);
+}
+
+bool SpanTagger::is_crf() const {
+  const torch::jit::Module first = ensemble_members(module_).front();
+  return first.hasattr("has_crf") && first.attr("has_crf").toBool();
+}
+
+std::vector<torch::Tensor> SpanTagger::member_crf_nll(const torch::Tensor& ids, const torch::Tensor& targets) {
+  std::vector<torch::Tensor> out;
+  for (torch::jit::Module& m : ensemble_members(module_)) out.push_back(m.get_method("crf_nll")({ids, targets}).toTensor());
+  return out;
 }
 
 std::int64_t Seq2SeqModel::start_id() const { return module_.attr("start_id").toInt(); }

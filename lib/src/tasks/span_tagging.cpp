@@ -162,11 +162,26 @@ class SpanDataset : public Dataset {
     const torch::Tensor real = (ids.dim() == 3 ? (ids != 0).sum(2) != 0 : ids != 0).to(torch::kFloat32);
     const torch::Tensor tokens = real.sum().clamp_min(1.0);
     // An ensemble's members each learn by their own loss (models/ensemble.h): the loss is their mean.
-    const std::vector<torch::Tensor> members = models::SpanTagger(model).member_logits(ids);
+    // A CRF's is the tags' negative log-likelihood per text, summed over the batch and divided by its
+    // tokens (as the independent tokens' cross-entropy is), which --pos-weight does not weigh.
+    models::SpanTagger tagger(model);
+    const bool crf = tagger.is_crf();
+    if (crf && weights.defined())
+      throw std::invalid_argument("--pos-weight: weighs the tokens of a tagger without a CRF (--set crf=false)");
+    std::vector<torch::Tensor> members;
+    if (crf) {
+      torch::NoGradGuard no_grad;  // (only for the accuracy)
+      members = tagger.member_logits(ids);
+    } else {
+      members = tagger.member_logits(ids);
+    }
+    const std::vector<torch::Tensor> nll = crf ? tagger.member_crf_nll(ids, b.targets) : std::vector<torch::Tensor>{};
     Loss out;
-    for (const torch::Tensor& logits : members) {
-      const torch::Tensor each = at::binary_cross_entropy_with_logits(logits, b.targets, {}, weights, at::Reduction::None);
-      const torch::Tensor loss = (each * real).sum() / tokens;
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      const torch::Tensor& logits = members[k];
+      const torch::Tensor loss =
+          crf ? nll[k].sum() / tokens
+              : (at::binary_cross_entropy_with_logits(logits, b.targets, {}, weights, at::Reduction::None) * real).sum() / tokens;
       out.value = out.value.defined() ? out.value + loss : loss;
       torch::NoGradGuard no_grad;
       out.accuracy +=

@@ -104,10 +104,15 @@ class SpanTagger {
   explicit SpanTagger(torch::jit::Module module) : module_(std::move(module)) {}
   /// Each token's logit of being marked [B, T].
   torch::Tensor logits(const torch::Tensor& ids);
-  /// Each token's probability, sigmoid(logits) [B, T].
+  /// Each token's probability of being marked, sigmoid(logits) [B, T].
   torch::Tensor forward(const torch::Tensor& ids);
   /// What training's loss reads: each member's logits for an ensemble (models/ensemble.h), else {logits(ids)}.
   std::vector<torch::Tensor> member_logits(const torch::Tensor& ids);
+  /// Whether its tags are a linear-chain CRF's (trained by member_crf_nll), else independent per token
+  /// (trained on member_logits).
+  bool is_crf() const;
+  /// Each member's -log p(tags | text) of each text [B] (targets [B, T]: 1 at marked tokens).
+  std::vector<torch::Tensor> member_crf_nll(const torch::Tensor& ids, const torch::Tensor& targets);
 
  private:
   torch::jit::Module module_;
