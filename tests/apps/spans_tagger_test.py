@@ -80,6 +80,9 @@ check(both.returncode == 2 and "--spans-column is for span-tagging" in both.stde
       f"--spans-column with --label-column: exit 2, saying which task reads which ({both.returncode}: {both.stderr.strip()})")
 wrong = attn(*common, "--model", "bilstm-attention", "--out", path("wrong"), ok=False)
 check(wrong.returncode == 2 and "--spans-column" in wrong.stderr, f"bilstm-attention does not read --spans-column ({wrong.stderr.strip()})")
+weighed = attn(*common, "--pos-weight", "auto", "--out", path("weighed"), ok=False)
+check(weighed.returncode == 2 and "--pos-weight: weighs the tokens of a tagger without a CRF" in weighed.stderr
+      and not os.path.exists(path("weighed")), f"--pos-weight with the CRF: exit 2 before anything is written ({weighed.stderr.strip()})")
 with open(path("bad.csv"), "w") as f:
     f.write('spans,text\n"[0, 1]",ab\n"[0, 9]",ab\n')
 bad = attn("train", "--csv", path("bad.csv"), "--text-column", "text", "--spans-column", "spans", "--out", path("bad"), ok=False)

@@ -25,6 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A CRF tagger learns by each text's tag likelihood, which no token's weight enters.
+const char* const kCrfWeights = "--pos-weight: weighs the tokens of a tagger without a CRF (--set crf=false)";
+
 /// How a span tagger cuts and pads its texts, as the text classifiers' helpers read it: post
 /// padding (a row's tokens start at column 0, its words' entries are their columns) and a long
 /// text's end cut.
@@ -166,8 +169,7 @@ class SpanDataset : public Dataset {
     // tokens (as the independent tokens' cross-entropy is), which --pos-weight does not weigh.
     models::SpanTagger tagger(model);
     const bool crf = tagger.is_crf();
-    if (crf && weights.defined())
-      throw std::invalid_argument("--pos-weight: weighs the tokens of a tagger without a CRF (--set crf=false)");
+    if (crf && weights.defined()) throw std::invalid_argument(kCrfWeights);
     std::vector<torch::Tensor> members;
     if (crf) {
       torch::NoGradGuard no_grad;  // (only for the accuracy)
@@ -493,6 +495,10 @@ class SpanTagging : public Task {
     // Word vectors learnt from the file's own texts first (skip-gram, 10 passes): on Toxic Spans the
     // held-out character F1 of the training part's validation rows went 0.664 -> 0.680 with them.
     return {{"monitor", "val_span_f1"}, {"early_stopping_patience", 3}, {"logit_adjustment", "span-f1"}, {"pretrain_epochs", 10}};
+  }
+
+  void check_loss_weights(const LossWeights& spec, torch::jit::Module& model) const override {
+    if (!spec.positive.empty() && models::SpanTagger(model).is_crf()) throw std::invalid_argument(kCrfWeights);
   }
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int threads) const override {

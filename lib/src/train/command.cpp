@@ -19,13 +19,14 @@ TrainingPlan plan_training(const TrainRequest& r) {
   const models::ModelEntry& entry = *plan.entry;
   plan.task = &tasks::task_for(entry.kind);
   plan.model_config = models::resolve_config(entry, r.model_overrides);
-  entry.build(plan.model_config, nn::Runtime::kPortable);  // a bad value fails here, before any data is read
+  torch::jit::Module built = entry.build(plan.model_config, nn::Runtime::kPortable);  // a bad value fails here, before any data is read
   nlohmann::json recipe = entry.training;
   recipe.update(plan.task->training_recipe(r.data));
   if (r.training.contains("embeddings")) recipe.erase("pretrain_epochs");  // the user's vectors instead
   if (!entry.ensembles) recipe.erase("ensemble");                          // a single model where members cannot be combined
   plan.training = effective_options(recipe, r.training);
   models::check_ensemble(entry, plan.training.ensemble);
+  plan.task->check_loss_weights({plan.training.pos_weight, plan.training.class_weight}, built);
   return plan;
 }
 

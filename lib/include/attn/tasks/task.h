@@ -389,6 +389,13 @@ class Task {
     (void)inputs;
     return nlohmann::json::object();
   }
+
+  /// Throws std::invalid_argument when the loss of `model` (built from the run's config, before any
+  /// data is read) cannot take the weights `spec` asks for. Nothing to check by default.
+  virtual void check_loss_weights(const LossWeights& spec, torch::jit::Module& model) const {
+    (void)spec;
+    (void)model;
+  }
   /// The texts of the training file read with `inputs`, for word vectors learnt from them before
   /// training (--pretrain-epochs): every row's text, the held-out rows' too (no label is read).
   /// Empty when the task reads no texts, or they were prepared already (--data).
