@@ -107,6 +107,8 @@ TEST_CASE("bilstm-tagger's CRF: each text's tag likelihood and each token's marg
       CHECK(p[b][t].item<double>() == Approx(marginal).epsilon(1e-5));
     }
   }
+  // A text with no tokens (all padding) has no tags: nothing to learn from it.
+  CHECK(m.get_method("crf_nll")({torch::zeros({1, 3}, torch::kInt64), torch::zeros({1, 3})}).toTensor().item<double>() == 0.0);
   // Without a CRF each token stands alone: sigmoid(e_t + b).
   torch::jit::Module plain = entry.build(
       models::resolve_config(entry, {{"num_words", 50}, {"embed_dim", 8}, {"lstm_units", 4}, {"crf", false}}), nn::Runtime::kNative);

@@ -79,7 +79,7 @@ def crf_nll(self, ids: Tensor, targets: Tensor) -> Tensor:
     moved = (self.crf.transitions[y[:, :-1], y[:, 1:]] * m[:, 1:]).sum(1)
     last = y.gather(1, (mask.long().sum(1) - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
     gold = self.crf.start[y[:, 0]] + emitted + moved + self.crf.end[last]
-    return log_z - gold
+    return (log_z - gold) * (mask.long().sum(1) > 0).to(e.dtype)   # a text with no tokens has no tags to score
 )";
 
 torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {
