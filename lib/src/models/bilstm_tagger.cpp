@@ -66,8 +66,13 @@ def crf_scores(self, e: Tensor, mask: Tensor) -> Tensor:
     return torch.stack(scores, 1)
 
 def crf_nll(self, ids: Tensor, targets: Tensor) -> Tensor:
-    # -log p(y | x) of each text's tags y (targets [B, T], 0 or 1; padding ignored) [B]:
-    # log Z(x) - (start(y_1) + sum_t e_t(y_t) + sum_t>1 transition(y_t-1, y_t) + end(y_last))
+    # -log p(y | x) of each text's tags y (targets [B, T], 0 or 1; padding ignored) [B]
+    return self.crf_loss(ids, targets)[0]
+
+def crf_loss(self, ids: Tensor, targets: Tensor) -> Tuple[Tensor, Tensor]:
+    # training's step, from one pass of the LSTM: -log p(y | x) of each text [B] =
+    # log Z(x) - (start(y_1) + sum_t e_t(y_t) + sum_t>1 transition(y_t-1, y_t) + end(y_last)),
+    # and each token's log-odds as logits() gives them [B, T] (no gradient: for the accuracy)
     mask = self.token_mask(ids)
     e = self.emissions(ids)
     x = self.crf_tags(e)
@@ -79,7 +84,9 @@ def crf_nll(self, ids: Tensor, targets: Tensor) -> Tensor:
     moved = (self.crf.transitions[y[:, :-1], y[:, 1:]] * m[:, 1:]).sum(1)
     last = y.gather(1, (mask.long().sum(1) - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
     gold = self.crf.start[y[:, 0]] + emitted + moved + self.crf.end[last]
-    return (log_z - gold) * (mask.long().sum(1) > 0).to(e.dtype)   # a text with no tokens has no tags to score
+    nll = (log_z - gold) * (mask.long().sum(1) > 0).to(e.dtype)   # a text with no tokens has no tags to score
+    s = self.crf_scores(e.detach(), mask).detach()
+    return nll, s[:, :, 1] - s[:, :, 0] + self.output_bias.detach()
 )";
 
 torch::jit::Module build(const nlohmann::json& c, nn::Runtime runtime) {

@@ -91,9 +91,12 @@ bool SpanTagger::is_crf() const {
   return first.hasattr("has_crf") && first.attr("has_crf").toBool();
 }
 
-std::vector<torch::Tensor> SpanTagger::member_crf_nll(const torch::Tensor& ids, const torch::Tensor& targets) {
-  std::vector<torch::Tensor> out;
-  for (torch::jit::Module& m : ensemble_members(module_)) out.push_back(m.get_method("crf_nll")({ids, targets}).toTensor());
+std::vector<std::pair<torch::Tensor, torch::Tensor>> SpanTagger::member_crf_loss(const torch::Tensor& ids, const torch::Tensor& targets) {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> out;
+  for (torch::jit::Module& m : ensemble_members(module_)) {
+    const auto both = m.get_method("crf_loss")({ids, targets}).toTuple();
+    out.emplace_back(both->elements()[0].toTensor(), both->elements()[1].toTensor());
+  }
   return out;
 }
 

@@ -170,20 +170,17 @@ class SpanDataset : public Dataset {
     models::SpanTagger tagger(model);
     const bool crf = tagger.is_crf();
     if (crf && weights.defined()) throw std::invalid_argument(kCrfWeights);
-    std::vector<torch::Tensor> members;
+    // Each member's (loss, logits): the logits give the tokens' accuracy, (logit > 0) == target.
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> members;
     if (crf) {
-      torch::NoGradGuard no_grad;  // (only for the accuracy)
-      members = tagger.member_logits(ids);
+      for (auto& [nll, logits] : tagger.member_crf_loss(ids, b.targets)) members.emplace_back(nll.sum() / tokens, logits);
     } else {
-      members = tagger.member_logits(ids);
+      for (const torch::Tensor& logits : tagger.member_logits(ids))
+        members.emplace_back(
+            (at::binary_cross_entropy_with_logits(logits, b.targets, {}, weights, at::Reduction::None) * real).sum() / tokens, logits);
     }
-    const std::vector<torch::Tensor> nll = crf ? tagger.member_crf_nll(ids, b.targets) : std::vector<torch::Tensor>{};
     Loss out;
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      const torch::Tensor& logits = members[k];
-      const torch::Tensor loss =
-          crf ? nll[k].sum() / tokens
-              : (at::binary_cross_entropy_with_logits(logits, b.targets, {}, weights, at::Reduction::None) * real).sum() / tokens;
+    for (const auto& [loss, logits] : members) {
       out.value = out.value.defined() ? out.value + loss : loss;
       torch::NoGradGuard no_grad;
       out.accuracy +=

@@ -111,8 +111,9 @@ class SpanTagger {
   /// Whether its tags are a linear-chain CRF's (trained by member_crf_nll), else independent per token
   /// (trained on member_logits).
   bool is_crf() const;
-  /// Each member's -log p(tags | text) of each text [B] (targets [B, T]: 1 at marked tokens).
-  std::vector<torch::Tensor> member_crf_nll(const torch::Tensor& ids, const torch::Tensor& targets);
+  /// Each member's -log p(tags | text) of each text [B] (targets [B, T]: 1 at marked tokens), with
+  /// its tokens' log-odds as logits() gives them [B, T] (without gradients), from one pass.
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> member_crf_loss(const torch::Tensor& ids, const torch::Tensor& targets);
 
  private:
   torch::jit::Module module_;
