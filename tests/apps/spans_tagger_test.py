@@ -75,12 +75,17 @@ attn(*per_worker, "--epochs", "4", "--nproc", "2", "--out", path("workers"))
 shared = json.loads(attn("spans", "--model", path("workers"), "--csv", path("test.csv")).stdout)
 check(shared["f1"] >= 0.9, f"--nproc 2 learns the planted words as one process does ({shared['f1']:.3f} against {scored['f1']:.3f})")
 
+# --set crf=true: the linear-chain CRF over the tags learns the planted words too
+attn(*common, "--set", "crf=true", "--epochs", "4", "--out", path("crf"))
+chained = json.loads(attn("spans", "--model", path("crf"), "--csv", path("test.csv")).stdout)
+check(chained["f1"] >= 0.9, f"--set crf=true learns the planted words ({chained['f1']:.3f})")
+
 both = attn(*common, "--label-column", "label", "--out", path("both"), ok=False)
 check(both.returncode == 2 and "--spans-column is for span-tagging" in both.stderr and "--label-column is for" in both.stderr,
       f"--spans-column with --label-column: exit 2, saying which task reads which ({both.returncode}: {both.stderr.strip()})")
 wrong = attn(*common, "--model", "bilstm-attention", "--out", path("wrong"), ok=False)
 check(wrong.returncode == 2 and "--spans-column" in wrong.stderr, f"bilstm-attention does not read --spans-column ({wrong.stderr.strip()})")
-weighed = attn(*common, "--pos-weight", "auto", "--out", path("weighed"), ok=False)
+weighed = attn(*common, "--set", "crf=true", "--pos-weight", "auto", "--out", path("weighed"), ok=False)
 check(weighed.returncode == 2 and "--pos-weight: weighs the tokens of a tagger without a CRF" in weighed.stderr
       and not os.path.exists(path("weighed")), f"--pos-weight with the CRF: exit 2 before anything is written ({weighed.stderr.strip()})")
 with open(path("bad.csv"), "w") as f:

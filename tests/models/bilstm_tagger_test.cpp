@@ -62,7 +62,9 @@ TEST_CASE("bilstm-tagger: with subwords, a word beyond the table is read by its 
 TEST_CASE("bilstm-tagger's CRF: each text's tag likelihood and each token's marginal are those of every tag path summed",
           "[models][tagger]") {
   const auto& entry = models::find_model("bilstm-tagger");
-  torch::jit::Module m = entry.build(small_tagger(), nn::Runtime::kNative);
+  nlohmann::json config = small_tagger();
+  config["crf"] = true;
+  torch::jit::Module m = entry.build(config, nn::Runtime::kNative);
   m.eval();
   torch::jit::Module crf(m.attr("crf").toObject());
   {

@@ -1,5 +1,6 @@
 #include "attn/io/tensors.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -66,9 +67,9 @@ void check_pickles(caffe2::serialize::PyTorchStreamReader& reader, const std::st
         check_pickle(std::string_view(static_cast<const char*>(data.get()), size), what + ": " + record);
     for (const PickledStorage& storage : storages) {
       // A storage's bytes are the record "<pickle's name without .pkl>/<key>".
-      const std::string name = record.substr(0, record.size() - 4) + "/" + storage.key;
+      const std::string name = record.substr(0, record.size() - std::min<std::size_t>(record.size(), 4)) + "/" + storage.key;
       const auto stated = sizes.find(name);
-      if (record.compare(record.size() - 4, 4, ".pkl") != 0 || stated == sizes.end())
+      if (record.size() < 4 || record.compare(record.size() - 4, 4, ".pkl") != 0 || stated == sizes.end())
         throw std::runtime_error(what + ": " + record + " names a tensor storage '" + storage.key +
                                  "' the file does not hold: the file is corrupt");
       if (stated->second != storage.bytes)
