@@ -182,7 +182,8 @@ const std::vector<TrainOption>& train_options() {
         value("clip-norm", &T::clip_norm, "Clip the gradients' global L2 norm to this (0: no clipping)", false,
               std::function<std::string(const double&)>([](const double& v) { return v >= 0 ? "" : "must be >= 0"; })),
         value("pos-weight", &T::pos_weight,
-              "Classifiers: the positive class's loss weight per label, auto (negatives / positives over the training rows) or w1,w2,..."),
+              "Classifiers: the positive class's loss weight per label, auto (negatives / positives over the training rows) or w1,w2,...; "
+              "span taggers: a marked token's weight, auto (unmarked / marked tokens) or w (not with --set crf=true)"),
         value("class-weight", &T::class_weight,
               "Classifiers with one class per row: the loss weight per class, balanced (rows / (classes x the class's rows) over "
               "the training rows) or w1,w2,..."),
