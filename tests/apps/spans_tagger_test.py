@@ -26,6 +26,7 @@ attn(*common, "--epochs", "4", "--out", path("run"))
 config = json.load(open(path("run/config.json")))
 check(config["model"] == "bilstm-tagger" and config["task"] == "span-tagging", f"--spans-column trains bilstm-tagger ({config['model']})")
 check("span_f1_after" in config.get("logit_adjustment", {}), "the threshold is learned on the held-out rows by default")
+check(config["training"]["span_f1_loss"] == 1, f"each text's soft F1 is in the loss by default ({config['training'].get('span_f1_loss')})")
 
 scored = json.loads(attn("spans", "--model", path("run"), "--csv", path("test.csv"), "--json", path("spans.json")).stdout)
 check(scored["source"] == "tagger" and scored["f1"] >= 0.9, f"attn spans: the planted words of unseen posts ({scored})")
@@ -88,6 +89,12 @@ check(wrong.returncode == 2 and "--spans-column" in wrong.stderr, f"bilstm-atten
 weighed = attn(*common, "--set", "crf=true", "--pos-weight", "auto", "--out", path("weighed"), ok=False)
 check(weighed.returncode == 2 and "--pos-weight: weighs the tokens of a tagger without a CRF" in weighed.stderr
       and not os.path.exists(path("weighed")), f"--pos-weight with the CRF: exit 2 before anything is written ({weighed.stderr.strip()})")
+with open(path("labels.csv"), "w") as f:
+    f.write("text,toxic\nyou idiot,1\nnice day,0\n")
+other = attn("train", "--csv", path("labels.csv"), "--text-column", "text", "--labels", "toxic", "--span-f1-loss", "1", "--out",
+             path("other"), ok=False)
+check(other.returncode == 2 and "--span-f1-loss is for span taggers" in other.stderr and not os.path.exists(path("other")),
+      f"--span-f1-loss for a classifier: exit 2 before anything is written ({other.stderr.strip()})")
 with open(path("bad.csv"), "w") as f:
     f.write('spans,text\n"[0, 1]",ab\n"[0, 9]",ab\n')
 bad = attn("train", "--csv", path("bad.csv"), "--text-column", "text", "--spans-column", "spans", "--out", path("bad"), ok=False)

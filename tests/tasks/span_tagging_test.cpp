@@ -2,6 +2,8 @@
 // (the character F1 of what it marks), the learned threshold, explanations, and its inputs' misuse.
 // (A planted word learned end to end, Python's torch.jit.load: tests/apps/spans_tagger_test.py.)
 #include "attn/tasks/span_tagging.h"
+#include "attn/models/kinds.h"
+#include "attn/tasks/text_classification.h"
 #include "attn/metrics/spans.h"
 #include "tasks_test_util.h"
 
@@ -40,12 +42,18 @@ TEST_CASE("span tagging: a token is marked when people marked a character of its
   CHECK(config.at("text_column") == "text");
   CHECK(config.at("maxlen") == 4);
   CHECK(data->logit_adjustment() == "span-f1");
-  // --pos-weight: a marked token's weight; auto, the unmarked tokens per marked one (11 of 14 tokens unmarked, 3 marked)
-  CHECK(data->loss_weights({"auto", ""}, {0, 1, 2, 3}).item<float>() == Approx(11.0 / 3.0));
-  CHECK(data->loss_weights({"3", ""}, {0}).item<float>() == 3.0f);
-  CHECK_FALSE(data->loss_weights({"", ""}, {0}).defined());
+  // The loss's weights {a marked token's, the soft F1's}. --pos-weight: auto, the unmarked tokens
+  // per marked one (11 of 14 tokens unmarked, 3 marked); none: 1.
+  const auto weights = [&](const tasks::LossWeights& spec) {
+    const torch::Tensor w = data->loss_weights(spec, {0, 1, 2, 3});
+    return std::vector<float>(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
+  };
+  CHECK(weights({"auto", ""})[0] == Approx(11.0 / 3.0));
+  CHECK(weights({"3", "", 0.5}) == std::vector<float>{3.0f, 0.5f});
+  CHECK(weights({"", ""}) == std::vector<float>{1.0f, 0.0f});
   CHECK_THROWS_WITH(data->loss_weights({"1,2", ""}, {0}), Catch::Contains("one positive number"));
   CHECK_THROWS_WITH(data->loss_weights({"", "balanced"}, {0}), Catch::Contains("--class-weight"));
+  CHECK_THROWS_WITH(data->loss_weights({"", "", -1}, {0}), Catch::Contains("--span-f1-loss must be a number >= 0"));
   fs::remove_all(dir);
 }
 
@@ -86,6 +94,9 @@ TEST_CASE("span tagging: evaluate scores what it marks by the character F1; the 
   const tasks::Batch b = data->batch(rows, tasks::Width::kData);
   torch::jit::Module module = model->module();
   CHECK(data->loss(module, b, data->loss_weights({"3", ""}, rows)).value.item<double>() > 0);
+  // --span-f1-loss belongs to span taggers: another task's loss has no soft F1.
+  CHECK_NOTHROW(tasks::span_tagging().check_loss_weights({"", "", 1.0}, plain));
+  CHECK_THROWS_WITH(tasks::text_classification().check_loss_weights({"", "", 1.0}, plain), Catch::Contains("--span-f1-loss is for span taggers"));
   const auto explained = model->explain({{"you idiot", {}}}, 8);
   const nlohmann::ordered_json j = explained->json(0);
   CHECK(j.at("words").size() == 2);
@@ -94,6 +105,61 @@ TEST_CASE("span tagging: evaluate scores what it marks by the character F1; the 
   tasks::ExplainOptions labelled;
   labelled.label = "toxic";
   CHECK_THROWS_WITH(model->explain({{"x", {}}}, 8, labelled), Catch::Contains("no labels"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("span tagging: the loss is the tokens' cross-entropy plus each text's soft F1 miss, weighed by its tokens", "[tasks][spans]") {
+  const fs::path dir = scratch("span_loss");
+  const std::string csv = write_csv(dir / "tsd.csv", "spans,text", span_rows());
+  const auto& entry = models::find_model("bilstm-tagger");
+  const auto data = tasks::span_tagging().open(train_inputs(tasks::span_tagging(), {{"csv", csv}}), entry, (dir / "run").string(), 1);
+  const std::vector<std::int64_t> rows = {0, 1, 2, 3};
+  const tasks::Batch b = data->batch(rows, tasks::Width::kLongestRow);
+  for (const bool crf : {false, true}) {
+    CAPTURE(crf);
+    const nlohmann::json config = models::fit_config(entry, {{"crf", crf}, {"embed_dim", 8}, {"lstm_units", 4}}, data->sizes());
+    torch::manual_seed(7);
+    torch::jit::Module module = entry.build(config, nn::Runtime::kPortable);
+    module.eval();  // no dropout: the same logits twice
+    models::SpanTagger tagger(module);
+    const torch::Tensor ids = b.inputs.at(0).toTensor();
+    torch::Tensor logits, tokens_loss;
+    if (crf) {
+      auto [nll, l] = tagger.member_crf_loss(ids, b.targets).front();
+      logits = l, tokens_loss = nll.sum();
+    } else {
+      logits = tagger.member_logits(ids).front();
+    }
+    // By hand: per text its real tokens' probabilities, the soft F1 of its marked ones.
+    double bce = 0, misses = 0, tokens = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::int64_t n = data->lengths()[i];
+      double pm = 0, p = 0, y = 0;
+      for (std::int64_t t = 0; t < n; ++t) {
+        const double z = logits[static_cast<std::int64_t>(i)][t].item<double>(), q = 1 / (1 + std::exp(-z));
+        const double target = b.targets[static_cast<std::int64_t>(i)][t].item<double>();
+        bce -= target * std::log(q) + (1 - target) * std::log(1 - q);
+        pm += q * target, p += q, y += target;
+      }
+      if (y > 0) misses += static_cast<double>(n) * (1 - 2 * pm / (p + y));  // the text nobody marked adds nothing
+      tokens += static_cast<double>(n);
+    }
+    REQUIRE(tokens == 14);
+    const double base = crf ? tokens_loss.item<double>() : bce;
+    CHECK(data->loss(module, b, data->loss_weights({"", "", 0.0}, rows)).value.item<double>() == Approx(base / tokens).epsilon(1e-5));
+    CHECK(data->loss(module, b, data->loss_weights({"", "", 2.0}, rows)).value.item<double>() ==
+          Approx((base + 2 * misses) / tokens).epsilon(1e-5));
+    // The soft F1 reaches the emissions (with a CRF through its marginals).
+    const auto dense_grad = [&](double f1_weight) {
+      torch::manual_seed(7);
+      torch::jit::Module m = entry.build(config, nn::Runtime::kPortable);
+      m.eval();
+      data->loss(m, b, data->loss_weights({"", "", f1_weight}, rows)).value.backward();
+      return m.attr("dense").toModule().attr("weight").toTensor().grad().clone();
+    };
+    const torch::Tensor g0 = dense_grad(0), g1 = dense_grad(1);
+    CHECK_FALSE(torch::allclose(g0, g1));
+  }
   fs::remove_all(dir);
 }
 

@@ -33,6 +33,7 @@ const std::map<std::string, std::string> kSamples = {
     {"clip-norm", "1.5"},
     {"pos-weight", "auto"},
     {"class-weight", "balanced"},
+    {"span-f1-loss", "0.5"},
     {"embeddings", "glove.txt"},
     {"freeze-embeddings", ""},
     {"pretrain-epochs", "12"},
@@ -81,6 +82,7 @@ TEST_CASE("the training table: bad values name their flag, schedules are a close
   CHECK_THROWS_WITH(train::training_overrides(schedule),
                     "--lr-schedule must be constant, reduce-on-plateau, warmup-linear or cosine, got 'triangle'");
   CHECK_THROWS_WITH(train::effective_options({}, {{"epochs", 0}}), "--epochs must be >= 1, got 0");
+  CHECK_THROWS_WITH(train::effective_options({}, {{"span_f1_loss", -1}}), Catch::Contains("--span-f1-loss must be a number >= 0"));
   CHECK_THROWS_WITH(train::effective_options({}, {{"lr_schedule", "triangle"}}),
                     Catch::Contains("training setting") && Catch::Contains("triangle"));
   CHECK_THROWS_WITH(train::effective_options({}, {{"epochz", 3}}), "no training setting 'epochz'");

@@ -72,7 +72,8 @@ def crf_nll(self, ids: Tensor, targets: Tensor) -> Tensor:
 def crf_loss(self, ids: Tensor, targets: Tensor) -> Tuple[Tensor, Tensor]:
     # training's step, from one pass of the LSTM: -log p(y | x) of each text [B] =
     # log Z(x) - (start(y_1) + sum_t e_t(y_t) + sum_t>1 transition(y_t-1, y_t) + end(y_last)),
-    # and each token's log-odds as logits() gives them [B, T] (no gradient: for the accuracy)
+    # and each token's log-odds as logits() gives them [B, T] (the soft F1 of training's loss reads them;
+    # the output bias, which only the learned threshold moves, without gradient)
     mask = self.token_mask(ids)
     e = self.emissions(ids)
     x = self.crf_tags(e)
@@ -85,7 +86,7 @@ def crf_loss(self, ids: Tensor, targets: Tensor) -> Tuple[Tensor, Tensor]:
     last = y.gather(1, (mask.long().sum(1) - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
     gold = self.crf.start[y[:, 0]] + emitted + moved + self.crf.end[last]
     nll = (log_z - gold) * (mask.long().sum(1) > 0).to(e.dtype)   # a text with no tokens has no tags to score
-    s = self.crf_scores(e.detach(), mask).detach()
+    s = self.crf_scores(e, mask)
     return nll, s[:, :, 1] - s[:, :, 0] + self.output_bias.detach()
 )";
 

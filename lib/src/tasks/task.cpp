@@ -117,6 +117,10 @@ std::unique_ptr<Dataset> TrainedModel::open_rewritten_csv(const std::string&, co
                               " does not read texts a rewrite could change (robustness is for text classifiers)");
 }
 
+void Task::check_loss_weights(const LossWeights& spec, torch::jit::Module&) const {
+  if (spec.span_f1 != 0) throw std::invalid_argument("--span-f1-loss is for span taggers (--spans-column)");
+}
+
 torch::Tensor Dataset::loss_weights(const LossWeights& spec, const std::vector<std::int64_t>&) const {
   if (!spec.positive.empty()) throw std::invalid_argument("--pos-weight is for classifiers (models with 0/1 labels)");
   if (!spec.classes.empty()) throw std::invalid_argument("--class-weight is for text classifiers with one class per row (--label-column)");

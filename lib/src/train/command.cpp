@@ -26,7 +26,7 @@ TrainingPlan plan_training(const TrainRequest& r) {
   if (!entry.ensembles) recipe.erase("ensemble");                          // a single model where members cannot be combined
   plan.training = effective_options(recipe, r.training);
   models::check_ensemble(entry, plan.training.ensemble);
-  plan.task->check_loss_weights({plan.training.pos_weight, plan.training.class_weight}, built);
+  plan.task->check_loss_weights({plan.training.pos_weight, plan.training.class_weight, plan.training.span_f1_loss}, built);
   return plan;
 }
 

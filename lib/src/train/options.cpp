@@ -187,6 +187,12 @@ const std::vector<TrainOption>& train_options() {
         value("class-weight", &T::class_weight,
               "Classifiers with one class per row: the loss weight per class, balanced (rows / (classes x the class's rows) over "
               "the training rows) or w1,w2,..."),
+        value("span-f1-loss", &T::span_f1_loss,
+              "Span taggers: each text adds W x (1 - the soft F1 of its marked tokens, from their probabilities) to the tokens' "
+              "loss, weighed by its tokens (0: the tokens' loss alone; span taggers: 1)",
+              false, std::function<std::string(const double&)>([](const double& v) {
+                return v >= 0 && std::isfinite(v) ? "" : "must be a number >= 0, got " + std::to_string(v);
+              })),
         value("embeddings", &T::embeddings,
               "Text models: start the word embedding from these vectors (word2vec / GloVe / fastText "
               "text format, .gz too)"),

@@ -130,7 +130,7 @@ struct Trainer::Impl {
     if (o.logit_adjustment != "none" && val_rows.empty())
       throw std::invalid_argument("--logit-adjustment " + o.logit_adjustment +
                                   " chooses its offsets on held-out rows (--val-split > 0 or --val-csv)");
-    loss_weights = data.loss_weights({o.pos_weight, o.class_weight}, train_rows);
+    loss_weights = data.loss_weights({o.pos_weight, o.class_weight, o.span_f1_loss}, train_rows);
     steps_per_epoch = static_cast<std::int64_t>(epoch_batches(0).size());
     state.best = monitor_mode(o.monitor) == MonitorMode::kMinimize ? INFINITY : -INFINITY;
     state.plateau_lr = o.lr;

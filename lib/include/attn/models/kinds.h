@@ -112,7 +112,7 @@ class SpanTagger {
   /// (trained on member_logits).
   bool is_crf() const;
   /// Each member's -log p(tags | text) of each text [B] (targets [B, T]: 1 at marked tokens), with
-  /// its tokens' log-odds as logits() gives them [B, T] (without gradients), from one pass.
+  /// its tokens' log-odds as logits() gives them [B, T] (their marginals, with gradients), from one pass.
   std::vector<std::pair<torch::Tensor, torch::Tensor>> member_crf_loss(const torch::Tensor& ids, const torch::Tensor& targets);
 
  private:

@@ -81,6 +81,7 @@ struct Batch {
 struct LossWeights {
   std::string positive;  ///< --pos-weight: auto or w1,w2,... (0/1 labels)
   std::string classes;   ///< --class-weight: balanced or w1,w2,... (one class per row)
+  double span_f1 = 0;    ///< --span-f1-loss: the weight of each text's soft F1 (span taggers)
 };
 
 struct Loss {
@@ -391,11 +392,9 @@ class Task {
   }
 
   /// Throws std::invalid_argument when the loss of `model` (built from the run's config, before any
-  /// data is read) cannot take the weights `spec` asks for. Nothing to check by default.
-  virtual void check_loss_weights(const LossWeights& spec, torch::jit::Module& model) const {
-    (void)spec;
-    (void)model;
-  }
+  /// data is read) cannot take the weights `spec` asks for. By default a task's loss has no soft F1
+  /// (--span-f1-loss is refused); the rest is checked by Dataset::loss_weights.
+  virtual void check_loss_weights(const LossWeights& spec, torch::jit::Module& model) const;
   /// The texts of the training file read with `inputs`, for word vectors learnt from them before
   /// training (--pretrain-epochs): every row's text, the held-out rows' too (no label is read).
   /// Empty when the task reads no texts, or they were prepared already (--data).

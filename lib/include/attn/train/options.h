@@ -64,6 +64,10 @@ struct TrainOptions {
   /// One class per row: the cross-entropy's weight per class: "" (none), "balanced" (rows / (classes x
   /// the class's rows) over the training rows) or "w1,w2,...".
   std::string class_weight;
+  /// Span taggers: each text adds span_f1_loss x (1 - the soft F1 of its marked tokens) to the
+  /// tokens' loss (tasks/span_tagging.h); 0: the tokens' loss alone (the default of other tasks; a
+  /// span tagger's is 1).
+  double span_f1_loss = 0;
   /// Word vectors (word2vec / GloVe / fastText text format, optionally gzipped) the word embedding
   /// starts from; `freeze_embeddings` keeps it fixed.
   std::string embeddings;
