@@ -2,9 +2,9 @@
 // (the character F1 of what it marks), the learned threshold, explanations, and its inputs' misuse.
 // (A planted word learned end to end, Python's torch.jit.load: tests/apps/spans_tagger_test.py.)
 #include "attn/tasks/span_tagging.h"
+#include "attn/metrics/spans.h"
 #include "attn/models/kinds.h"
 #include "attn/tasks/text_classification.h"
-#include "attn/metrics/spans.h"
 #include "tasks_test_util.h"
 
 using namespace attn;
@@ -96,7 +96,8 @@ TEST_CASE("span tagging: evaluate scores what it marks by the character F1; the 
   CHECK(data->loss(module, b, data->loss_weights({"3", ""}, rows)).value.item<double>() > 0);
   // --span-f1-loss belongs to span taggers: another task's loss has no soft F1.
   CHECK_NOTHROW(tasks::span_tagging().check_loss_weights({"", "", 1.0}, plain));
-  CHECK_THROWS_WITH(tasks::text_classification().check_loss_weights({"", "", 1.0}, plain), Catch::Contains("--span-f1-loss is for span taggers"));
+  CHECK_THROWS_WITH(tasks::text_classification().check_loss_weights({"", "", 1.0}, plain),
+                    Catch::Contains("--span-f1-loss is for span taggers"));
   const auto explained = model->explain({{"you idiot", {}}}, 8);
   const nlohmann::ordered_json j = explained->json(0);
   CHECK(j.at("words").size() == 2);
