@@ -74,6 +74,31 @@ TEST_CASE("audit: templates and swaps are the model's predictions of those texts
     CHECK(t.at("why").at("sentences") == 56);  // every term is in the model's vocabulary
   }
   CHECK(report.at("templates").at("final").get<double>() == Approx(*expected.final_metric));
+  // Each filler word's mean toxicity over the terms' sentences, in the templates' order (its first
+  // appearance): "stupid" first, then its kind counterpart "kind".
+  std::map<std::string, std::pair<double, int>> by_filler;
+  std::vector<std::string> filler_order;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto sentences = text::template_sentences(names[i]);
+    for (std::size_t k = 0; k < sentences.size(); ++k) {
+      auto& [sum, n] = by_filler[sentences[k].filler];
+      if (n == 0 && i == 0) filler_order.push_back(sentences[k].filler);
+      sum += p[i * sentences.size() + k], ++n;
+    }
+  }
+  const auto& fillers = report.at("templates").at("fillers");
+  REQUIRE(fillers.size() == 24);
+  REQUIRE(filler_order.size() == 24);
+  CHECK(fillers[0].at("word") == "stupid");
+  CHECK(fillers[0].at("toxic") == true);
+  CHECK(fillers[1].at("word") == "kind");
+  for (std::size_t f = 0; f < fillers.size(); ++f) {
+    INFO(filler_order[f]);
+    CHECK(fillers[f].at("word") == filler_order[f]);
+    const auto [sum, n] = by_filler.at(filler_order[f]);
+    CHECK(n == (f < 16 ? 18 : 6));  // an adjective in 6 frames, a verb in 2, for each of 3 terms
+    CHECK(fillers[f].at("mean").get<double>() == Approx(sum / n).epsilon(1e-5));
+  }
 
   // Swaps: rows c1, c2 and c5 name muslim, c3 and c5 christian, c6 jewish; each mention -> 2 other terms.
   const auto& swaps = report.at("swaps");

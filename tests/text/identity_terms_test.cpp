@@ -83,6 +83,8 @@ TEST_CASE("identity terms: every template filled with the term, half with a toxi
       for (char& c : placed) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       CHECK(placed == term);
       CHECK(text::find_mentions(s.text, term).size() == 1);
+      // The filler is the word the frame was filled with (the sentence's last word, or the verb).
+      CHECK((s.text.find(" " + s.filler + ".") != std::string::npos || s.text.find(" " + s.filler + " ") != std::string::npos));
     }
     CHECK(toxic == 56);
     CHECK(distinct.size() == sentences.size());

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -92,6 +93,13 @@ struct TemplatePart {
   metrics::BiasFigures figures;
   std::vector<double> kind_mean, kind_flagged, toxic_mean;  ///< per term
   std::size_t per_term = 0;
+  /// Per filler word, in the templates' order: the mean toxicity of its sentences over the terms.
+  struct Filler {
+    std::string word;
+    bool toxic = false;
+    double mean = 0;
+  };
+  std::vector<Filler> fillers;
   std::vector<text::TemplateSentence> kind;  ///< every term's kind sentences, term after term
 };
 
@@ -99,7 +107,8 @@ TemplatePart templates(TextClassifierModel& model, const std::vector<std::string
   TemplatePart out;
   std::vector<std::string> texts;
   std::vector<std::uint8_t> positive;
-  std::vector<std::size_t> term_of;
+  std::vector<std::size_t> term_of, filler_of;
+  std::map<std::string, std::size_t> filler_index;
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const std::vector<text::TemplateSentence> sentences = text::template_sentences(terms[i]);
     out.per_term = sentences.size();
@@ -108,6 +117,9 @@ TemplatePart templates(TextClassifierModel& model, const std::vector<std::string
       positive.push_back(s.toxic);
       term_of.push_back(i);
       if (!s.toxic) out.kind.push_back(s);
+      const auto [at, added] = filler_index.emplace(s.filler, out.fillers.size());
+      if (added) out.fillers.push_back({s.filler, s.toxic, 0});
+      filler_of.push_back(at->second);
     }
   }
   const std::vector<float> probs = probabilities(model, texts, tox.labels, batch_size);
@@ -117,12 +129,13 @@ TemplatePart templates(TextClassifierModel& model, const std::vector<std::string
   out.kind_mean.assign(terms.size(), 0);
   out.kind_flagged.assign(terms.size(), 0);
   out.toxic_mean.assign(terms.size(), 0);
-  std::vector<double> kind_n(terms.size(), 0), toxic_n(terms.size(), 0);
+  std::vector<double> kind_n(terms.size(), 0), toxic_n(terms.size(), 0), filler_n(out.fillers.size(), 0);
   for (std::size_t r = 0; r < texts.size(); ++r) {
     const float* p = probs.data() + r * L;
     const std::size_t i = term_of[r];
     scores[r] = static_cast<float>(tox.of(p));
     members[i][r] = 1;
+    out.fillers[filler_of[r]].mean += scores[r], ++filler_n[filler_of[r]];
     if (positive[r]) {
       out.toxic_mean[i] += scores[r], ++toxic_n[i];
     } else {
@@ -135,6 +148,7 @@ TemplatePart templates(TextClassifierModel& model, const std::vector<std::string
     out.kind_flagged[i] /= kind_n[i];
     out.toxic_mean[i] /= toxic_n[i];
   }
+  for (std::size_t f = 0; f < out.fillers.size(); ++f) out.fillers[f].mean /= filler_n[f];
   try {
     out.figures = metrics::bias_figures(scores, positive, terms, members);
   } catch (const std::invalid_argument&) {
@@ -327,6 +341,29 @@ std::string html_report(const nlohmann::ordered_json& report, const TemplatePart
   return report::html_page("Identity-bias audit of " + report["model"].get<std::string>(), h);
 }
 
+/// Each filler word's mean toxicity over the terms' sentences, in the templates' order.
+nlohmann::ordered_json fillers_json(const TemplatePart& t) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const TemplatePart::Filler& f : t.fillers) out.push_back({{"word", f.word}, {"toxic", f.toxic}, {"mean", f.mean}});
+  return out;
+}
+
+/// The toxic fillers the model reads as less toxic than the kind fillers on average, as one line
+/// ("" when none): words its training taught it otherwise.
+std::string misread_fillers(const TemplatePart& t) {
+  double kind = 0, n = 0;
+  for (const TemplatePart::Filler& f : t.fillers)
+    if (!f.toxic) kind += f.mean, ++n;
+  if (n == 0) return "";
+  kind /= n;
+  std::string words;
+  for (const TemplatePart::Filler& f : t.fillers)
+    if (f.toxic && f.mean < kind) words += (words.empty() ? "" : ", ") + f.word + " " + number(std::optional<double>(f.mean));
+  return words.empty()
+             ? ""
+             : "  toxic fillers scored below the kind fillers' mean (" + number(std::optional<double>(kind)) + "): " + words + "\n";
+}
+
 std::string table(const nlohmann::ordered_json& report, const TemplatePart& t, const std::vector<std::size_t>& order) {
   std::string out = "identity-bias audit of " + report["model"].get<std::string>() +
                     ": toxicity = " + report["toxicity"].get<std::string>() + ", " + std::to_string(report["terms"].size()) + " terms, " +
@@ -356,6 +393,7 @@ std::string table(const nlohmann::ordered_json& report, const TemplatePart& t, c
          number(tp["overall_auc"].is_number() ? std::optional<double>(tp["overall_auc"].get<double>()) : std::nullopt) +
          ", power means (p = -5) subgroup " + number(t.figures.subgroup_mean) + ", BPSN " + number(t.figures.bpsn_mean) + ", BNSP " +
          number(t.figures.bnsp_mean) + ", final " + number(t.figures.final_metric) + "\n";
+  out += misread_fillers(t);
   if (report.contains("swaps")) {
     const auto& s = report["swaps"];
     out += "  swaps: " + std::to_string(s["rows_mentioning"].get<std::int64_t>()) + " of " + std::to_string(s["rows"].get<std::int64_t>()) +
@@ -412,7 +450,8 @@ nlohmann::ordered_json report_parts(const AuditRequest& r, const Toxicity& tox, 
        {{"subgroup_auc", maybe(t.figures.subgroup_mean)},
         {"bpsn_auc", maybe(t.figures.bpsn_mean)},
         {"bnsp_auc", maybe(t.figures.bnsp_mean)}}},
-      {"final", maybe(t.figures.final_metric)}};
+      {"final", maybe(t.figures.final_metric)},
+      {"fillers", fillers_json(t)}};
   if (s) {
     nlohmann::ordered_json flipped = nlohmann::ordered_json::array();
     for (const Flip& f : s->flips)

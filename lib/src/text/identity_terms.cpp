@@ -137,6 +137,7 @@ std::vector<TemplateSentence> template_sentences(const std::string& term) {
     s.first_word = static_cast<std::size_t>(std::count(s.text.begin(), s.text.begin() + static_cast<std::ptrdiff_t>(t), ' '));
     s.words = static_cast<std::size_t>(std::count(term.begin(), term.end(), ' ')) + 1;
     s.text.replace(s.text.find("{F}"), 3, filler);
+    s.filler = filler;
     out.push_back(std::move(s));
   };
   for (const char* frame : kAdjectiveFrames)

@@ -47,6 +47,7 @@ struct TemplateSentence {
   std::string text;
   bool toxic = false;
   std::size_t first_word = 0, words = 0;
+  std::string filler;  ///< the word the frame was filled with ("stupid", "kind", "hate", ...)
 };
 /// Every template filled with `term` and each of its fillers, toxic and not, half each.
 std::vector<TemplateSentence> template_sentences(const std::string& term);
