@@ -158,13 +158,12 @@ class SpanDataset : public Dataset {
     if (!(spec.span_f1 >= 0) || !std::isfinite(spec.span_f1))
       throw std::invalid_argument("--span-f1-loss must be a number >= 0, got " + std::to_string(spec.span_f1));
     double w = 1;
-    if (spec.positive.empty()) {
-    } else if (spec.positive == "auto") {
+    if (spec.positive == "auto") {
       double marked = 0, tokens = 0;
       for (std::int64_t r : rows)
         for (std::int64_t t = 0; t < read_.x.lengths[static_cast<std::size_t>(r)]; ++t, ++tokens) marked += targets_[r * read_.x.cols + t];
       w = marked > 0 ? (tokens - marked) / marked : 1.0;
-    } else {
+    } else if (!spec.positive.empty()) {
       char* end = nullptr;
       w = std::strtod(spec.positive.c_str(), &end);
       if (end == spec.positive.c_str() || *end != '\0' || !(w > 0) || !std::isfinite(w))
