@@ -102,7 +102,8 @@ def figures(bias):
 
 def audit_summary(report):
     """The audit's headline figures: per term its kind sentences' toxicity, swap shift and importance;
-    the most and least suspected terms; the spread (max - min) of each."""
+    the most and least suspected terms; the spread (max - min) of each; each template filler's mean
+    toxicity (what the model reads "hate" or "like" as)."""
     terms = report["terms"]
     kind = {t["term"]: t["templates"]["kind_mean"] for t in terms}
     flagged = {t["term"]: t["templates"]["kind_decided_toxic"] for t in terms}
@@ -114,7 +115,8 @@ def audit_summary(report):
             "kind_mean_spread": max(kind.values()) - min(kind.values()),
             "most_suspected": max(kind, key=kind.get), "least_suspected": min(kind, key=kind.get),
             "templates_final": report["templates"]["final"], "flips": report["swaps"]["flips"],
-            "texts_scored": report["swaps"]["texts_scored"]}
+            "texts_scored": report["swaps"]["texts_scored"],
+            "fillers": {f["word"]: f["mean"] for f in report["templates"].get("fillers", [])}}
 
 
 def mean(values):
