@@ -526,8 +526,8 @@ class SpanTagging : public Task {
   }
 
   void check_loss_weights(const LossWeights& spec, torch::jit::Module& model) const override {
+    // (--span-f1-loss's range is the options table's check, and Dataset::loss_weights')
     if (!spec.positive.empty() && models::SpanTagger(model).is_crf()) throw std::invalid_argument(kCrfWeights);
-    if (!(spec.span_f1 >= 0)) throw std::invalid_argument("--span-f1-loss must be >= 0");
   }
 
   std::unique_ptr<Dataset> open(const data::Inputs& in, const models::ModelEntry&, const std::string& run_dir, int threads) const override {
