@@ -525,7 +525,8 @@ TEST_CASE("train: the model's own training defaults, shown by --dump-config, fla
   CHECK(j.at("model_config_set_from_data") == nlohmann::json::array({"features"}));
   r = attn("train --model bilstm-attention --set num_words=5000 --dump-config");  // a size the user set is theirs
   REQUIRE(r.code == 0);
-  CHECK(nlohmann::json::parse(r.out).at("model_config_set_from_data") == nlohmann::json::array({"labels", "output", "subword_buckets"}));
+  CHECK(nlohmann::json::parse(r.out).at("model_config_set_from_data") ==
+        nlohmann::json::array({"labels", "output", "subword_buckets", "subword_skeletons"}));
   r = attn("train --model seq2seq-attention --epochs 2 --set score=dot --dump-config");
   REQUIRE(r.code == 0);
   j = nlohmann::json::parse(r.out);

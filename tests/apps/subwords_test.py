@@ -100,6 +100,22 @@ check(sum(drops["misspelt"].values()) < sum(drops["sub"].values()),
       f"--misspell: trained on misspelt words, the model loses less of them ({drops['misspelt']} against {drops['sub']})")
 print("macro-F1 drops at rate 1:", json.dumps(drops), file=sys.stderr)
 
+# --skeletons: a word is also its consonant skeleton's n-grams, so the planted words written without their vowels
+# (vrmn, stpd) read as the words; attn robustness's vowels, which no model here trained on, at rate 1
+attn(*common, "--skeletons", "--out", path("skel"))
+for run in ("sub", "skel"):
+    attn("robustness", "--model", path(run), "--csv", path("test.jsonl"), "--words", path("lexicon.txt"), "--rate", "1",
+         "--perturbations", "vowels", "--json", path(run + "_vowels.json"))
+    r = json.load(open(path(run + "_vowels.json")))
+    check(r["clean"]["macro_f1"] >= 0.9, f"{run}: clean macro-F1 {r['clean']['macro_f1']:.3f} >= 0.9")
+    drops[run + "_vowels"] = r["perturbations"][0]["drop"]["macro_f1"]
+check(drops["sub_vowels"] >= 0.2 and drops["skel_vowels"] <= drops["sub_vowels"] - 0.15,
+      f"--skeletons: dropped vowels cost less (macro-F1 drop {drops['skel_vowels']:.3f} against {drops['sub_vowels']:.3f})")
+skel_config = json.load(open(os.path.join(path("skel"), "config.json")))
+check(skel_config["model_config"]["subword_skeletons"] is True and skel_config["data"]["subword_skeletons"] is True,
+      "--skeletons: kept in the model and its data")
+check("subword_skeletons" not in json.load(open(os.path.join(path("sub"), "config.json")))["data"], "without it the data says nothing")
+
 # explain: an unseen misspelling is read by its n-grams, and weighs
 e = json.loads(attn("explain", "--model", path("sub"), "--json", "see verrrmin today").stdout)
 word = next(w for w in e["words"] if w["word"] == "verrrmin")
@@ -157,6 +173,19 @@ try:
     e = json.loads(attn("explain", "--model", path("sub"), "--json", text).stdout)
     want = torch.tensor([[e["probabilities"][c] for c in config["data"]["labels"]]])
     check((probs - want).abs().max().item() <= 1e-6, f"Python's probabilities are attn's ({probs.tolist()} vs {want.tolist()})")
+    # the same from a model with --skeletons: its subword_ids adds each word's skeleton n-grams as attn does
+    extra = {"config.json": "", "tokenizer.json": ""}
+    skel = torch.jit.load(os.path.join(path("skel"), "model.pt"), _extra_files=extra)
+    skel.eval()
+    word_index = json.loads(json.loads(extra["tokenizer.json"])["config"]["word_index"])
+    text = "See vrmn and stpd, TODAY!"
+    words = [w for w in re.sub("[" + re.escape(filters) + "]", " ", text.lower()).split(" ") if w]
+    rows = [word_index[w] if w in word_index and word_index[w] < num_words else 0 for w in words]
+    with torch.no_grad():
+        probs, _ = skel(skel.subword_ids(words, rows))
+    e = json.loads(attn("explain", "--model", path("skel"), "--json", text).stdout)
+    want = torch.tensor([[e["probabilities"][c] for c in json.loads(extra["config.json"])["data"]["labels"]]])
+    check((probs - want).abs().max().item() <= 1e-6, f"--skeletons: Python's probabilities are attn's ({probs.tolist()} vs {want.tolist()})")
     # the model with --subwords, its lookup of a word: attn embed's vector of it (its own row and n-gram rows loaded),
     # in every member of the recipe's seed ensemble
     def members(m):
@@ -196,6 +225,7 @@ refused("--misspell without subwords", [*common, "--word-only", "--misspell", "0
 refused("--misspell-edits alone", [*common, "--misspell-edits", "leet", "--out", path("x")], "--misspell-edits", "--misspell")
 refused("--misspell-edits unknown", [*common, "--misspell", "0.2", "--misspell-edits", "leet,typo", "--out", path("x")], "'typo'", "homoglyph")
 refused("--subword-buckets with --word-only", [*common, "--word-only", "--subword-buckets", "100", "--out", path("x")], "--subword-buckets", "--subwords")
+refused("--skeletons with --word-only", [*common, "--word-only", "--skeletons", "--out", path("x")], "--skeletons", "--subwords")
 refused("--subword-buckets 0", [*common, "--subwords", "--subword-buckets", "0", "--out", path("x")], "--subword-buckets")
 refused("attn embed without its input", ["embed", "--out", path("x.vec")], "--csv", "--txt")
 finish()

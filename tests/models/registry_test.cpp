@@ -171,9 +171,9 @@ TEST_CASE("fit_config: the data fixes counts exactly and limits from below, user
 TEST_CASE("every key a model's fit sets from the data says so (what --dump-config lists), and no other does", "[models][registry]") {
   // Sizes large enough to move every key, clamped or not (a transformer's max_length is at least 512).
   const auto fitted = [](const models::ModelEntry& entry, std::int64_t n, std::int64_t labels, bool one_class = false,
-                         std::int64_t buckets = 0) -> std::optional<nlohmann::json> {
+                         std::int64_t buckets = 0, bool skeletons = false) -> std::optional<nlohmann::json> {
     try {
-      return models::fit_config(entry, nlohmann::json::object(), models::DataSizes{n, labels, n, n, n, n, one_class, buckets});
+      return models::fit_config(entry, nlohmann::json::object(), models::DataSizes{n, labels, n, n, n, n, one_class, buckets, skeletons});
     } catch (const std::exception&) {
       return std::nullopt;  // a size this model refuses (feature-attention: one label)
     }
@@ -184,7 +184,8 @@ TEST_CASE("every key a model's fit sets from the data says so (what --dump-confi
     for (const auto& [a, b] :
          {std::make_pair(fitted(entry, 1000, 1), fitted(entry, 3000, 1)), std::make_pair(fitted(entry, 1000, 2), fitted(entry, 1000, 3)),
           std::make_pair(fitted(entry, 1000, 3), fitted(entry, 1000, 3, true)),
-          std::make_pair(fitted(entry, 1000, 3), fitted(entry, 1000, 3, false, 64))})
+          std::make_pair(fitted(entry, 1000, 3), fitted(entry, 1000, 3, false, 64)),
+          std::make_pair(fitted(entry, 1000, 3, false, 64), fitted(entry, 1000, 3, false, 64, true))})
       if (a && b)
         for (const auto& [key, value] : a->items())
           if (value != (*b)[key]) moved.insert(key);

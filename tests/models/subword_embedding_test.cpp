@@ -81,6 +81,24 @@ TEST_CASE("subword_rows in TorchScript (what Python runs) are text::subword_rows
   CHECK(ids[0][1][1].item<std::int64_t>() == zzz[0]);
 }
 
+TEST_CASE("subword_rows in TorchScript with subword_skeletons: text::subword_rows with skeletons, byte for byte", "[models][subwords]") {
+  torch::jit::Module m = build(
+      "bilstm-attention",
+      {{"num_words", 20}, {"labels", 2}, {"embed_dim", 6}, {"lstm_units", 3}, {"subword_buckets", 32768}, {"subword_skeletons", true}});
+  CHECK(m.attr("subword_skeletons").toBool());
+  for (const std::string word : {"stupid", "stpd", "IdIOT", "a", "ae", "na\xc3\xafve", "\xe4\xb8\xad\xe6\x96\x87", "x_y-zoo"}) {
+    const auto script = m.run_method("subword_rows", word).toIntList().vec();
+    const std::vector<std::int32_t> cpp = attn::text::subword_rows(word, 32768, true);
+    CHECK(std::vector<std::int64_t>(cpp.begin(), cpp.end()) == script);
+    CHECK(m.run_method("consonant_skeleton", word).toStringRef() == attn::text::consonant_skeleton(word));
+  }
+  // without the key the rows are fastText's alone
+  torch::jit::Module plain =
+      build("bilstm-attention", {{"num_words", 20}, {"labels", 2}, {"embed_dim", 6}, {"lstm_units", 3}, {"subword_buckets", 32768}});
+  const std::vector<std::int32_t> cpp = attn::text::subword_rows("stupid", 32768);
+  CHECK(plain.run_method("subword_rows", std::string("stupid")).toIntList().vec() == std::vector<std::int64_t>(cpp.begin(), cpp.end()));
+}
+
 TEST_CASE("subword_buckets 0 is the word-only model (no n-gram table)", "[models][subwords]") {
   torch::jit::Module m = build("bilstm-attention", {{"num_words", 20}, {"labels", 2}, {"embed_dim", 6}, {"lstm_units", 3}});
   CHECK_FALSE(m.hasattr("subword_embedding"));

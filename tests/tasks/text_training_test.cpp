@@ -18,7 +18,7 @@ tasks::TextTrainingInputs read(const std::vector<std::pair<std::string, std::str
 
 TEST_CASE("text training inputs: each declared once, in --help's order, with --data first", "[tasks][text][training]") {
   const auto specs = tasks::text_training_specs();
-  REQUIRE(specs.size() == 19);
+  REQUIRE(specs.size() == 20);
   CHECK(specs.front().name == "data");
   CHECK(specs.back().name == "max-words");
   const auto train = tasks::task_for(models::ModelKind::kTextClassifier).inputs(tasks::Command::kTrain);
@@ -71,6 +71,8 @@ TEST_CASE("text training inputs: bad values and combinations name the flags", "[
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"data", "d"}}), "give one of --csv and --data");
   CHECK_THROWS_WITH(read({{"data", "d"}, {"maxlen", "9"}}), "--maxlen prepares a --csv; the data in --data was prepared already");
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"subword-buckets", "9"}}), "--subword-buckets applies with --subwords");
+  CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"skeletons", ""}}), "--skeletons applies with --subwords");
+  CHECK(read({{"csv", "x.csv"}, {"subwords", ""}, {"skeletons", ""}}).skeletons.value);
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"subwords", ""}, {"subword-buckets", "0"}}), Catch::Contains("--subword-buckets must be in"));
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"subwords", ""}}, "hierarchical-attention"), Catch::Contains("has no subword embedding"));
   CHECK_THROWS_WITH(read({{"csv", "x.csv"}, {"misspell", "1.5"}}), "--misspell must be in 0..1, got '1.5'");

@@ -1,4 +1,6 @@
 // fastText's hash and n-grams, and a model's words with their subwords (text/subwords.h).
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "attn/text/subwords.h"
@@ -31,6 +33,41 @@ TEST_CASE("subword_rows: the n-grams of <word>, n = 3..6 characters, by start th
   CHECK(text::subword_rows("\xc3\xa9t", B) == std::vector<std::int32_t>{row("<\xc3\xa9t"), row("<\xc3\xa9t>"), row("\xc3\xa9t>")});
   for (std::int32_t r : text::subword_rows("misspelt", 7)) CHECK((r >= 1 && r <= 7));
   CHECK_THROWS(text::subword_rows("a", 0));
+}
+
+TEST_CASE("consonant_skeleton: the ASCII vowels after the first byte dropped", "[text][subwords]") {
+  CHECK(text::consonant_skeleton("stupid") == "stpd");
+  CHECK(text::consonant_skeleton("idiot") == "idt");  // the first letter stays, vowel or not
+  CHECK(text::consonant_skeleton("IdIOT") == "IdT");  // either case
+  CHECK(text::consonant_skeleton("fck") == "fck");
+  CHECK(text::consonant_skeleton("you") == "y");  // y is no vowel here
+  CHECK(text::consonant_skeleton("a") == "a");
+  CHECK(text::consonant_skeleton("") == "");
+  CHECK(text::consonant_skeleton("caf\xc3\xa9s") == "cf\xc3\xa9s");  // a character beyond ASCII stays whole
+}
+
+TEST_CASE("subword_rows with skeletons: the word's n-grams, then its skeleton's when it differs", "[text][subwords]") {
+  const std::int64_t B = 1000003;
+  const auto plain = [&](const char* w) { return text::subword_rows(w, B); };
+  std::vector<std::int32_t> want = plain("stupid");
+  const std::vector<std::int32_t> skeleton = plain("stpd");
+  want.insert(want.end(), skeleton.begin(), skeleton.end());
+  CHECK(text::subword_rows("stupid", B, true) == want);
+  // a word written without its vowels reads exactly the rows the skeleton adds to the word
+  CHECK(text::subword_rows("stpd", B, true) == skeleton);
+  for (std::int32_t r : skeleton) CHECK(std::count(want.begin(), want.end(), r) >= 1);
+  // nothing added when the skeleton is the word; without the flag the rows are fastText's alone
+  CHECK(text::subword_rows("fck", B, true) == plain("fck"));
+  CHECK(text::subword_rows("stupid", B, false) == plain("stupid"));
+  text::TokenizerOptions o;
+  auto tok = std::make_shared<text::Tokenizer>(o);
+  tok->fit_on_texts({"you are stupid"});
+  text::SubwordVocabulary v(tok, B, true);
+  CHECK(v.skeletons());
+  const text::Sequence ids = v.encode("stupid stpd");
+  CHECK(v.rows(ids[0]) == want);
+  CHECK(v.rows(ids[1]) == skeleton);
+  CHECK_FALSE(text::SubwordVocabulary(tok, B).skeletons());
 }
 
 TEST_CASE("SubwordVocabulary: every token keeps its place, known words their index, new words the next ids", "[text][subwords]") {

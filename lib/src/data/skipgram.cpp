@@ -93,7 +93,7 @@ class Trainer {
     for (std::int64_t w = 0; w < words_; ++w) {
       rows_[static_cast<std::size_t>(w)].push_back(static_cast<std::int32_t>(w));
       if (o.buckets > 0)
-        for (std::int32_t r : text::subword_rows(corpus.words[static_cast<std::size_t>(w)], o.buckets))
+        for (std::int32_t r : text::subword_rows(corpus.words[static_cast<std::size_t>(w)], o.buckets, o.skeletons))
           rows_[static_cast<std::size_t>(w)].push_back(static_cast<std::int32_t>(words_ + r - 1));
     }
     double z = 0;
@@ -216,7 +216,7 @@ std::vector<float> SkipgramVectors::vector(std::size_t word) const {
   const float* own = input.data() + static_cast<std::int64_t>(word) * dim;
   std::vector<float> v(own, own + dim);
   if (buckets > 0) {
-    const std::vector<std::int32_t> rows = text::subword_rows(words.at(word), buckets);
+    const std::vector<std::int32_t> rows = text::subword_rows(words.at(word), buckets, skeletons);
     for (std::int32_t r : rows) {
       const float* g = input.data() + (static_cast<std::int64_t>(words.size()) + r - 1) * dim;
       for (std::int64_t i = 0; i < dim; ++i) v[static_cast<std::size_t>(i)] += g[i];
@@ -234,6 +234,7 @@ SkipgramVectors train_skipgram(const std::vector<std::string>& texts, const Skip
   SkipgramVectors out;
   out.dim = options.dim;
   out.buckets = options.buckets;
+  out.skeletons = options.skeletons;
   out.words = corpus.words;
   out.counts = corpus.counts;
   out.tokens = corpus.tokens;

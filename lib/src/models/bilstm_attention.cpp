@@ -98,6 +98,7 @@ ModelEntry bilstm_attention_entry() {
           {"labels", 6, "outputs: the label columns, or the classes (set from the data)", true},
           output_key(),
           subwords_key(),
+          skeletons_key(),
           {"embed_dim", 128, "embedding size"},
           {"spatial_dropout", 0.35, "SpatialDropout1D rate: whole embedding channels dropped for every step"},
           {"lstm_units", 60, "LSTM units per direction (attention works on 2 x this)"},

@@ -156,6 +156,7 @@ ModelEntry bilstm_tagger_entry() {
       {
           {"num_words", 20000, "embedding rows: word indices below this (set from the tokenizer)", true},
           subwords_key(),
+          skeletons_key(),
           {"embed_dim", 128, "embedding size"},
           {"spatial_dropout", 0.2, "SpatialDropout1D rate: whole embedding channels dropped for every step"},
           {"lstm_units", 96, "LSTM units per direction"},

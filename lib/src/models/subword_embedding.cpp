@@ -50,6 +50,23 @@ def lookup(self, ids: Tensor) -> Tensor:
     return x / count.clamp_min(1.0)
 
 def subword_rows(self, word: str) -> List[int]:
+    # the word's n-gram rows; with subword_skeletons, then its consonant skeleton's (when not the word)
+    rows = self.ngram_rows(word)
+    if self.subword_skeletons:
+        skeleton = self.consonant_skeleton(word)
+        if skeleton != word:
+            rows.extend(self.ngram_rows(skeleton))
+    return rows
+
+def consonant_skeleton(self, word: str) -> str:
+    # the word with its ASCII vowels (a e i o u, either case) after the first byte dropped
+    out = word[0:1]
+    for i in range(1, len(word)):
+        if ord(word[i]) not in [97, 101, 105, 111, 117, 65, 69, 73, 79, 85]:
+            out = out + word[i]
+    return out
+
+def ngram_rows(self, word: str) -> List[int]:
     # fastText's n-grams of "<word>" (n = subword_min_n..subword_max_n characters; TorchScript's
     # strings are UTF-8 bytes, a character's continuation bytes 0b10xxxxxx stay with it), each
     # hashed by FNV-1a over its bytes sign-extended -> 1 + hash % subword_buckets
@@ -138,8 +155,18 @@ ConfigKey subwords_key() {
           true};
 }
 
+ConfigKey skeletons_key() {
+  return {"subword_skeletons", false,
+          "with subwords, a word's rows include its consonant skeleton's n-grams (stupid: stpd); set from the data (--skeletons)", true};
+}
+
 void fit_subwords(nlohmann::json& config, const nlohmann::json& given, const DataSizes& data) {
   fit_exact(config, given, "subword_buckets", data.subword_buckets);
+  if (!given.contains("subword_skeletons"))
+    config["subword_skeletons"] = data.subword_skeletons;
+  else if (config.at("subword_skeletons") != data.subword_skeletons)
+    throw std::invalid_argument("config key 'subword_skeletons' must be the data's " +
+                                std::string(data.subword_skeletons ? "true" : "false") + ", got " + config.at("subword_skeletons").dump());
 }
 
 std::vector<LayerRow> with_subword_row(std::vector<LayerRow> rows, const nlohmann::json& config, const std::string& width) {
@@ -168,6 +195,7 @@ void define_lookup(torch::jit::Module& m, const nlohmann::json& config, const st
   m.register_attribute("subword_buckets", c10::IntType::get(), buckets);
   m.register_attribute("subword_min_n", c10::IntType::get(), text::kSubwordMinN);
   m.register_attribute("subword_max_n", c10::IntType::get(), text::kSubwordMaxN);
+  m.register_attribute("subword_skeletons", c10::BoolType::get(), config.value("subword_skeletons", false));
   nn::script::define(m, kSubwordsSource, what);
 }
 

@@ -17,7 +17,10 @@ namespace attn::models {
 
 /// The "subword_buckets" key: n-gram rows, 0 for words only (set from the data: --subwords).
 ConfigKey subwords_key();
-/// For entry.fit: subword_buckets is the data's.
+/// The "subword_skeletons" key: a word's rows include its consonant skeleton's n-grams (set from
+/// the data: --skeletons).
+ConfigKey skeletons_key();
+/// For entry.fit: subword_buckets and subword_skeletons are the data's.
 void fit_subwords(nlohmann::json& config, const nlohmann::json& given, const DataSizes& data);
 
 /// For entry.layers: with subwords, the n-gram table's row after the "embedding" row of `rows`
@@ -30,7 +33,8 @@ std::vector<LayerRow> with_subword_row(std::vector<LayerRow> rows, const nlohman
 /// ids are [B, T] word ids (0 = padding), or with config's subword_buckets > 0 also
 /// [B, T, 1 + G]: a word row, then n-gram rows (0 = none). With subwords `m` gets the n-gram table
 /// `subword_embedding` [buckets + 1, D] (`init(rows)` makes it, as the model makes its word table)
-/// and, for Python, subword_rows(word) and subword_ids(words, word_rows) (text/subwords.h's rule).
+/// and, for Python, subword_rows(word) and subword_ids(words, word_rows) (text/subwords.h's rule,
+/// the skeletons' n-grams included when config's subword_skeletons is true).
 void define_lookup(torch::jit::Module& m, const nlohmann::json& config, const std::function<torch::Tensor(std::int64_t rows)>& init,
                    const std::string& what);
 

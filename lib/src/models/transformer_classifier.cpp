@@ -130,6 +130,7 @@ ModelEntry transformer_classifier_entry() {
           {"labels", 6, "outputs: the label columns, or the classes (set from the data)", true},
           output_key(),
           subwords_key(),
+          skeletons_key(),
           {"d_model", 64, "model size E (embedding and every layer)"},
           {"heads", 4, "attention heads per layer (d_model must be a multiple)"},
           {"layers", 2, "encoder layers"},

@@ -218,6 +218,7 @@ class TextModel : public TrainedModel, public TextClassifierModel {
     j["labels"] = config_.labels;
     if (config_.one_class_per_row()) j["one_class_per_row"] = true;  // the labels are classes, their probabilities sum to 1
     if (config_.subword_buckets > 0) j["subword_buckets"] = config_.subword_buckets;  // ids [B, T, 1 + G]: model.subword_ids
+    if (config_.subword_skeletons) j["subword_skeletons"] = true;                     // model.subword_ids adds the skeletons' n-grams
     if (config_.deobfuscate) j["deobfuscate"] = true;  // texts go through attn's normaliser before the tokenizer
     j["maxlen"] = config_.maxlen;
     j["self_attention"] = models::TextClassifier(model_.module).has_self_attention();

@@ -194,6 +194,7 @@ class TextDataset : public Dataset {
   nlohmann::json data_config() const override {
     nlohmann::json j = config_;
     if (!config_.deobfuscate) j.erase("deobfuscate");  // config.json as models without them have always had it
+    if (!config_.subword_skeletons) j.erase("subword_skeletons");
     if (config_.counterfactual_weight == 0) j.erase("counterfactual_weight"), j.erase("counterfactual_terms");
     return j;
   }
@@ -206,6 +207,7 @@ class TextDataset : public Dataset {
     s.one_class_per_row = kind_ == LabelKind::kOneClass;
     s.input_length = data_.x.cols;
     s.subword_buckets = config_.subword_buckets;
+    s.subword_skeletons = config_.subword_skeletons;
     return s;
   }
 
@@ -524,7 +526,10 @@ std::unique_ptr<Dataset> prepare_training_csv(const data::Inputs& in, const Text
 std::unique_ptr<Dataset> open_text_data(const data::Inputs& in, const models::ModelEntry& model, const std::string& run_dir, int threads) {
   const TextTrainingInputs t = read_text_training(in, model);
   TextDataConfig config;
-  if (t.reads_subwords) config.subword_buckets = t.subword_buckets.value;
+  if (t.reads_subwords) {
+    config.subword_buckets = t.subword_buckets.value;
+    config.subword_skeletons = t.skeletons.value;
+  }
   if (t.rationales.given) {
     config.rationales = t.rationales.value;
     config.rationale_weight = t.rationale_weight.value;

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 std::shared_ptr<text::SubwordVocabulary> subwords_of(const std::shared_ptr<const text::Tokenizer>& tok, const TextDataConfig& config) {
   if (config.subword_buckets == 0) return nullptr;
-  return std::make_shared<text::SubwordVocabulary>(tok, config.subword_buckets);
+  return std::make_shared<text::SubwordVocabulary>(tok, config.subword_buckets, config.subword_skeletons);
 }
 
 void read_subwords(data::Prepared& prepared, const std::string& csv, const text::TextCsvOptions& columns,

@@ -38,6 +38,10 @@ const std::vector<Field<TI>>& training_fields() {
         "0", SpecKind::kValue, "Subwords"}, &TI::misspell},
       {{"misspell-edits", "With --misspell: the edits drawn from (default: repeat, leet, punctuation, space, mask, homoglyph)", "", SpecKind::kValue, "Subwords"},
        &TI::misspell_edits},
+      {{"skeletons",
+        "Text models with subwords: each word is also the n-grams of its consonant skeleton (its vowels after the "
+        "first letter dropped: stupid -> stpd), so words written without their vowels read as the word",
+        "", SpecKind::kFlag, "Subwords"}, &TI::skeletons},
       {{"word-only", "Text models: whole words only, no subwords (with --label-column too)", "", SpecKind::kFlag, "Subwords"}, &TI::word_only},
       {{"subword-buckets", "With --subwords: the n-gram hash rows", std::to_string(text::kDefaultSubwordBuckets), SpecKind::kValue, "Subwords"},
        &TI::subword_buckets},
@@ -137,6 +141,7 @@ TextTrainingInputs read_text_training(const data::Inputs& in, const models::Mode
   // the model has their table and the texts are read here: docs/benchmarks.md#real-data-hatexplain.
   t.reads_subwords = t.subwords.value || (!t.word_only.value && has_table && !t.data.given && reads_one_class_per_row(in));
   if (t.subword_buckets.given && !t.reads_subwords) throw std::invalid_argument("--subword-buckets applies with --subwords");
+  if (t.skeletons.value && !t.reads_subwords) throw std::invalid_argument("--skeletons applies with --subwords");
   if (t.reads_subwords) {
     if (!has_table) throw std::invalid_argument("--subwords: " + model.name + " has no subword embedding (it reads whole words)");
     if (t.subword_buckets.value < 1 || t.subword_buckets.value > (std::int64_t{1} << 30))

@@ -19,7 +19,7 @@ namespace attn::tasks {
 struct TextTrainingInputs {
   data::Given<std::string> data;  ///< --data: a prepared directory instead of --csv
   data::Given<std::int64_t> max_sentences, max_words;
-  data::Given<bool> subwords, word_only;
+  data::Given<bool> subwords, word_only, skeletons;
   data::Given<std::int64_t> subword_buckets;
   data::Given<double> misspell;
   data::Given<std::vector<std::string>> misspell_edits;

@@ -14,11 +14,19 @@ std::uint32_t fasttext_hash(std::string_view bytes) {
   return h;
 }
 
-std::vector<std::int32_t> subword_rows(std::string_view word, std::int64_t buckets) {
-  if (buckets < 1) throw std::invalid_argument("subword_rows: buckets must be >= 1");
+std::string consonant_skeleton(std::string_view word) {
+  std::string out(word.substr(0, 1));
+  for (std::size_t i = 1; i < word.size(); ++i)
+    if (std::string_view("aeiouAEIOU").find(word[i]) == std::string_view::npos) out.push_back(word[i]);
+  return out;
+}
+
+namespace {
+
+// fastText's n-grams of "<word>", each hashed to its row, appended to `rows`.
+void add_ngram_rows(std::string_view word, std::int64_t buckets, std::vector<std::int32_t>& rows) {
   const std::string marked = "<" + std::string(word) + ">";
   const auto continuation = [&](std::size_t i) { return (static_cast<unsigned char>(marked[i]) & 0xC0) == 0x80; };
-  std::vector<std::int32_t> rows;
   for (std::size_t start = 0; start < marked.size(); ++start) {
     if (continuation(start)) continue;  // n-grams start on a character
     std::size_t end = start;
@@ -30,11 +38,23 @@ std::vector<std::int32_t> subword_rows(std::string_view word, std::int64_t bucke
                                                          static_cast<std::uint32_t>(buckets)));
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::int32_t> subword_rows(std::string_view word, std::int64_t buckets, bool skeletons) {
+  if (buckets < 1) throw std::invalid_argument("subword_rows: buckets must be >= 1");
+  std::vector<std::int32_t> rows;
+  add_ngram_rows(word, buckets, rows);
+  if (skeletons) {
+    const std::string skeleton = consonant_skeleton(word);
+    if (skeleton != word) add_ngram_rows(skeleton, buckets, rows);
+  }
   return rows;
 }
 
-SubwordVocabulary::SubwordVocabulary(std::shared_ptr<const Tokenizer> tokenizer, std::int64_t buckets)
-    : tokenizer_(std::move(tokenizer)), buckets_(buckets) {
+SubwordVocabulary::SubwordVocabulary(std::shared_ptr<const Tokenizer> tokenizer, std::int64_t buckets, bool skeletons)
+    : tokenizer_(std::move(tokenizer)), buckets_(buckets), skeletons_(skeletons) {
   if (!tokenizer_) throw std::invalid_argument("SubwordVocabulary: no tokenizer");
   if (buckets_ < 1 || buckets_ > (std::int64_t{1} << 30)) throw std::invalid_argument("subwords: buckets must be in 1..2^30");
   first_new_ = tokenizer_->index_limit();

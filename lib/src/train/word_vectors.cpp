@@ -100,6 +100,7 @@ nlohmann::json pretrain_word_vectors(torch::jit::Module& model, const models::Mo
   const torch::jit::Module first = models::ensemble_members(model).front();  // (an ensemble's members start from the same vectors)
   o.dim = first.attr(entry.word_embedding).toTensor().size(1);
   o.buckets = first.hasattr(models::kSubwordEmbedding) ? first.attr(models::kSubwordEmbedding).toTensor().size(0) - 1 : 0;
+  o.skeletons = first.hasattr("subword_skeletons") && first.attr("subword_skeletons").toBool();
   o.epochs = pretrain_passes(t, tokens);
   o.min_count = 2;  // a corpus of one file: a word seen twice already has contexts to learn from
   o.seed = t.seed + 1;

@@ -22,6 +22,7 @@ struct SkipgramOptions {
   std::int64_t negatives = 5;  ///< negative words per context word
   std::int64_t min_count = 5;  ///< rarer words are left out (they still count as words seen)
   std::int64_t buckets = 0;    ///< n-gram rows (fastText's subwords); 0: whole words only (word2vec)
+  bool skeletons = false;      ///< with subwords, a word's rows include its consonant skeleton's (text/subwords.h)
   double lr = 0.05;            ///< the first step size, decaying linearly to 0
   double sample = 1e-4;        ///< subsampling threshold t: a word of frequency f is kept with p = sqrt(t/f) + t/f
   std::uint64_t seed = 1;
@@ -32,6 +33,7 @@ struct SkipgramOptions {
 
 struct SkipgramVectors {
   std::int64_t dim = 0, buckets = 0;
+  bool skeletons = false;            ///< the options' (text::subword_rows)
   std::vector<std::string> words;    ///< by count, most frequent first
   std::vector<std::int64_t> counts;  ///< each word's count in the texts
   /// (words + buckets) x dim input rows: each word's own row, then the n-gram rows (fastText's

@@ -40,6 +40,7 @@ struct DataSizes {
   std::int64_t output_length = 0;      ///< seq2seq: the longest target, in characters
   bool one_class_per_row = false;      ///< a classifier's outputs are classes (softmax), not 0/1 labels (sigmoids)
   std::int64_t subword_buckets = 0;    ///< text: n-gram rows the ids carry (text/subwords.h), 0 for words only
+  bool subword_skeletons = false;      ///< text: a word's n-gram rows include its consonant skeleton's
 };
 
 /// A row of `attn summary`'s Keras-like table. `parameters` is the dotted prefix of the layer's

@@ -47,6 +47,9 @@ struct TextDataConfig {
   /// Models with subwords (--subwords): the n-gram rows (text/subwords.h); the rows' ids are then a
   /// SubwordVocabulary's. 0: words only.
   std::int64_t subword_buckets = 0;
+  /// With subwords (--skeletons): a word's n-gram rows include its consonant skeleton's
+  /// (text/subwords.h).
+  bool subword_skeletons = false;
   /// Attention trained on human rationales (--rationales): their file and lambda, the weight of the
   /// attention's cross-entropy with a row's rationale in the loss (0: not trained on rationales).
   /// Which tokens of which rows people marked is in dir/rationales.json.
@@ -81,9 +84,9 @@ struct TextDataConfig {
   bool weighs_rows() const { return !weight_column.empty() || identity_weighting; }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TextDataConfig, dir, rows, maxlen, padding, truncating, labels, label_column, text_column,
-                                                id_column, examples, sentences, subword_buckets, rationales, rationale_weight,
-                                                rationale_target, target_threshold, aux_labels, weight_column, identity_weighting,
-                                                identities, deobfuscate, counterfactual_weight, counterfactual_terms)
+                                                id_column, examples, sentences, subword_buckets, subword_skeletons, rationales,
+                                                rationale_weight, rationale_target, target_threshold, aux_labels, weight_column,
+                                                identity_weighting, identities, deobfuscate, counterfactual_weight, counterfactual_terms)
 
 const Task& text_classification();
 

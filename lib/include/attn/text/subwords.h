@@ -27,9 +27,17 @@ constexpr std::int64_t kDefaultSubwordBuckets = 32768;
 /// plain FNV-1a).
 std::uint32_t fasttext_hash(std::string_view bytes);
 
+/// A word's consonant skeleton: its ASCII vowels (a, e, i, o, u, either case) after the first byte
+/// dropped: stupid -> stpd, idiot -> idt. People write words so to slip them past a filter ("stpd",
+/// "f*ck" once --deobfuscate has dropped the '*'); the skeleton is what such a word shares with the
+/// word it stands for.
+std::string consonant_skeleton(std::string_view word);
+
 /// The n-gram rows of `word`: 1 + hash % buckets for each n-gram of "<word>", in fastText's order
-/// (by start, then length); 0 is no n-gram (padding). `buckets` must be >= 1.
-std::vector<std::int32_t> subword_rows(std::string_view word, std::int64_t buckets);
+/// (by start, then length); 0 is no n-gram (padding). With `skeletons` (attn train --skeletons),
+/// then the rows of the n-grams of "<skeleton>" too, when the word's consonant skeleton is not the
+/// word itself: "stupid" then shares every row of "stpd". `buckets` must be >= 1.
+std::vector<std::int32_t> subword_rows(std::string_view word, std::int64_t buckets, bool skeletons = false);
 
 /// A model's words with their subwords. Its ids are the tokenizer's word_index for every word it
 /// holds (not only those below num_words), and ids after the tokenizer's last for words it does not
@@ -37,7 +45,8 @@ std::vector<std::int32_t> subword_rows(std::string_view word, std::int64_t bucke
 /// id as its word row (ids below num_words; else the OOV index, or none) and its n-gram rows.
 class SubwordVocabulary {
  public:
-  SubwordVocabulary(std::shared_ptr<const Tokenizer> tokenizer, std::int64_t buckets);
+  /// `skeletons`: a word's rows include its consonant skeleton's n-grams (subword_rows).
+  SubwordVocabulary(std::shared_ptr<const Tokenizer> tokenizer, std::int64_t buckets, bool skeletons = false);
 
   /// Every token of `text` (Keras' word splitting) as an id; a new word gets the next id.
   Sequence encode(std::string_view text);
@@ -49,9 +58,12 @@ class SubwordVocabulary {
   /// index when it has one, else 0 (the word is read by its n-grams alone).
   std::int32_t word_row(std::int32_t id) const;
   /// The n-gram rows of an id's word (empty for 0).
-  std::vector<std::int32_t> rows(std::int32_t id) const { return id == 0 ? std::vector<std::int32_t>() : subword_rows(word(id), buckets_); }
+  std::vector<std::int32_t> rows(std::int32_t id) const {
+    return id == 0 ? std::vector<std::int32_t>() : subword_rows(word(id), buckets_, skeletons_);
+  }
 
   std::int64_t buckets() const { return buckets_; }
+  bool skeletons() const { return skeletons_; }
   /// Ids below this are the tokenizer's; the words met since are numbered from here.
   std::int32_t first_new_id() const { return first_new_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
@@ -64,6 +76,7 @@ class SubwordVocabulary {
  private:
   std::shared_ptr<const Tokenizer> tokenizer_;
   std::int64_t buckets_;
+  bool skeletons_;
   std::int32_t first_new_, num_words_, oov_index_;
   std::vector<std::string> new_words_;
   std::unordered_map<std::string, std::int32_t> new_ids_;
