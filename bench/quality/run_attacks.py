@@ -6,8 +6,8 @@
            leave-one-out: an attacker who reads its explanations spends the budget there),
   marked   the words HateXplain's annotators marked as the reason (ERASER's val rationales),
 for a model trained with no flags but the columns, one trained with `--misspell 0.3` (which draws the
-first six edits only, so the other six are unseen), one with `--deobfuscate` (the normalising reader)
-and one with both. Reports per model, targets, perturbation and
+first six edits only, so the other six are unseen), one with `--deobfuscate` (the normalising reader),
+one with both, and those two with `--skeletons` (each word also its consonant skeleton's n-grams). Reports per model, targets, perturbation and
 rate the drops of macro one-vs-one AUROC and macro-F1 and the share of decisions flipped, and the
 seconds each report took.
 
@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from benchlib import REALDATA, attn, result_path, timed, workdir, write_hatexplain_splits, write_result  # noqa: E402
 
 MODELS = {"default": [], "misspell_0.3": ["--misspell", "0.3"], "deobfuscate": ["--deobfuscate"],
-          "deobfuscate_misspell_0.3": ["--deobfuscate", "--misspell", "0.3"]}
+          "deobfuscate_misspell_0.3": ["--deobfuscate", "--misspell", "0.3"], "skeletons": ["--skeletons"],
+          "deobfuscate_misspell_0.3_skeletons": ["--deobfuscate", "--misspell", "0.3", "--skeletons"]}
 TARGETS = {
     "global": ["--targets", "global"],
     "salient_attention": ["--targets", "salient", "--salient-method", "attention"],
