@@ -72,11 +72,12 @@ std::string scratch(const std::string& name) {
 }
 
 /// Small vectors of the topics, one pass: what the file and layout tests read.
-data::SkipgramVectors small_vectors(std::int64_t buckets) {
+data::SkipgramVectors small_vectors(std::int64_t buckets, bool skeletons = false) {
   data::SkipgramOptions o;
   o.dim = 4;
   o.epochs = 1;
   o.buckets = buckets;
+  o.skeletons = skeletons;
   return data::train_skipgram(topics(), o);
 }
 
@@ -100,13 +101,17 @@ TEST_CASE("skip-gram: words that share contexts end up nearest, with and without
 }
 
 TEST_CASE("skip-gram vectors: a word's vector is the mean of its own row and its n-grams' rows", "[data][skipgram]") {
-  const data::SkipgramVectors v = small_vectors(64);
-  const std::size_t w = 0;
-  const std::vector<std::int32_t> rows = text::subword_rows(v.words[w], 64);
-  for (std::int64_t i = 0; i < 4; ++i) {
-    double sum = v.input[w * 4 + static_cast<std::size_t>(i)];
-    for (std::int32_t r : rows) sum += v.input[static_cast<std::size_t>((15 + r - 1) * 4 + i)];
-    CHECK(v.vector(w)[static_cast<std::size_t>(i)] == Approx(sum / (1 + rows.size())).margin(1e-6));
+  for (const bool skeletons : {false, true}) {  // with skeletons (--pretrain for a model with --skeletons), their n-grams too
+    const data::SkipgramVectors v = small_vectors(64, skeletons);
+    CHECK(v.skeletons == skeletons);
+    const std::size_t w = 0;
+    const std::vector<std::int32_t> rows = text::subword_rows(v.words[w], 64, skeletons);
+    if (skeletons) CHECK(rows.size() > text::subword_rows(v.words[w], 64).size());  // the first word has a vowel to drop
+    for (std::int64_t i = 0; i < 4; ++i) {
+      double sum = v.input[w * 4 + static_cast<std::size_t>(i)];
+      for (std::int32_t r : rows) sum += v.input[static_cast<std::size_t>((15 + r - 1) * 4 + i)];
+      CHECK(v.vector(w)[static_cast<std::size_t>(i)] == Approx(sum / (1 + rows.size())).margin(1e-6));
+    }
   }
 }
 
