@@ -15,13 +15,12 @@ the AUROC per edit. Then the mean and range over the seeds.
 usage: python3 bench/quality/run_skeletons.py [--corpus DIR] [--seeds 3] [--threads 2] [--variants a,b] [--out F]
 Exits 77 (skipped) when the corpus is missing.
 """
-import argparse
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: benchlib
-from benchlib import REALDATA, attn, result_path, timed, workdir, write_hatexplain_splits, write_result  # noqa: E402
+from benchlib import REALDATA, arguments, attn, hatexplain_work, timed, write_result  # noqa: E402
 
 VARIANTS = {"default": [], "skeletons": ["--skeletons"], "deobfuscate_misspell": ["--deobfuscate", "--misspell", "0.3"],
             "deobfuscate_misspell_skeletons": ["--deobfuscate", "--misspell", "0.3", "--skeletons"]}
@@ -41,18 +40,9 @@ def summary(runs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", default=os.path.join(REALDATA, "hatexplain"))
-    ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--threads", default="2")
-    ap.add_argument("--variants", default=",".join(VARIANTS))
-    ap.add_argument("--out", default=result_path(__file__, "skeletons.json"))
-    a = ap.parse_args()
-    if not os.path.isdir(a.corpus):
-        print(f"skipped: no corpus at {a.corpus}", file=sys.stderr)
-        sys.exit(77)
-    work = workdir("skeletons")
-    write_hatexplain_splits(a.corpus, work)
+    a = arguments(__file__, "skeletons.json", __doc__.split("\n")[0], corpus=os.path.join(REALDATA, "hatexplain"), seeds=3, threads="2",
+                  variants=",".join(VARIANTS)).parse_args()
+    work, _ = hatexplain_work(a.corpus, "skeletons")
     result = {"corpus": "HateXplain: official train split -> its val split", "edits": EDITS.split(","), "rate": 0.3, "variants": {}}
     for name in a.variants.split(","):
         runs = []
