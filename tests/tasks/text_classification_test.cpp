@@ -111,6 +111,13 @@ TEST_CASE("text: --deobfuscate reads every text through the normaliser, in train
   REQUIRE(explained[0].words.size() == 2);
   CHECK(explained[0].words[1].word == "st.upid");  // the word as written, read as the word it hides
   CHECK(explained[0].words[1].tokens == std::vector<std::string>{"stupid"});
+  // With the fitted vocabulary: a word split by a space or a hyphen is read whole, and explained as
+  // the word it was read as.
+  CHECK(classifier.text_probabilities({"thanks stu pid id-iot"}, 4) == clean);
+  const auto split = classifier.text_explanations({{"thanks stu pid", {}}}, 4, {});
+  REQUIRE(split.size() == 1);
+  REQUIRE(split[0].words.size() == 2);
+  CHECK(split[0].words[1].tokens == std::vector<std::string>{"stupid"});
   // The plain model reads the text as Keras does: st.upid is two unknown tokens.
   const auto plain = tasks::open_model((dir / "plain").string());
   tasks::TextClassifierModel& keras = *plain->text_classifier();

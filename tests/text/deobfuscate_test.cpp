@@ -4,6 +4,7 @@
 
 #include "attn/text/deobfuscate.h"
 #include "attn/text/perturb.h"
+#include "attn/text/subwords.h"
 #include "attn/text/unicode.h"
 
 using attn::text::deobfuscate;
@@ -53,4 +54,78 @@ TEST_CASE("it undoes what attn robustness does with these edits, and leaves vali
         CHECK(read == text);
     }
   }
+}
+
+namespace {
+
+/// A vocabulary by hand: each word's rank is its place in the list (1 the most frequent).
+attn::text::KnownWords vocabulary(const std::vector<std::string>& words) {
+  attn::text::KnownWords known;
+  known.rank = [words](std::string_view w) -> std::optional<std::int32_t> {
+    for (std::size_t i = 0; i < words.size(); ++i)
+      if (words[i] == w) return static_cast<std::int32_t>(i + 1);
+    return std::nullopt;
+  };
+  known.with_skeleton = [words](std::string_view skeleton) -> std::optional<std::string_view> {
+    for (const std::string& w : words)
+      if (attn::text::consonant_skeleton(w) == skeleton) return std::string_view(w);
+    return std::nullopt;
+  };
+  return known;
+}
+
+}  // namespace
+
+TEST_CASE("punctuation around a spaced run stays outside it", "[text][deobfuscate]") {
+  CHECK(deobfuscate("<u s e r> hi") == "<user> hi");
+  CHECK(deobfuscate("you are s t u p i d.") == "you are stupid.");
+  CHECK(deobfuscate("(i d i o t), go") == "(idiot), go");
+  CHECK(deobfuscate("x. y z") == "x. y z");  // punctuation after the first letter ends the run
+}
+
+TEST_CASE("with a vocabulary, a run of letters is cut into the fewest, likeliest known words", "[text][deobfuscate]") {
+  const auto known = vocabulary({"i", "a", "the", "to", "you", "super", "guess", "retard", "fucking", "bowl", "argentina", "owl", "superb",
+                                 "es", "us", "tr", "user", "stupid"});
+  CHECK(deobfuscate("a f u c k i n g r e t a r d", &known) == "a fucking retard");
+  CHECK(deobfuscate("a r g e n t i n a", &known) == "argentina");  // not "a rgentina"
+  CHECK(deobfuscate("what a s t u p i d post", &known) == "what a stupid post");
+  CHECK(deobfuscate("i g u e s s so", &known) == "i guess so");
+  CHECK(deobfuscate("s u p e r b o w l", &known) == "super bowl");       // super (6) and bowl (10) before superb (13) and owl (12)
+  CHECK(deobfuscate("e s t r u s", &known) == "estrus");                 // no pieces of two letters: no cut, joined whole
+  CHECK(deobfuscate("<u s e r> <u s e r>", &known) == "<user> <user>");  // the two runs are apart
+  // Without one, the same runs are joined whole (an "a" before three or more letters kept apart).
+  CHECK(deobfuscate("a f u c k i n g r e t a r d") == "a fuckingretard");
+  CHECK(deobfuscate("a r g e n t i n a") == "a rgentina");
+}
+
+TEST_CASE("with a vocabulary, two pieces of letters join when they read as one known word", "[text][deobfuscate]") {
+  const auto known = vocabulary({"a", "is", "this", "still", "way", "away", "live", "ill", "alive", "st", "stupid", "well", "known", "th"});
+  CHECK(deobfuscate("so stu pid, really", &known) == "so stupid, really");  // neither piece known
+  CHECK(deobfuscate("(stu pid)", &known) == "(stupid)");
+  CHECK(deobfuscate("st ill here", &known) == "still here");  // still is more frequent than st and ill
+  CHECK(deobfuscate("st-upid st--upid", &known) == "stupid stupid");
+  CHECK(deobfuscate("a way a live th is", &known) == "a way a live th is");  // a, is: more frequent than the join
+  CHECK(deobfuscate("well-known", &known) == "well-known");                  // "wellknown" unknown
+  CHECK(deobfuscate("stu pid") == "stu pid");                                // no vocabulary: no join
+}
+
+TEST_CASE("with a vocabulary, the steps keep text valid and long runs bounded", "[text][deobfuscate]") {
+  const auto known = vocabulary({"a", "i", "aaa"});
+  std::string many;
+  for (int k = 0; k < 5000; ++k) many += "a ";
+  const std::string read = deobfuscate(many, &known);
+  CHECK(read.find(' ') != std::string::npos);  // cut into pieces, not joined whole
+  CHECK(attn::text::find_invalid_utf8(deobfuscate("\xD1\x95 t u \xE2\x80\x8B p i d caf\xC3\xA9", &known)) == std::string::npos);
+}
+
+TEST_CASE("with a vocabulary, a '*' is read as a letter and a word without vowels by its skeleton", "[text][deobfuscate]") {
+  const auto known = vocabulary({"you", "are", "fuck", "stupid", "stoped", "idiot", "plus", "people", "fucking"});
+  CHECK(deobfuscate("you are stpd", &known) == "you are stupid");  // stupid before stoped: the more frequent
+  CHECK(deobfuscate("fck (idt)! ppl", &known) == "fuck (idiot)! people");
+  CHECK(deobfuscate("Stpd", &known) == "stupid");  // (the tokenizer lowers it anyway)
+  CHECK(deobfuscate("st*pid f*cking", &known) == "stupid fucking");
+  CHECK(deobfuscate("ab*cd st*rs", &known) == "abcd strs");  // no known word: the '*' dropped as without one
+  // Known words, words with vowels, short words and digits stay as they are.
+  CHECK(deobfuscate("plus stupidzq idiots zz 2nd", &known) == "plus stupidzq idiots zz 2nd");
+  CHECK(deobfuscate("stpd st*pid") == "stpd stpid");  // without a vocabulary
 }

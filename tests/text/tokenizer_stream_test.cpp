@@ -58,3 +58,33 @@ TEST_CASE("threaded fitting and transforming equal the sequential result", "[tok
   transform.add(rest);
   CHECK(transform.finish().to_sequences() == expected);
 }
+
+TEST_CASE("reading deobfuscated, fitting reads without the vocabulary and everything after with it", "[tokenizer]") {
+  TokenizerOptions o;
+  o.deobfuscate = true;
+  o.num_words = 6;  // indices 1-5: you, are, a, idiot, stupid
+  std::vector<std::string> texts;
+  for (int i = 0; i < 40; ++i) texts.push_back(i % 4 ? "you are a stupid idiot" : "you are a stu pid i d i o t");
+  texts.push_back("rare words beyond");
+  Tokenizer fitted(o), fused(o);
+  fitted.fit_on_texts(texts, 2);
+  // The fit counted "stu" and "pid" as written (no vocabulary yet) ...
+  CHECK(fitted.word_count("stu") == 10);
+  CHECK(fitted.word_index("stupid") == 5);
+  // ... and reads them as "stupid" once fitted: the join is a known word, its pieces are not.
+  CHECK(fitted.tokenize("you stu pid") == std::vector<std::string>{"you", "stupid"});
+  // Only words below num_words count as known: "beyond" (index 10) does not join.
+  CHECK(fitted.tokenize("be yond") == std::vector<std::string>{"be", "yond"});
+  const auto expected = fitted.texts_to_sequences(texts, 2);
+  CHECK(expected[0] == expected[1]);  // the obfuscated row reads as the plain one
+  CHECK(fused.fit_transform(texts, 2).to_sequences() == expected);
+  CHECK(fused.to_json() == fitted.to_json());
+  Tokenizer streamed(o);  // owned blocks, kept for the second reading
+  auto stream = streamed.fit_stream(3);
+  for (std::size_t i = 0; i < texts.size(); i += 7)
+    stream.add(std::vector<std::string>(texts.begin() + i, texts.begin() + std::min(texts.size(), i + 7)));
+  CHECK(stream.finish().to_sequences() == expected);
+  Tokenizer plain = fitted;  // the same tables read as Keras reads them: no joins
+  plain.read_deobfuscated(false);
+  CHECK(plain.tokenize("you stu pid") == std::vector<std::string>{"you", "stu", "pid"});
+}

@@ -1,8 +1,12 @@
 #include "attn/text/deobfuscate.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
+
+#include "attn/text/subwords.h"
 
 namespace attn::text {
 namespace {
@@ -142,10 +146,137 @@ std::string repair(const std::string& w) {
   return cut;
 }
 
+/// ASCII punctuation: what may stand before or after a word's letters.
+bool is_mark(char c) { return c > ' ' && c < 0x7F && !is_letter(c) && !(c >= '0' && c <= '9'); }
+
+/// The position of the one letter of `w` when `w` is that letter with punctuation before it (when
+/// `lead`) or after it (when `trail`), else npos.
+std::size_t lone_letter(const std::string& w, bool lead, bool trail) {
+  std::size_t i = 0;
+  while (lead && i < w.size() && is_mark(w[i])) ++i;
+  if (i >= w.size() || !is_letter(w[i])) return std::string::npos;
+  std::size_t j = i + 1;
+  while (trail && j < w.size() && is_mark(w[j])) ++j;
+  return j == w.size() ? i : std::string::npos;
+}
+
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+/// Where to cut `letters` into known words: the fewest pieces, then the smallest sum of their
+/// log ranks (the likeliest words); pieces of three letters or more, or "a" or "i" (the short words
+/// a vocabulary holds are mostly pieces of others: "es", "tr", "us" in "estrus"). Empty when there is no
+/// such cut; else the pieces' ends.
+std::vector<std::size_t> cut_into_known(const std::string& letters, const KnownWords& known) {
+  constexpr std::size_t kLongest = 24;  // letters of the longest piece tried
+  const std::string lower = lowered(letters);
+  const std::size_t n = lower.size();
+  struct Best {
+    std::size_t pieces = 0;
+    double cost = 0;
+    std::size_t from = 0;
+    bool reached = false;
+  };
+  std::vector<Best> best(n + 1);
+  best[0].reached = true;
+  for (std::size_t end = 1; end <= n; ++end) {
+    for (std::size_t len = 1; len <= std::min(end, kLongest); ++len) {
+      const Best& before = best[end - len];
+      if (!before.reached) continue;
+      const std::string_view piece = std::string_view(lower).substr(end - len, len);
+      if (len < 3 && piece != "a" && piece != "i") continue;
+      const std::optional<std::int32_t> rank = known.rank(piece);
+      if (!rank) continue;
+      const Best candidate{before.pieces + 1, before.cost + std::log(static_cast<double>(std::max(1, *rank))), end - len, true};
+      Best& b = best[end];
+      if (!b.reached || candidate.pieces < b.pieces || (candidate.pieces == b.pieces && candidate.cost < b.cost)) b = candidate;
+    }
+  }
+  if (!best[n].reached) return {};
+  std::vector<std::size_t> ends;
+  for (std::size_t at = n; at > 0; at = best[at].from) ends.insert(ends.begin(), at);
+  return ends;
+}
+
+/// The letters of a word with punctuation before them (when `lead`) or after them (when `trail`):
+/// where they start and end, or {npos, npos} when the word is not that.
+std::pair<std::size_t, std::size_t> letters_of(const std::string& w, bool lead, bool trail) {
+  std::size_t i = 0;
+  while (lead && i < w.size() && is_mark(w[i])) ++i;
+  std::size_t j = i;
+  while (j < w.size() && is_letter(w[j])) ++j;
+  std::size_t k = j;
+  while (trail && k < w.size() && is_mark(w[k])) ++k;
+  if (j == i || k != w.size()) return {std::string::npos, std::string::npos};
+  return {i, j};
+}
+
+/// Whether two pieces of letters (lowercase) read as one word: their join is a known word, and one
+/// piece is not or the join is more frequent than both ("stu pid", "r oom", "st ill" -> still;
+/// "a live", "th is" stay).
+bool joins(const std::string& a, const std::string& b, const KnownWords& known) {
+  const std::optional<std::int32_t> whole = known.rank(a + b);
+  if (!whole) return false;
+  const std::optional<std::int32_t> ra = known.rank(a), rb = known.rank(b);
+  return !ra || !rb || (*whole < *ra && *whole < *rb);
+}
+
+/// `w` without the one or two '-' between its two runs of letters when the runs join (st-upid).
+void join_hyphen(std::string& w, const KnownWords& known) {
+  const auto [a0, a1] = letters_of(w.substr(0, w.find('-')), true, false);
+  if (a0 == std::string::npos || a1 == w.size() || w[a1] != '-') return;
+  const std::size_t b0 = a1 + (a1 + 1 < w.size() && w[a1 + 1] == '-' ? 2 : 1);
+  const auto [c0, c1] = letters_of(w.substr(b0), false, true);
+  if (c0 != 0 || c1 == 0) return;
+  if (joins(lowered(std::string_view(w).substr(a0, a1 - a0)), lowered(std::string_view(w).substr(b0, c1)), known)) w.erase(a1, b0 - a1);
+}
+
+/// An unknown word of three letters or more written without vowels after its first letter (with
+/// punctuation around it kept) read as the most frequent known word with that consonant skeleton.
+void read_skeleton(std::string& w, const KnownWords& known) {
+  std::size_t i = 0;
+  while (i < w.size() && is_mark(w[i])) ++i;
+  std::size_t j = i;
+  while (j < w.size() && is_letter(w[j])) ++j;
+  std::size_t k = j;
+  while (k < w.size() && is_mark(w[k])) ++k;
+  if (k != w.size() || j - i < 3) return;
+  const std::string core = lowered(std::string_view(w).substr(i, j - i));
+  if (consonant_skeleton(core) != core || known.rank(core)) return;
+  if (const std::optional<std::string_view> word = known.with_skeleton(core)) w.replace(i, j - i, *word);
+}
+
+/// A '*' between two letters of a word read as the letter that makes it the most frequent known
+/// word (st*pid -> stupid), when one does.
+void fill_mask(std::string& w, const KnownWords& known) {
+  const std::size_t star = w.find('*');
+  if (star == std::string::npos || star == 0 || star + 1 >= w.size() || !is_letter(w[star - 1]) || !is_letter(w[star + 1])) return;
+  std::size_t i = star, j = star + 1;
+  while (i > 0 && is_letter(w[i - 1])) --i;
+  while (j < w.size() && is_letter(w[j])) ++j;
+  std::string word = lowered(std::string_view(w).substr(i, j - i));
+  std::optional<std::int32_t> best;
+  char letter = 0;
+  for (char c = 'a'; c <= 'z'; ++c) {
+    word[star - i] = c;
+    const std::optional<std::int32_t> rank = known.rank(word);
+    if (rank && (!best || *rank < *best)) {
+      best = rank;
+      letter = c;
+    }
+  }
+  if (best) w[star] = letter;
+}
+
 }  // namespace
 
-std::string deobfuscate(std::string_view text) {
-  // The text as words and the white space between them, each word folded and repaired.
+std::string deobfuscate(std::string_view text, const KnownWords* known) {
+  // The text as words and the white space between them (gaps[k] before words[k]), each word
+  // folded and repaired.
   std::vector<std::string> words, gaps(1);
   for (std::size_t i = 0; i < text.size();) {
     if (is_space(text[i])) {
@@ -154,30 +285,57 @@ std::string deobfuscate(std::string_view text) {
     }
     std::size_t j = i;
     while (j < text.size() && !is_space(text[j])) ++j;
-    words.push_back(repair(fold(text.substr(i, j - i))));
+    std::string word = fold(text.substr(i, j - i));
+    if (known) fill_mask(word, *known);
+    words.push_back(repair(word));
+    if (known) join_hyphen(words.back(), *known);
     gaps.emplace_back();
     i = j;
   }
-  // Three or more single letters one space apart: one word. A run's first letter "a" or "I" is the
-  // word before it when the rest are three or more ("what a s t u p i d post").
   std::string out = gaps[0];
-  const auto single = [&](std::size_t k) { return words[k].size() == 1 && is_letter(words[k][0]); };
   for (std::size_t w = 0; w < words.size();) {
+    // Single letters one space apart: the first may have punctuation before it, the last after it.
     std::size_t end = w;
-    while (end < words.size() && single(end) && (end == w || gaps[end] == " ")) ++end;
-    const bool article = end - w >= 4 && (words[w] == "a" || words[w] == "I" || words[w] == "A");
-    if (article) {
-      out += words[w] + gaps[w + 1];
-      ++w;
+    if (lone_letter(words[w], true, false) != std::string::npos) {
+      end = w + 1;
+      while (end < words.size() && gaps[end] == " " && lone_letter(words[end], false, false) != std::string::npos) ++end;
+      if (end < words.size() && gaps[end] == " " && lone_letter(words[end], false, true) != std::string::npos) ++end;
     }
     if (end - w >= 3) {
-      for (std::size_t k = w; k < end; ++k) out += words[k];
-      out += gaps[end];
+      const std::size_t first = lone_letter(words[w], true, false), last = lone_letter(words[end - 1], false, true);
+      std::string letters;
+      for (std::size_t k = w; k < end; ++k) letters += words[k][k == w ? first : k == end - 1 ? last : 0];
+      out.append(words[w], 0, first);
+      const std::vector<std::size_t> ends = known ? cut_into_known(letters, *known) : std::vector<std::size_t>();
+      if (!ends.empty()) {
+        for (std::size_t p = 0, from = 0; p < ends.size(); from = ends[p++]) (out += p ? " " : "").append(letters, from, ends[p] - from);
+      } else if (letters.size() >= 4 && (letters[0] == 'a' || letters[0] == 'A' || letters[0] == 'I')) {
+        // Without a cut: a run's first letter "a" or "I" is the word before it when the rest are
+        // three or more ("what a s t u p i d post").
+        out += letters[0] + std::string(" ") + letters.substr(1);
+      } else {
+        out += letters;
+      }
+      out += words[end - 1].substr(last + 1) + gaps[end];
       w = end;
-    } else if (w < words.size() && !article) {
-      out += words[w] + gaps[w + 1];
-      ++w;
+      continue;
     }
+    // Two words of letters one space apart that read as one word.
+    if (known && w + 1 < words.size() && gaps[w + 1] == " ") {
+      const auto [a0, a1] = letters_of(words[w], true, false);
+      const auto [b0, b1] = letters_of(words[w + 1], false, true);
+      if (a0 != std::string::npos && b0 != std::string::npos) {
+        if (joins(lowered(std::string_view(words[w]).substr(a0, a1 - a0)), lowered(std::string_view(words[w + 1]).substr(b0, b1 - b0)),
+                  *known)) {
+          out += words[w] + words[w + 1] + gaps[w + 2];
+          w += 2;
+          continue;
+        }
+      }
+    }
+    if (known) read_skeleton(words[w], *known);
+    out += words[w] + gaps[w + 1];
+    ++w;
   }
   return out;
 }

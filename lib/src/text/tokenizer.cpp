@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "attn/text/python_json.h"
+#include "attn/text/subwords.h"
 #include "attn/text/unicode.h"
 
 namespace attn::text {
@@ -123,6 +124,49 @@ Tokenizer::Tokenizer(const Tokenizer&) = default;
 void Tokenizer::read_deobfuscated(bool on) {
   options_.deobfuscate = on;
   splitter_ = WordSplitter(split_options(options_));
+  index_skeletons();
+}
+
+std::vector<std::string> Tokenizer::tokenize(std::string_view text) const {
+  const std::optional<KnownWords> known = known_words();
+  WordSplitter::Scratch scratch;
+  std::vector<std::string_view> views;
+  splitter_.split(text, scratch, views, known ? &*known : nullptr);
+  return std::vector<std::string>(views.begin(), views.end());
+}
+
+std::optional<KnownWords> Tokenizer::known_words() const {
+  if (!options_.deobfuscate || options_.char_level || index_word_.size() <= 1 || !skeletons_) return std::nullopt;
+  const std::int64_t num_words = options_.num_words.value_or(0);
+  KnownWords known;
+  known.rank = [this, num_words](std::string_view word) -> std::optional<std::int32_t> {
+    const std::int32_t id = vocab_.find(word);
+    if (id == StringTable::kMissing) return std::nullopt;
+    const std::int32_t index = index_of_[static_cast<std::size_t>(id)];
+    if (index == 0 || index == oov_index_ || (num_words != 0 && index >= num_words)) return std::nullopt;
+    return index;
+  };
+  known.with_skeleton = [this](std::string_view skeleton) -> std::optional<std::string_view> {
+    const auto it = skeletons_->find(std::string(skeleton));
+    if (it == skeletons_->end()) return std::nullopt;
+    return vocab_.key(index_word_[static_cast<std::size_t>(it->second)]);
+  };
+  return known;
+}
+
+void Tokenizer::index_skeletons() {
+  skeletons_.reset();
+  if (!options_.deobfuscate || options_.char_level) return;
+  auto skeletons = std::make_shared<std::unordered_map<std::string, std::int32_t>>();
+  const std::int64_t num_words = options_.num_words.value_or(0);
+  const auto end = static_cast<std::int32_t>(num_words != 0 ? std::min<std::int64_t>(num_words, index_limit()) : index_limit());
+  for (std::int32_t index = 1; index < end; ++index) {  // most frequent first: the first word with a skeleton keeps it
+    const std::int32_t id = index_word_[static_cast<std::size_t>(index)];
+    if (id < 0) continue;  // the OOV token, or no word
+    const std::string skeleton = consonant_skeleton(vocab_.key(id));
+    if (skeleton.size() >= 3) skeletons->emplace(skeleton, index);
+  }
+  skeletons_ = std::move(skeletons);
 }
 
 Tokenizer& Tokenizer::operator=(const Tokenizer&) = default;
@@ -155,6 +199,7 @@ void Tokenizer::rebuild_index() {
     index_word_[static_cast<std::size_t>(index)] = id;
     if (id == colliding) oov_index_ = index;
   }
+  index_skeletons();
 }
 
 std::int32_t Tokenizer::emit_index(std::int32_t id, TransformStats& stats) const {

@@ -25,6 +25,7 @@ struct FirstSeen {
 
 struct Tokenizer::Stream::Impl {
   Tokenizer* fitting = nullptr;  // set for fit streams
+  bool reread = false;           // a fit stream reading deobfuscated: its texts are read again, once fitted
   const Tokenizer* tokenizer = nullptr;
   std::size_t threads = 1;
 
@@ -89,8 +90,10 @@ struct Tokenizer::Stream::Impl {
         }
         b->worker = w;
         tokenize(*b, workers[w]);
-        std::vector<std::string>().swap(b->owned);  // the texts are not needed any more
-        b->packed = PackedTexts();
+        if (!reread) {  // the texts are not needed any more
+          std::vector<std::string>().swap(b->owned);
+          b->packed = PackedTexts();
+        }
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex);
@@ -98,25 +101,28 @@ struct Tokenizer::Stream::Impl {
     }
   }
 
-  void tokenize(Block& b, Worker& w) {
+  /// Tokenises block `b`: fitting (into w's table), or applying the tokenizer (counted in `stats`).
+  void tokenize(Block& b, Worker& w) { tokenize(b, fitting != nullptr, w, w.transform); }
+  void tokenize(Block& b, bool fit, Worker& w, TransformStats& stats) {
     WordSplitter::Scratch scratch;
     std::vector<std::string_view> words;
     std::vector<StringTable::Probe> probes;
+    const std::optional<KnownWords> known = fit ? std::nullopt : tokenizer->known_words();
     b.lengths.reserve(b.count);
     for (std::size_t k = 0; k < b.count; ++k) {
       const std::int64_t text = b.first_text + static_cast<std::int64_t>(k);
       // Split the whole text, then look its words up with their table slots prefetched.
       words.clear();
-      tokenizer->splitter_.split(b.text(k), scratch, words);
+      tokenizer->splitter_.split(b.text(k), scratch, words, known ? &*known : nullptr);
       probes.resize(words.size());
-      const StringTable& table = fitting ? w.words : tokenizer->vocab_;
+      const StringTable& table = fit ? w.words : tokenizer->vocab_;
       for (std::size_t t = 0; t < words.size(); ++t) {
         probes[t] = StringTable::probe_of(words[t]);
         table.prefetch(probes[t]);
       }
       const std::size_t before = b.tokens.size();
       for (std::size_t t = 0; t < words.size(); ++t) {
-        if (fitting) {
+        if (fit) {
           const std::int32_t id = w.words.intern(words[t], probes[t]);
           if (id == static_cast<std::int32_t>(w.stats.size()))
             w.stats.push_back(WordStat{0, 0, -1, FirstSeen{text, static_cast<std::int64_t>(t)}});
@@ -128,7 +134,7 @@ struct Tokenizer::Stream::Impl {
           }
           b.tokens.push_back(id);
         } else {
-          const std::int32_t index = tokenizer->emit_index(tokenizer->vocab_.find(words[t], probes[t]), w.transform);
+          const std::int32_t index = tokenizer->emit_index(tokenizer->vocab_.find(words[t], probes[t]), stats);
           if (index != 0) b.tokens.push_back(index);
         }
       }
@@ -205,7 +211,23 @@ struct Tokenizer::Stream::Impl {
     for (auto& th : pool) th.join();
     pool.clear();
     if (error) std::rethrow_exception(error);
-    if (fitting) {
+    if (fitting && reread) {
+      // Read deobfuscated, the texts are read again with the fitted vocabulary (known_words): what
+      // fit_on_texts then texts_to_sequences gives.
+      merge();
+      if (fitted) fitted();
+      std::vector<TransformStats> per_block(blocks.size());
+      on_ranges(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          Block& b = blocks[i];
+          b.tokens.clear();
+          b.lengths.clear();
+          tokenize(b, false, workers[b.worker], per_block[i]);
+        }
+      });
+      for (Worker& w : workers) w.transform = TransformStats();
+      for (std::size_t i = 0; i < blocks.size(); ++i) workers.front().transform += per_block[i];
+    } else if (fitting) {
       merge();
       if (fitted) fitted();
       // Local ids -> emitted indices, dropping zeros, block by block in parallel.
@@ -297,6 +319,7 @@ Tokenizer::Stream Tokenizer::fit_stream(int threads) {
   auto impl = std::make_unique<Stream::Impl>();
   impl->fitting = this;
   impl->tokenizer = this;
+  impl->reread = options_.deobfuscate && !options_.char_level;
   impl->threads = static_cast<std::size_t>(std::max(1, threads));
   impl->start();
   return Stream(std::move(impl));

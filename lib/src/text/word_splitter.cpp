@@ -43,9 +43,9 @@ bool WordSplitter::is_filter(std::uint32_t cp) const {
   return std::binary_search(filter_code_points_.begin(), filter_code_points_.end(), cp);
 }
 
-void WordSplitter::split(std::string_view text, Scratch& scratch, std::vector<std::string_view>& out) const {
+void WordSplitter::split(std::string_view text, Scratch& scratch, std::vector<std::string_view>& out, const KnownWords* known) const {
   if (options_.deobfuscate) {  // 0. what an obfuscation hides, read
-    scratch.deobfuscated = deobfuscate(text);
+    scratch.deobfuscated = deobfuscate(text, known);
     text = scratch.deobfuscated;
   }
   // 1. lower (Python's full mapping)

@@ -11,15 +11,39 @@
 ///  - a digit, '@' or '$' between two letters, or leading two or more letters, read as the letter it
 ///    stands for: 4 a, 3 e, 1 i, 0 o, 5 s, 7 t, 8 b, 9 g, @ a, $ s (id1ot -> idiot, 5tupid -> stupid;
 ///    1st, 2nd, 3rd, 4th stay);
-///  - three or more single letters one space apart joined (s t u p i d -> stupid).
-/// What it cannot undo (a '*' for a letter, dropped vowels, a space inside, letters appended) is left
-/// to subwords. A text with none of these comes back byte for byte; the result is valid UTF-8 when
+///  - three or more single letters one space apart joined (s t u p i d -> stupid; punctuation before
+///    the first or after the last stays outside: <u s e r> -> <user>).
+/// With a vocabulary (a fitted tokenizer's known words), more steps that a word list needs:
+///  - a run of single letters is cut into known words, the fewest, then the most frequent ("f u c k
+///    i n g r e t a r d" -> fucking retard, "a r g e n t i n a" -> argentina, "a s t u p i d" -> a
+///    stupid); pieces of three letters or more, or "a" or "i". A run with no such cut is joined whole;
+///  - two pieces of letters one space or one or two '-' apart joined when their join is a known
+///    word and one piece is not or both are rarer than it ("stu pid", "st-upid" -> stupid, "st ill"
+///    -> still; "a live", "th is", "well-known" stay);
+///  - a '*' between two letters read as the letter that makes the most frequent known word ("st*pid"
+///    -> stupid);
+///  - an unknown word of three letters or more without vowels after its first letter read as the
+///    most frequent known word with that consonant skeleton (text/subwords.h: "stpd", "fck" ->
+///    stupid, fuck).
+/// What it cannot undo (letters changed or added: "stupidzq") is left to subwords. Without a
+/// vocabulary, a text with none of these comes back byte for byte; the result is valid UTF-8 when
 /// the text is.
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace attn::text {
 
-std::string deobfuscate(std::string_view text);
+/// A vocabulary for deobfuscate: the words a model reads as themselves (the known words).
+struct KnownWords {
+  /// The rank of a lowercase known word (1 the most frequent), or nothing for an unknown word.
+  std::function<std::optional<std::int32_t>(std::string_view)> rank;
+  /// The most frequent known word with this consonant skeleton, or nothing.
+  std::function<std::optional<std::string_view>(std::string_view)> with_skeleton;
+};
+
+std::string deobfuscate(std::string_view text, const KnownWords* known = nullptr);
 
 }  // namespace attn::text

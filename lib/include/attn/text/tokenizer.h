@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "attn/text/packed_texts.h"
@@ -85,7 +86,8 @@ class Tokenizer {
   void read_deobfuscated(bool on);
 
   /// Keras' `text_to_word_sequence` (or the code points when char_level). `text` must be UTF-8.
-  std::vector<std::string> tokenize(std::string_view text) const { return splitter_.split(text); }
+  /// Reading deobfuscated, a fitted tokenizer lends deobfuscate its vocabulary (known_words).
+  std::vector<std::string> tokenize(std::string_view text) const;
 
   /// Cumulative fit, as Keras: counts, document frequencies and first-seen order accumulate over
   /// calls, then the index is rebuilt over everything seen. Any thread count gives the same result.
@@ -160,6 +162,12 @@ class Tokenizer {
   std::int32_t emit_index(std::int32_t id, TransformStats& stats) const;
   /// Throws std::logic_error naming `what` unless every table was loaded.
   void require_all_tables(const char* what) const;
+  /// deobfuscate's vocabulary: the words read as themselves (an index below num_words, not the OOV
+  /// token) and their index as rank; nothing when not reading deobfuscated or not fitted. Fitting
+  /// reads without it (the vocabulary is what it makes); everything read after fitting, with it.
+  std::optional<KnownWords> known_words() const;
+  /// Makes skeletons_ for the index as it is now (empty unless reading deobfuscated).
+  void index_skeletons();
 
   TokenizerOptions options_;
   WordSplitter splitter_;
@@ -171,6 +179,8 @@ class Tokenizer {
   std::vector<std::int32_t> index_word_;            // index -> vocabulary id | kOovWord | kNoWord
   std::int32_t oov_index_ = 0;                      // word_index.get(oov_token), 0 when none
   TokenizerTables tables_ = TokenizerTables::kAll;  // what from_json read
+  // Reading deobfuscated: consonant skeleton -> the smallest index of a known word with it.
+  std::shared_ptr<const std::unordered_map<std::string, std::int32_t>> skeletons_;
 };
 
 }  // namespace attn::text

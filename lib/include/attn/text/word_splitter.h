@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/text/deobfuscate.h"
+
 namespace attn::text {
 
 /// Keras' default `filters`: ASCII punctuation except the apostrophe, plus TAB and LF.
@@ -36,8 +38,8 @@ class WordSplitter {
   const SplitOptions& options() const { return options_; }
 
   /// Appends the tokens of `text` (valid UTF-8) to `out`, as views into `text` or `scratch`: valid
-  /// until the next call with the same scratch.
-  void split(std::string_view text, Scratch& scratch, std::vector<std::string_view>& out) const;
+  /// until the next call with the same scratch. `known`: deobfuscate's vocabulary (when deobfuscating).
+  void split(std::string_view text, Scratch& scratch, std::vector<std::string_view>& out, const KnownWords* known = nullptr) const;
   /// The tokens of `text`, as strings.
   std::vector<std::string> split(std::string_view text) const;
 
