@@ -4,13 +4,15 @@ HateXplain's official train split -> its val split (never trained or tuned on), 
 no flags but the columns and those named, for seeds 1..N:
   default                 the recipe (subwords, a seed ensemble of 3)
   skeletons               the same with --skeletons (each word also its consonant skeleton's n-grams)
+  deobfuscate             --deobfuscate (the normalising reader, with the vocabulary once fitted)
   deobfuscate_misspell    --deobfuscate --misspell 0.3 (the defence against the evasions it knows)
   deobfuscate_misspell_skeletons   that with --skeletons
 Per run: clean macro-F1 and macro one-vs-one AUROC, the training's seconds and its median epoch, and
 `attn robustness` at 30% on every word of 4+ letters (global) and on each post's words the model's
 attention ranks highest (salient) for six edits: the space and mask that --misspell draws, and four
 it never draws (spaced letters, dropped vowels, a suffix; leetspeak for the comparison); the drop of
-the AUROC per edit. Then the mean and range over the seeds.
+the AUROC per edit. Then the mean and range over the seeds. --variants runs only those (the others'
+figures in --out are kept).
 
 usage: python3 bench/quality/run_skeletons.py [--corpus DIR] [--seeds 3] [--threads 2] [--variants a,b] [--out F]
 Exits 77 (skipped) when the corpus is missing.
@@ -22,7 +24,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: benchlib
 from benchlib import REALDATA, arguments, attn, hatexplain_work, timed, write_result  # noqa: E402
 
-VARIANTS = {"default": [], "skeletons": ["--skeletons"], "deobfuscate_misspell": ["--deobfuscate", "--misspell", "0.3"],
+VARIANTS = {"default": [], "skeletons": ["--skeletons"], "deobfuscate": ["--deobfuscate"],
+            "deobfuscate_misspell": ["--deobfuscate", "--misspell", "0.3"],
             "deobfuscate_misspell_skeletons": ["--deobfuscate", "--misspell", "0.3", "--skeletons"]}
 EDITS = "space,mask,spaced,vowels,suffix,leet"
 TARGETS = {"global": ["--targets", "global"], "salient": ["--targets", "salient", "--salient-method", "attention"]}
@@ -44,6 +47,9 @@ def main():
                   variants=",".join(VARIANTS)).parse_args()
     work, _ = hatexplain_work(a.corpus, "skeletons")
     result = {"corpus": "HateXplain: official train split -> its val split", "edits": EDITS.split(","), "rate": 0.3, "variants": {}}
+    if os.path.exists(a.out):
+        with open(a.out) as f:
+            result["variants"] = json.load(f).get("variants", {})
     for name in a.variants.split(","):
         runs = []
         for seed in range(1, a.seeds + 1):

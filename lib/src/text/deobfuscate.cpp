@@ -272,6 +272,33 @@ void fill_mask(std::string& w, const KnownWords& known) {
   if (best) w[star] = letter;
 }
 
+/// Where the run of single letters one space apart that starts at words[w] ends (w itself when
+/// none starts there): its first letter may have punctuation before it, its last after it.
+std::size_t run_end(const std::vector<std::string>& words, const std::vector<std::string>& gaps, std::size_t w) {
+  if (lone_letter(words[w], true, false) == std::string::npos) return w;
+  std::size_t end = w + 1;
+  while (end < words.size() && gaps[end] == " " && lone_letter(words[end], false, false) != std::string::npos) ++end;
+  if (end < words.size() && gaps[end] == " " && lone_letter(words[end], false, true) != std::string::npos) ++end;
+  return end;
+}
+
+/// A run of single letters read as words: cut into known words (with a vocabulary), else joined,
+/// a first "a" or "I" kept apart when three letters or more follow ("what a s t u p i d post").
+std::string read_run(const std::string& letters, const KnownWords* known) {
+  const std::vector<std::size_t> ends = known ? cut_into_known(letters, *known) : std::vector<std::size_t>();
+  std::string out;
+  std::size_t from = 0;
+  for (const std::size_t to : ends) {
+    if (from > 0) out += ' ';
+    out.append(letters, from, to - from);
+    from = to;
+  }
+  if (!ends.empty()) return out;
+  if (letters.size() >= 4 && (letters[0] == 'a' || letters[0] == 'A' || letters[0] == 'I'))
+    return letters.substr(0, 1) + " " + letters.substr(1);
+  return letters;
+}
+
 }  // namespace
 
 std::string deobfuscate(std::string_view text, const KnownWords* known) {
@@ -294,29 +321,12 @@ std::string deobfuscate(std::string_view text, const KnownWords* known) {
   }
   std::string out = gaps[0];
   for (std::size_t w = 0; w < words.size();) {
-    // Single letters one space apart: the first may have punctuation before it, the last after it.
-    std::size_t end = w;
-    if (lone_letter(words[w], true, false) != std::string::npos) {
-      end = w + 1;
-      while (end < words.size() && gaps[end] == " " && lone_letter(words[end], false, false) != std::string::npos) ++end;
-      if (end < words.size() && gaps[end] == " " && lone_letter(words[end], false, true) != std::string::npos) ++end;
-    }
+    const std::size_t end = run_end(words, gaps, w);
     if (end - w >= 3) {
       const std::size_t first = lone_letter(words[w], true, false), last = lone_letter(words[end - 1], false, true);
       std::string letters;
       for (std::size_t k = w; k < end; ++k) letters += words[k][k == w ? first : k == end - 1 ? last : 0];
-      out.append(words[w], 0, first);
-      const std::vector<std::size_t> ends = known ? cut_into_known(letters, *known) : std::vector<std::size_t>();
-      if (!ends.empty()) {
-        for (std::size_t p = 0, from = 0; p < ends.size(); from = ends[p++]) (out += p ? " " : "").append(letters, from, ends[p] - from);
-      } else if (letters.size() >= 4 && (letters[0] == 'a' || letters[0] == 'A' || letters[0] == 'I')) {
-        // Without a cut: a run's first letter "a" or "I" is the word before it when the rest are
-        // three or more ("what a s t u p i d post").
-        out += letters[0] + std::string(" ") + letters.substr(1);
-      } else {
-        out += letters;
-      }
-      out += words[end - 1].substr(last + 1) + gaps[end];
+      out += words[w].substr(0, first) + read_run(letters, known) + words[end - 1].substr(last + 1) + gaps[end];
       w = end;
       continue;
     }
