@@ -25,6 +25,22 @@ from benchlib import REALDATA, result_path, roc_auc, train_and_score, workdir, w
 CLASSES = ("0", "1", "2")  # hate speech, offensive, neither
 
 
+def write_split(corpus, work):
+    """labeled_data.csv split into WORK/train.csv (index % 5 != 0) and WORK/test.csv (index % 5 == 0),
+    the unnamed index column named "id"; returns (header, {split: rows})."""
+    with open(corpus, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    header[0] = "id"
+    split = {"train": [r for r in body if int(r[0]) % 5 != 0], "test": [r for r in body if int(r[0]) % 5 == 0]}
+    for name, part in split.items():
+        with open(os.path.join(work, name + ".csv"), "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(part)
+    return header, split
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=os.path.join(REALDATA, "davidson_hate_offensive", "labeled_data.csv"))
@@ -37,16 +53,7 @@ def main():
         print(f"SKIP: no Davidson corpus at {a.corpus}")
         sys.exit(77)
     work = workdir("davidson")
-    with open(a.corpus, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    header, body = rows[0], rows[1:]
-    header[0] = "id"
-    split = {"train": [r for r in body if int(r[0]) % 5 != 0], "test": [r for r in body if int(r[0]) % 5 == 0]}
-    for name, part in split.items():
-        with open(os.path.join(work, name + ".csv"), "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(header)
-            w.writerows(part)
+    header, split = write_split(a.corpus, work)
     truth = {r[0]: r[header.index("class")] for r in split["test"]}
     runs, mean_probs = [], {}
     for seed in range(1, a.seeds + 1):

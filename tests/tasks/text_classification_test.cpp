@@ -117,6 +117,8 @@ TEST_CASE("text: --deobfuscate reads every text through the normaliser, in train
   const auto split = classifier.text_explanations({{"thanks stu pid", {}}}, 4, {});
   REQUIRE(split.size() == 1);
   REQUIRE(split[0].words.size() == 2);
+  // (a join across the text's spaces: its words are listed as the tokens read, not as written)
+  CHECK(split[0].words[0].word == "thanks");
   CHECK(split[0].words[1].tokens == std::vector<std::string>{"stupid"});
   // The plain model reads the text as Keras does: st.upid is two unknown tokens.
   const auto plain = tasks::open_model((dir / "plain").string());

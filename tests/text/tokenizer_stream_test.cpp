@@ -84,6 +84,17 @@ TEST_CASE("reading deobfuscated, fitting reads without the vocabulary and everyt
   for (std::size_t i = 0; i < texts.size(); i += 7)
     stream.add(std::vector<std::string>(texts.begin() + i, texts.begin() + std::min(texts.size(), i + 7)));
   CHECK(stream.finish().to_sequences() == expected);
+  // Loaded for transforming only (a saved model's tokenizer), with an OOV token that is no join.
+  Tokenizer loaded = Tokenizer::from_json(fitted.to_json(), "tokenizer.json", attn::text::TokenizerTables::kForTransform);
+  CHECK(loaded.tokenize("you stu pid") == std::vector<std::string>{"you", "stu", "pid"});  // Keras' file does not say deobfuscate
+  loaded.read_deobfuscated(true);
+  CHECK(loaded.tokenize("you stu pid") == std::vector<std::string>{"you", "stupid"});
+  CHECK(loaded.texts_to_sequences(texts, 2) == expected);
+  o.oov_token = "unk";  // index 1: stupid is 6, below num_words 7
+  o.num_words = 7;
+  Tokenizer with_oov(o);
+  with_oov.fit_on_texts(texts, 1);
+  CHECK(with_oov.tokenize("u nk stu pid") == std::vector<std::string>{"u", "nk", "stupid"});
   Tokenizer plain = fitted;  // the same tables read as Keras reads them: no joins
   plain.read_deobfuscated(false);
   CHECK(plain.tokenize("you stu pid") == std::vector<std::string>{"you", "stu", "pid"});

@@ -102,8 +102,9 @@ std::size_t letters_before(const std::string& s) {
 /// Whether letters after a leading digit are an ordinal's suffix (1st, 2nd, 3rd, 4th).
 bool ordinal(std::string_view rest) { return rest == "st" || rest == "nd" || rest == "rd" || rest == "th"; }
 
-/// A word's inner marks dropped, its leetspeak read and its letter runs of three or more cut to one.
-std::string repair(const std::string& w) {
+/// A word's inner marks dropped (a '*' kept when `keep_stars`), its leetspeak read and its letter
+/// runs of three or more cut to one.
+std::string repair(const std::string& w, bool keep_stars = false) {
   std::string out;
   const std::size_t n = w.size();
   const bool marks_dropped = w.find("://") == std::string::npos && w.find("www.") == std::string::npos && w.find('@') == std::string::npos;
@@ -111,7 +112,7 @@ std::string repair(const std::string& w) {
     const char c = w[i];
     // '.', '_', '*' (one or two) between letters, not in an abbreviation (e.g., U.S.) nor a sentence
     // run on (end.Next), nor in a web address (not_marked)
-    if ((c == '.' || c == '_' || c == '*') && marks_dropped && !out.empty() && is_letter(out.back())) {
+    if ((c == '.' || c == '_' || (c == '*' && !keep_stars)) && marks_dropped && !out.empty() && is_letter(out.back())) {
       std::size_t j = i;
       while (j < n && j - i < 2 && w[j] == c) ++j;
       const std::size_t before = letters_before(out), after = letters_from(w, j).size();
@@ -312,9 +313,12 @@ std::string deobfuscate(std::string_view text, const KnownWords* known) {
     }
     std::size_t j = i;
     while (j < text.size() && !is_space(text[j])) ++j;
-    std::string word = fold(text.substr(i, j - i));
-    if (known) fill_mask(word, *known);
-    words.push_back(repair(word));
+    std::string word = repair(fold(text.substr(i, j - i)), known != nullptr);
+    if (known && word.find('*') != std::string::npos) {  // a '*' filled once the rest of the word is read
+      fill_mask(word, *known);
+      word = repair(word);
+    }
+    words.push_back(std::move(word));
     if (known) join_hyphen(words.back(), *known);
     gaps.emplace_back();
     i = j;
@@ -324,8 +328,9 @@ std::string deobfuscate(std::string_view text, const KnownWords* known) {
     const std::size_t end = run_end(words, gaps, w);
     if (end - w >= 3) {
       const std::size_t first = lone_letter(words[w], true, false), last = lone_letter(words[end - 1], false, true);
-      std::string letters;
-      for (std::size_t k = w; k < end; ++k) letters += words[k][k == w ? first : k == end - 1 ? last : 0];
+      std::string letters(1, words[w][first]);  // the first letter, the bare ones, the last
+      for (std::size_t k = w + 1; k + 1 < end; ++k) letters += words[k][0];
+      letters += words[end - 1][last];
       out += words[w].substr(0, first) + read_run(letters, known) + words[end - 1].substr(last + 1) + gaps[end];
       w = end;
       continue;

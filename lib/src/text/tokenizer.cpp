@@ -162,7 +162,7 @@ void Tokenizer::index_skeletons() {
   const auto end = static_cast<std::int32_t>(num_words != 0 ? std::min<std::int64_t>(num_words, index_limit()) : index_limit());
   for (std::int32_t index = 1; index < end; ++index) {  // most frequent first: the first word with a skeleton keeps it
     const std::int32_t id = index_word_[static_cast<std::size_t>(index)];
-    if (id < 0) continue;  // the OOV token, or no word
+    if (id < 0 || index == oov_index_) continue;  // the OOV token, or no word
     const std::string skeleton = consonant_skeleton(vocab_.key(id));
     if (skeleton.size() >= 3) skeletons->emplace(skeleton, index);
   }

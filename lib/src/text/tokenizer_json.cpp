@@ -336,7 +336,6 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
     t.index_word_.assign(static_cast<std::size_t>(max_index) + 1, kNoWord);
     for (std::size_t i = 0; i < word_index.size(); ++i)
       t.index_word_[static_cast<std::size_t>(word_index.index(i))] = ids[i] != StringTable::kMissing ? ids[i] : kOovWord;
-    t.index_skeletons();
     return t;
   }
   const IndexWord index_word = read_index_word(levels.text[kIndexWord], source, max_index);
@@ -350,7 +349,6 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source,
     else
       bad(source, "config.index_word['" + std::to_string(index) + "']", "word '" + word + "' is neither in word_counts nor the oov_token");
   }
-  t.index_skeletons();
   return t;
 }
 

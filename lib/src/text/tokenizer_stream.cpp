@@ -25,7 +25,7 @@ struct FirstSeen {
 
 struct Tokenizer::Stream::Impl {
   Tokenizer* fitting = nullptr;  // set for fit streams
-  bool reread = false;           // a fit stream reading deobfuscated: its texts are read again, once fitted
+  bool reread = false;           // a fit stream reading deobfuscated that returns sequences: its texts are read again, once fitted
   const Tokenizer* tokenizer = nullptr;
   std::size_t threads = 1;
 
@@ -101,9 +101,11 @@ struct Tokenizer::Stream::Impl {
     }
   }
 
-  /// Tokenises block `b`: fitting (into w's table), or applying the tokenizer (counted in `stats`).
-  void tokenize(Block& b, Worker& w) { tokenize(b, fitting != nullptr, w, w.transform); }
-  void tokenize(Block& b, bool fit, Worker& w, TransformStats& stats) {
+  /// Tokenises block `b` as the stream does: fitting into w's table, or applying the tokenizer.
+  void tokenize(Block& b, Worker& w) { tokenize(b, fitting ? &w : nullptr, w.transform); }
+  /// Tokenises block `b`: fitting into `fit`'s table, or (fit null) applying the fitted tokenizer,
+  /// with its vocabulary when reading deobfuscated (counted in `stats`).
+  void tokenize(Block& b, Worker* fit, TransformStats& stats) {
     WordSplitter::Scratch scratch;
     std::vector<std::string_view> words;
     std::vector<StringTable::Probe> probes;
@@ -115,7 +117,7 @@ struct Tokenizer::Stream::Impl {
       words.clear();
       tokenizer->splitter_.split(b.text(k), scratch, words, known ? &*known : nullptr);
       probes.resize(words.size());
-      const StringTable& table = fit ? w.words : tokenizer->vocab_;
+      const StringTable& table = fit ? fit->words : tokenizer->vocab_;
       for (std::size_t t = 0; t < words.size(); ++t) {
         probes[t] = StringTable::probe_of(words[t]);
         table.prefetch(probes[t]);
@@ -123,10 +125,10 @@ struct Tokenizer::Stream::Impl {
       const std::size_t before = b.tokens.size();
       for (std::size_t t = 0; t < words.size(); ++t) {
         if (fit) {
-          const std::int32_t id = w.words.intern(words[t], probes[t]);
-          if (id == static_cast<std::int32_t>(w.stats.size()))
-            w.stats.push_back(WordStat{0, 0, -1, FirstSeen{text, static_cast<std::int64_t>(t)}});
-          WordStat& st = w.stats[static_cast<std::size_t>(id)];
+          const std::int32_t id = fit->words.intern(words[t], probes[t]);
+          if (id == static_cast<std::int32_t>(fit->stats.size()))
+            fit->stats.push_back(WordStat{0, 0, -1, FirstSeen{text, static_cast<std::int64_t>(t)}});
+          WordStat& st = fit->stats[static_cast<std::size_t>(id)];
           ++st.count;
           if (st.last_text != text) {
             st.last_text = text;
@@ -222,7 +224,7 @@ struct Tokenizer::Stream::Impl {
           Block& b = blocks[i];
           b.tokens.clear();
           b.lengths.clear();
-          tokenize(b, false, workers[b.worker], per_block[i]);
+          tokenize(b, nullptr, per_block[i]);
         }
       });
       for (Worker& w : workers) w.transform = TransformStats();
@@ -314,12 +316,12 @@ void Tokenizer::Stream::add_borrowed(const std::string* texts, std::size_t count
 
 SequenceBatch Tokenizer::Stream::finish(TransformStats* stats, const std::function<void()>& fitted) { return impl_->finish(stats, fitted); }
 
-Tokenizer::Stream Tokenizer::fit_stream(int threads) {
+Tokenizer::Stream Tokenizer::fit_stream(int threads, bool sequences) {
   require_all_tables("fitting");
   auto impl = std::make_unique<Stream::Impl>();
   impl->fitting = this;
   impl->tokenizer = this;
-  impl->reread = options_.deobfuscate && !options_.char_level;
+  impl->reread = sequences && options_.deobfuscate && !options_.char_level;
   impl->threads = static_cast<std::size_t>(std::max(1, threads));
   impl->start();
   return Stream(std::move(impl));
@@ -344,7 +346,7 @@ SequenceBatch run_blocks(Tokenizer::Stream stream, const std::vector<std::string
 
 }  // namespace
 
-void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) { run_blocks(fit_stream(threads), texts, nullptr); }
+void Tokenizer::fit_on_texts(const std::vector<std::string>& texts, int threads) { run_blocks(fit_stream(threads, false), texts, nullptr); }
 
 SequenceBatch Tokenizer::fit_transform(const std::vector<std::string>& texts, int threads, TransformStats* stats) {
   return run_blocks(fit_stream(threads), texts, stats);

@@ -16,12 +16,13 @@
 /// With a vocabulary (a fitted tokenizer's known words), more steps that a word list needs:
 ///  - a run of single letters is cut into known words, the fewest, then the most frequent ("f u c k
 ///    i n g r e t a r d" -> fucking retard, "a r g e n t i n a" -> argentina, "a s t u p i d" -> a
-///    stupid); pieces of three letters or more, or "a" or "i". A run with no such cut is joined whole;
+///    stupid); pieces of three letters or more, or "a" or "i". A run with no such cut is read as
+///    without a vocabulary;
 ///  - two pieces of letters one space or one or two '-' apart joined when their join is a known
 ///    word and one piece is not or both are rarer than it ("stu pid", "st-upid" -> stupid, "st ill"
 ///    -> still; "a live", "th is", "well-known" stay);
-///  - a '*' between two letters read as the letter that makes the most frequent known word ("st*pid"
-///    -> stupid);
+///  - a word's first '*' between two letters read as the letter that makes the most frequent known
+///    word ("st*pid", "st*p1d" -> stupid);
 ///  - an unknown word of three letters or more without vowels after its first letter read as the
 ///    most frequent known word with that consonant skeleton (text/subwords.h: "stpd", "fck" ->
 ///    stupid, fuck).
@@ -36,9 +37,11 @@
 
 namespace attn::text {
 
-/// A vocabulary for deobfuscate: the words a model reads as themselves (the known words).
+/// A vocabulary for deobfuscate: the words a model reads as themselves (the known words), looked up
+/// lowercase (a tokenizer's default).
 struct KnownWords {
-  /// The rank of a lowercase known word (1 the most frequent), or nothing for an unknown word.
+  /// The rank of a lowercase known word (smaller: more frequent; a tokenizer's index), or nothing
+  /// for an unknown word.
   std::function<std::optional<std::int32_t>(std::string_view)> rank;
   /// The most frequent known word with this consonant skeleton, or nothing.
   std::function<std::optional<std::string_view>(std::string_view)> with_skeleton;

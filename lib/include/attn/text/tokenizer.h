@@ -96,7 +96,8 @@ class Tokenizer {
   /// Keras' texts_to_sequences. `stats`, when given, is incremented.
   std::vector<Sequence> texts_to_sequences(const std::vector<std::string>& texts, int threads = 1, TransformStats* stats = nullptr) const;
 
-  /// fit_on_texts(texts) then texts_to_sequences(texts), tokenising every text once.
+  /// fit_on_texts(texts) then texts_to_sequences(texts), tokenising every text once (twice when
+  /// reading deobfuscated: the sequences are read with the fitted vocabulary, known_words).
   SequenceBatch fit_transform(const std::vector<std::string>& texts, int threads = 1, TransformStats* stats = nullptr);
 
   /// Keras' sequences_to_texts: words joined by one space; indices >= num_words and indices
@@ -110,9 +111,10 @@ class Tokenizer {
    public:
     Stream(Stream&&) noexcept;
     ~Stream();
-    /// Adds texts (owned by the stream, freed once tokenised).
+    /// Adds texts (owned by the stream, freed once tokenised; a fitting stream that reads
+    /// deobfuscated and returns sequences keeps them until finish(), to read them again).
     void add(std::vector<std::string> texts);
-    /// Adds texts (owned by the stream, freed once tokenised).
+    /// Adds texts (owned by the stream, as above).
     void add(PackedTexts texts);
     /// Adds texts[0, count) that the caller keeps alive until finish() returns.
     void add_borrowed(const std::string* texts, std::size_t count);
@@ -127,8 +129,10 @@ class Tokenizer {
     explicit Stream(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
   };
-  /// A stream that fits on its texts (cumulatively) and returns their sequences.
-  Stream fit_stream(int threads);
+  /// A stream that fits on its texts (cumulatively) and returns their sequences. Without
+  /// `sequences` (a caller that only fits), a stream reading deobfuscated does not read its texts
+  /// again with the fitted vocabulary: finish()'s sequences are those read while fitting.
+  Stream fit_stream(int threads, bool sequences = true);
   /// A stream that only applies the fitted tokenizer (which must outlive it).
   Stream transform_stream(int threads) const;
 
@@ -165,8 +169,9 @@ class Tokenizer {
   /// deobfuscate's vocabulary: the words read as themselves (an index below num_words, not the OOV
   /// token) and their index as rank; nothing when not reading deobfuscated or not fitted. Fitting
   /// reads without it (the vocabulary is what it makes); everything read after fitting, with it.
+  /// It reads this tokenizer: valid while the tokenizer lives unchanged.
   std::optional<KnownWords> known_words() const;
-  /// Makes skeletons_ for the index as it is now (empty unless reading deobfuscated).
+  /// Makes skeletons_ for the index as it is now (none unless reading deobfuscated).
   void index_skeletons();
 
   TokenizerOptions options_;
