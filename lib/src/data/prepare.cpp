@@ -272,8 +272,9 @@ const std::vector<Field<TokenizerInputs>>& tokenizer_fields() {
         kTokenizerGroup}, &T::filters},
       {{"split", "Separator string (default: one space)", "", SpecKind::kValue, kTokenizerGroup}, &T::split},
       {{"deobfuscate", "Read texts through attn's normaliser first: invisible characters, look-alike letters, st.upid, id1ot, "
-        "stuuupid, s t u p i d undone; once fitted, stu pid and st-upid joined by the vocabulary (not Keras': a model keeps it in its "
-        "config)", "", SpecKind::kFlag, kTokenizerGroup},
+        "stuuupid, s t u p i d undone; once fitted, its vocabulary reads stu pid, st-upid, st*pid and stpd as stupid (not Keras': "
+        "a model keeps it in its config)",
+        "", SpecKind::kFlag, kTokenizerGroup},
        &T::deobfuscate},
   };
   return table;
