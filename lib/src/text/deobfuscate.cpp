@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -150,15 +151,29 @@ std::string repair(const std::string& w, bool keep_stars = false) {
 /// ASCII punctuation: what may stand before or after a word's letters.
 bool is_mark(char c) { return c > ' ' && c < 0x7F && !is_letter(c) && !(c >= '0' && c <= '9'); }
 
-/// The position of the one letter of `w` when `w` is that letter with punctuation before it (when
-/// `lead`) or after it (when `trail`), else npos.
-std::size_t lone_letter(const std::string& w, bool lead, bool trail) {
+/// Where a word's letters are: [begin, end) of the word.
+struct Letters {
+  std::size_t begin = 0, end = 0;
+  std::size_t size() const { return end - begin; }
+};
+
+/// The letters of `w` when `w` is ASCII letters with punctuation before them (when `lead`) and after
+/// them (when `trail`); nothing when it is not that.
+std::optional<Letters> letters_of(std::string_view w, bool lead, bool trail) {
   std::size_t i = 0;
   while (lead && i < w.size() && is_mark(w[i])) ++i;
-  if (i >= w.size() || !is_letter(w[i])) return std::string::npos;
-  std::size_t j = i + 1;
-  while (trail && j < w.size() && is_mark(w[j])) ++j;
-  return j == w.size() ? i : std::string::npos;
+  std::size_t j = i;
+  while (j < w.size() && is_letter(w[j])) ++j;
+  std::size_t k = j;
+  while (trail && k < w.size() && is_mark(w[k])) ++k;
+  if (j == i || k != w.size()) return std::nullopt;
+  return Letters{i, j};
+}
+
+/// The position of the one letter of `w` when `w` is one letter as letters_of reads it, else npos.
+std::size_t lone_letter(const std::string& w, bool lead, bool trail) {
+  const std::optional<Letters> l = letters_of(w, lead, trail);
+  return l && l->size() == 1 ? l->begin : std::string::npos;
 }
 
 std::string lowered(std::string_view s) {
@@ -167,6 +182,9 @@ std::string lowered(std::string_view s) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
 }
+
+/// Letters `l` of `w`, lowercase.
+std::string lowered(std::string_view w, const Letters& l) { return lowered(w.substr(l.begin, l.size())); }
 
 /// Where to cut `letters` into known words: the fewest pieces, then the smallest sum of their
 /// log ranks (the likeliest words); pieces of three letters or more, or "a" or "i" (the short words
@@ -203,19 +221,6 @@ std::vector<std::size_t> cut_into_known(const std::string& letters, const KnownW
   return ends;
 }
 
-/// The letters of a word with punctuation before them (when `lead`) or after them (when `trail`):
-/// where they start and end, or {npos, npos} when the word is not that.
-std::pair<std::size_t, std::size_t> letters_of(const std::string& w, bool lead, bool trail) {
-  std::size_t i = 0;
-  while (lead && i < w.size() && is_mark(w[i])) ++i;
-  std::size_t j = i;
-  while (j < w.size() && is_letter(w[j])) ++j;
-  std::size_t k = j;
-  while (trail && k < w.size() && is_mark(w[k])) ++k;
-  if (j == i || k != w.size()) return {std::string::npos, std::string::npos};
-  return {i, j};
-}
-
 /// Whether two pieces of letters (lowercase) read as one word: their join is a known word, and one
 /// piece is not or the join is more frequent than both ("stu pid", "r oom", "st ill" -> still;
 /// "a live", "th is" stay).
@@ -228,27 +233,22 @@ bool joins(const std::string& a, const std::string& b, const KnownWords& known) 
 
 /// `w` without the one or two '-' between its two runs of letters when the runs join (st-upid).
 void join_hyphen(std::string& w, const KnownWords& known) {
-  const auto [a0, a1] = letters_of(w.substr(0, w.find('-')), true, false);
-  if (a0 == std::string::npos || a1 == w.size() || w[a1] != '-') return;
-  const std::size_t b0 = a1 + (a1 + 1 < w.size() && w[a1 + 1] == '-' ? 2 : 1);
-  const auto [c0, c1] = letters_of(w.substr(b0), false, true);
-  if (c0 != 0 || c1 == 0) return;
-  if (joins(lowered(std::string_view(w).substr(a0, a1 - a0)), lowered(std::string_view(w).substr(b0, c1)), known)) w.erase(a1, b0 - a1);
+  const std::size_t hyphen = w.find('-');
+  if (hyphen == std::string::npos) return;
+  const std::size_t after = hyphen + (hyphen + 1 < w.size() && w[hyphen + 1] == '-' ? 2 : 1);
+  const std::string_view before_it = std::string_view(w).substr(0, hyphen), after_it = std::string_view(w).substr(after);
+  const std::optional<Letters> a = letters_of(before_it, true, false), b = letters_of(after_it, false, true);
+  if (a && b && joins(lowered(before_it, *a), lowered(after_it, *b), known)) w.erase(hyphen, after - hyphen);
 }
 
 /// An unknown word of three letters or more written without vowels after its first letter (with
 /// punctuation around it kept) read as the most frequent known word with that consonant skeleton.
 void read_skeleton(std::string& w, const KnownWords& known) {
-  std::size_t i = 0;
-  while (i < w.size() && is_mark(w[i])) ++i;
-  std::size_t j = i;
-  while (j < w.size() && is_letter(w[j])) ++j;
-  std::size_t k = j;
-  while (k < w.size() && is_mark(w[k])) ++k;
-  if (k != w.size() || j - i < 3) return;
-  const std::string core = lowered(std::string_view(w).substr(i, j - i));
+  const std::optional<Letters> l = letters_of(w, true, true);
+  if (!l || l->size() < 3) return;
+  const std::string core = lowered(w, *l);
   if (consonant_skeleton(core) != core || known.rank(core)) return;
-  if (const std::optional<std::string_view> word = known.with_skeleton(core)) w.replace(i, j - i, *word);
+  if (const std::optional<std::string_view> word = known.with_skeleton(core)) w.replace(l->begin, l->size(), *word);
 }
 
 /// A '*' between two letters of a word read as the letter that makes it the most frequent known
@@ -337,15 +337,11 @@ std::string deobfuscate(std::string_view text, const KnownWords* known) {
     }
     // Two words of letters one space apart that read as one word.
     if (known && w + 1 < words.size() && gaps[w + 1] == " ") {
-      const auto [a0, a1] = letters_of(words[w], true, false);
-      const auto [b0, b1] = letters_of(words[w + 1], false, true);
-      if (a0 != std::string::npos && b0 != std::string::npos) {
-        if (joins(lowered(std::string_view(words[w]).substr(a0, a1 - a0)), lowered(std::string_view(words[w + 1]).substr(b0, b1 - b0)),
-                  *known)) {
-          out += words[w] + words[w + 1] + gaps[w + 2];
-          w += 2;
-          continue;
-        }
+      const std::optional<Letters> a = letters_of(words[w], true, false), b = letters_of(words[w + 1], false, true);
+      if (a && b && joins(lowered(words[w], *a), lowered(words[w + 1], *b), *known)) {
+        out += words[w] + words[w + 1] + gaps[w + 2];
+        w += 2;
+        continue;
       }
     }
     if (known) read_skeleton(words[w], *known);
