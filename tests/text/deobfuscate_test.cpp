@@ -130,6 +130,22 @@ TEST_CASE("with a vocabulary, a '*' is read as a letter and a word without vowel
   CHECK(deobfuscate("st*p1d", &known) == "stupid");          // the leetspeak read first: not "st?p", stop
   CHECK(deobfuscate("ab*cd st*rs", &known) == "abcd strs");  // no known word: the '*' dropped as without one
   // Known words, words with vowels, short words and digits stay as they are.
-  CHECK(deobfuscate("plus stupidzq idiots zz 2nd", &known) == "plus stupidzq idiots zz 2nd");
+  CHECK(deobfuscate("plus stupidity zz 2nd", &known) == "plus stupidity zz 2nd");
   CHECK(deobfuscate("stpd st*pid") == "stpd stpid");  // without a vocabulary
+}
+
+TEST_CASE("with a vocabulary, a known word without vowels is read by its skeleton only when far rarer", "[text][deobfuscate]") {
+  // Ranks are places in the list: bitch 1, btch 12 (at least ten times further down); goyim 2, gym 3.
+  const auto known = vocabulary({"bitch", "goyim", "gym", "a", "b", "c", "d", "e", "f", "g", "h", "btch", "wtf"});
+  CHECK(deobfuscate("btch at the gym, wtf", &known) == "bitch at the gym, wtf");  // wtf: its skeleton's own word
+}
+
+TEST_CASE("with a vocabulary, an unknown word that is a known one with one or two characters added is read as it", "[text][deobfuscate]") {
+  const auto known = vocabulary({"stupid", "idiot", "idiots", "you", "fag", "plus"});
+  CHECK(deobfuscate("you stupidzq idiot7 (stupid42)!", &known) == "you stupid idiot (stupid)!");
+  CHECK(deobfuscate("idiotsx", &known) == "idiots");                   // one character off before two
+  CHECK(deobfuscate("Stupids", &known) == "stupid");                   // (the tokenizer lowers it anyway)
+  CHECK(deobfuscate("idiots plusses", &known) == "idiots plusses");    // known; three off
+  CHECK(deobfuscate("fagzq stupidxyz", &known) == "fagzq stupidxyz");  // a stem of three letters; three added
+  CHECK(deobfuscate("stupidzq") == "stupidzq");                        // without a vocabulary
 }

@@ -23,10 +23,13 @@
 ///    -> still; "a live", "th is", "well-known" stay);
 ///  - a word's first '*' between two letters read as the letter that makes the most frequent known
 ///    word ("st*pid", "st*p1d" -> stupid);
-///  - an unknown word of three letters or more without vowels after its first letter read as the
-///    most frequent known word with that consonant skeleton (text/subwords.h: "stpd", "fck" ->
-///    stupid, fuck).
-/// What it cannot undo (letters changed or added: "stupidzq") is left to subwords. Without a
+///  - a word of three letters or more without vowels after its first letter read as the most
+///    frequent known word with that consonant skeleton (text/subwords.h), when it is unknown or ranked
+///    at least ten times further down ("stpd", "fck", "btch" -> stupid, fuck, bitch; "gym" stays
+///    beside a more frequent "goyim"); a skeleton of two letters ("kk") is not read;
+///  - an unknown word that is a known word of four letters or more with one or two letters or digits
+///    after it read as that word ("stupidzq", "idiot7" -> stupid, idiot; one character off tried first).
+/// What it cannot undo (letters changed) is left to subwords. Without a
 /// vocabulary, a text with none of these comes back byte for byte; the result is valid UTF-8 when
 /// the text is.
 #include <cstdint>
