@@ -1,6 +1,7 @@
 // The Keras tokenizer on arbitrary bytes (texts split at newlines): fitting and applying, word-level
 // and char-level, with an OOV token and a num_words cut, and reading through the deobfuscating
-// normaliser (whose output must be UTF-8 when its input is); its to_json must read back the same.
+// normaliser with and without the fitted vocabulary (whose output must be UTF-8 when its input
+// is); its to_json must read back the same.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,9 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!valid) continue;
     Tokenizer back = Tokenizer::from_json(json, "fuzz");
     back.read_deobfuscated(o.deobfuscate);  // (not Keras' setting: the model's config keeps it)
-    for (const auto& text : texts)
-      if (variant == 3 && find_invalid_utf8(deobfuscate(text)) != std::string::npos)
+    for (const auto& text : texts) {
+      if (variant != 3) continue;
+      if (find_invalid_utf8(deobfuscate(text)) != std::string::npos)
         throw std::logic_error("deobfuscate made invalid UTF-8 of valid UTF-8");
+      for (const std::string& token : t.tokenize(text))  // read with the fitted vocabulary's steps
+        if (find_invalid_utf8(token) != std::string::npos)
+          throw std::logic_error("deobfuscate with a vocabulary made invalid UTF-8 of valid UTF-8");
+    }
     if (back.texts_to_sequences(texts) != seqs) throw std::logic_error("to_json / from_json changed the tokenizer");
   }
   return 0;

@@ -129,23 +129,28 @@ TEST_CASE("with a vocabulary, a '*' is read as a letter and a word without vowel
   CHECK(deobfuscate("st*pid f*cking", &known) == "stupid fucking");
   CHECK(deobfuscate("st*p1d", &known) == "stupid");          // the leetspeak read first: not "st?p", stop
   CHECK(deobfuscate("ab*cd st*rs", &known) == "abcd strs");  // no known word: the '*' dropped as without one
-  // Known words, words with vowels, short words and digits stay as they are.
+  // Words with vowels, short words and digits stay as they are.
   CHECK(deobfuscate("plus stupidity zz 2nd", &known) == "plus stupidity zz 2nd");
   CHECK(deobfuscate("stpd st*pid") == "stpd stpid");  // without a vocabulary
 }
 
 TEST_CASE("with a vocabulary, a known word without vowels is read by its skeleton only when far rarer", "[text][deobfuscate]") {
-  // Ranks are places in the list: bitch 1, btch 12 (at least ten times further down); goyim 2, gym 3.
-  const auto known = vocabulary({"bitch", "goyim", "gym", "a", "b", "c", "d", "e", "f", "g", "h", "btch", "wtf"});
-  CHECK(deobfuscate("btch at the gym, wtf", &known) == "bitch at the gym, wtf");  // wtf: its skeleton's own word
+  // Ranks are places in the list: bitch 1 and btch 10 (ten times further down: read); fuck 2 and
+  // fck 18 (nine times: kept); goyim 3 and gym 4 (kept).
+  const auto known =
+      vocabulary({"bitch", "fuck", "goyim", "gym", "a", "b", "c", "d", "e", "btch", "f", "g", "h", "j", "k", "l", "m", "fck", "wtf"});
+  CHECK(deobfuscate("btch, fck at the gym wtf", &known) == "bitch, fck at the gym wtf");  // wtf: its skeleton's own word
+  CHECK(deobfuscate("(BTCH)!", &known) == "(bitch)!");
 }
 
 TEST_CASE("with a vocabulary, an unknown word that is a known one with one or two characters added is read as it", "[text][deobfuscate]") {
-  const auto known = vocabulary({"stupid", "idiot", "idiots", "you", "fag", "plus"});
+  const auto known =
+      vocabulary({"bitch", "stupid", "idiot", "idiots", "you", "kill", "fag", "plus", "a", "btch"});  // btch: 10 times further down
   CHECK(deobfuscate("you stupidzq idiot7 (stupid42)!", &known) == "you stupid idiot (stupid)!");
-  CHECK(deobfuscate("idiotsx", &known) == "idiots");                   // one character off before two
-  CHECK(deobfuscate("Stupids", &known) == "stupid");                   // (the tokenizer lowers it anyway)
-  CHECK(deobfuscate("idiots plusses", &known) == "idiots plusses");    // known; three off
-  CHECK(deobfuscate("fagzq stupidxyz", &known) == "fagzq stupidxyz");  // a stem of three letters; three added
-  CHECK(deobfuscate("stupidzq") == "stupidzq");                        // without a vocabulary
+  CHECK(deobfuscate("idiotsx idiot7x kill7", &known) == "idiots idiot kill");  // one off before two; a stem of four letters
+  CHECK(deobfuscate("Stupids Idiot7", &known) == "Stupid Idiot");              // its case kept
+  CHECK(deobfuscate("btchzq", &known) == "bitch");                             // btch, then read by its skeleton
+  // Known words, three characters added, a stem of three letters, @mentions and #hashtags stay.
+  CHECK(deobfuscate("idiots plusses stupidxyz fagzq @stupid12 #idiotzq", &known) == "idiots plusses stupidxyz fagzq @stupid12 #idiotzq");
+  CHECK(deobfuscate("stupidzq") == "stupidzq");  // without a vocabulary
 }

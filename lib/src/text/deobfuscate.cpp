@@ -13,6 +13,8 @@ namespace attn::text {
 namespace {
 
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_letter_or_digit(char c) { return is_letter(c) || is_digit(c); }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /// The code point of the UTF-8 sequence at s[i] and its length (a byte that starts none: itself, 1).
@@ -127,7 +129,7 @@ std::string repair(const std::string& w, bool keep_stars = false) {
     if (leet) {
       const bool after_letter = !out.empty() && is_letter(out.back());
       const bool before_letter = i + 1 < n && is_letter(w[i + 1]);
-      const bool at_start = out.empty() || !(is_letter(out.back()) || (out.back() >= '0' && out.back() <= '9'));
+      const bool at_start = out.empty() || !is_letter_or_digit(out.back());
       const bool leads = at_start && c != '@' && letters_from(w, i + 1).size() >= 2 && !ordinal(letters_from(w, i + 1));
       if ((after_letter && before_letter) || leads) {
         out += leet;
@@ -149,7 +151,7 @@ std::string repair(const std::string& w, bool keep_stars = false) {
 }
 
 /// ASCII punctuation: what may stand before or after a word's letters.
-bool is_mark(char c) { return c > ' ' && c < 0x7F && !is_letter(c) && !(c >= '0' && c <= '9'); }
+bool is_mark(char c) { return c > ' ' && c < 0x7F && !is_letter_or_digit(c); }
 
 /// Where a word's letters are: [begin, end) of the word.
 struct Letters {
@@ -157,13 +159,13 @@ struct Letters {
   std::size_t size() const { return end - begin; }
 };
 
-/// The letters of `w` when `w` is ASCII letters with punctuation before them (when `lead`) and after
-/// them (when `trail`); nothing when it is not that.
-std::optional<Letters> letters_of(std::string_view w, bool lead, bool trail) {
+/// The letters of `w` when `w` is ASCII letters (or the characters `fits` takes) with punctuation
+/// before them (when `lead`) and after them (when `trail`); nothing when it is not that.
+std::optional<Letters> letters_of(std::string_view w, bool lead, bool trail, bool (*fits)(char) = is_letter) {
   std::size_t i = 0;
   while (lead && i < w.size() && is_mark(w[i])) ++i;
   std::size_t j = i;
-  while (j < w.size() && is_letter(w[j])) ++j;
+  while (j < w.size() && fits(w[j])) ++j;
   std::size_t k = j;
   while (trail && k < w.size() && is_mark(w[k])) ++k;
   if (j == i || k != w.size()) return std::nullopt;
@@ -243,8 +245,9 @@ void join_hyphen(std::string& w, const KnownWords& known) {
 
 /// A word of three letters or more written without vowels after its first letter (with punctuation
 /// around it kept) read as the most frequent known word with that consonant skeleton, when the word is
-/// unknown ("stpd") or ranked at least ten times further down ("btch", 8,381 against bitch's 62, and
-/// not "gym", 2,621 against goyim's 996: a word people write so is its own word unless far rarer).
+/// unknown ("stpd") or ranked at least ten times further down: in HateXplain's vocabulary "btch" (8,381)
+/// is read as "bitch" (62), while "gym" (2,621) stays beside "goyim" (996): a word people write so is
+/// its own word unless far rarer.
 void read_skeleton(std::string& w, const KnownWords& known) {
   constexpr std::int32_t kRarer = 10;
   const std::optional<Letters> l = letters_of(w, true, true);
@@ -254,29 +257,24 @@ void read_skeleton(std::string& w, const KnownWords& known) {
   const std::optional<std::string_view> top = known.with_skeleton(core);
   if (!top || *top == core) return;
   const std::optional<std::int32_t> own = known.rank(core), top_rank = known.rank(*top);
-  if (own && top_rank && *own < kRarer * *top_rank) return;
+  if (own && (!top_rank || *own / kRarer < *top_rank)) return;  // (ranks are 1 or more)
   w.replace(l->begin, l->size(), *top);
 }
 
-bool is_alnum(char c) { return is_letter(c) || (c >= '0' && c <= '9'); }
-
 /// An unknown word that is a known word of four letters or more with one or two letters or digits
-/// after it (with punctuation around it kept) read as that word ("stupidzq", "idiot7" -> stupid, idiot).
+/// after it (with punctuation around it kept; not a @mention or #hashtag) read as that word, one
+/// character off tried first ("stupidzq", "Idiot7" -> stupid, Idiot).
 void drop_suffix(std::string& w, const KnownWords& known) {
-  std::size_t i = 0;
-  while (i < w.size() && is_mark(w[i])) ++i;
-  std::size_t j = i;
-  while (j < w.size() && is_alnum(w[j])) ++j;
-  std::size_t k = j;
-  while (k < w.size() && is_mark(w[k])) ++k;
-  if (k != w.size() || j - i < 5) return;
-  const std::string core = lowered(std::string_view(w).substr(i, j - i));
+  constexpr std::size_t kShortestStem = 4, kMostAdded = 2;
+  if (w.find_first_of("@#") != std::string::npos) return;
+  const std::optional<Letters> l = letters_of(w, true, true, is_letter_or_digit);
+  if (!l || l->size() <= kShortestStem) return;
+  const std::string core = lowered(w, *l);
   if (known.rank(core)) return;
-  for (std::size_t cut = 1; cut <= 2; ++cut) {
+  for (std::size_t cut = 1; cut <= kMostAdded && core.size() - cut >= kShortestStem; ++cut) {
     const std::string_view stem = std::string_view(core).substr(0, core.size() - cut);
-    if (stem.size() < 4) return;
     if (std::all_of(stem.begin(), stem.end(), is_letter) && known.rank(stem)) {
-      w.replace(i, j - i, stem);
+      w.erase(l->begin + stem.size(), cut);
       return;
     }
   }
@@ -376,8 +374,8 @@ std::string deobfuscate(std::string_view text, const KnownWords* known) {
       }
     }
     if (known) {
+      drop_suffix(words[w], *known);  // first: what is left may be written without vowels (btchzq)
       read_skeleton(words[w], *known);
-      drop_suffix(words[w], *known);
     }
     out += words[w] + gaps[w + 1];
     ++w;

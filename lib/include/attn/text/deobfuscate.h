@@ -23,15 +23,16 @@
 ///    -> still; "a live", "th is", "well-known" stay);
 ///  - a word's first '*' between two letters read as the letter that makes the most frequent known
 ///    word ("st*pid", "st*p1d" -> stupid);
+///  - an unknown word that is a known word of four letters or more with one or two letters or digits
+///    after it read as that word ("stupidzq", "idiot7" -> stupid, idiot; one character off tried
+///    first; the stem letters only, its case kept; not in a @mention or #hashtag);
 ///  - a word of three letters or more without vowels after its first letter read as the most
 ///    frequent known word with that consonant skeleton (text/subwords.h), when it is unknown or ranked
 ///    at least ten times further down ("stpd", "fck", "btch" -> stupid, fuck, bitch; "gym" stays
-///    beside a more frequent "goyim"); a skeleton of two letters ("kk") is not read;
-///  - an unknown word that is a known word of four letters or more with one or two letters or digits
-///    after it read as that word ("stupidzq", "idiot7" -> stupid, idiot; one character off tried first).
-/// What it cannot undo (letters changed) is left to subwords. Without a
-/// vocabulary, a text with none of these comes back byte for byte; the result is valid UTF-8 when
-/// the text is.
+///    beside a more frequent "goyim"); a skeleton of two letters ("kk") is not read.
+/// What it cannot undo (other letters changed or added: "stpuid", "stupidxyz") is left to subwords.
+/// Without a vocabulary, a text with none of these comes back byte for byte; the result is valid
+/// UTF-8 when the text is.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -43,8 +44,8 @@ namespace attn::text {
 /// A vocabulary for deobfuscate: the words a model reads as themselves (the known words), looked up
 /// lowercase (a tokenizer's default).
 struct KnownWords {
-  /// The rank of a lowercase known word (smaller: more frequent; a tokenizer's index), or nothing
-  /// for an unknown word.
+  /// The rank of a lowercase known word (1 or more; smaller: more frequent; a tokenizer's index), or
+  /// nothing for an unknown word.
   std::function<std::optional<std::int32_t>(std::string_view)> rank;
   /// The most frequent known word with this consonant skeleton, or nothing.
   std::function<std::optional<std::string_view>(std::string_view)> with_skeleton;
