@@ -272,7 +272,7 @@ const std::vector<Field<TokenizerInputs>>& tokenizer_fields() {
         kTokenizerGroup}, &T::filters},
       {{"split", "Separator string (default: one space)", "", SpecKind::kValue, kTokenizerGroup}, &T::split},
       {{"deobfuscate", "Read texts through attn's normaliser first: invisible characters, look-alike letters, st.upid, id1ot, "
-        "stuuupid, s t u p i d undone; once fitted, its vocabulary reads stu pid, st-upid, st*pid and stpd as stupid (not Keras': "
+        "stuuupid, s t u p i d undone; once fitted, its vocabulary reads stu pid, st-upid, st*pid, stpd and stupidzq as stupid (not Keras': "
         "a model keeps it in its config)",
         "", SpecKind::kFlag, kTokenizerGroup},
        &T::deobfuscate},
