@@ -147,9 +147,11 @@ TEST_CASE("with a vocabulary, an unknown word that is a known one with one or tw
   const auto known =
       vocabulary({"bitch", "stupid", "idiot", "idiots", "you", "kill", "fag", "plus", "a", "btch"});  // btch: 10 times further down
   CHECK(deobfuscate("you stupidzq idiot7 (stupid42)!", &known) == "you stupid idiot (stupid)!");
-  CHECK(deobfuscate("idiotsx idiot7x kill7", &known) == "idiots idiot kill");  // one off before two; a stem of four letters
+  CHECK(deobfuscate("idiotsx idiot7x kill7", &known) == "idiots idiot kill");  // one off before two (idiotsx); a stem of four letters
   CHECK(deobfuscate("Stupids Idiot7", &known) == "Stupid Idiot");              // its case kept
   CHECK(deobfuscate("btchzq", &known) == "bitch");                             // btch, then read by its skeleton
+  const auto with_inst = vocabulary({"instead", "inst"});
+  CHECK(deobfuscate("instd", &with_inst) == "instead");  // a word without vowels read whole, not cut to inst
   // Known words, three characters added, a stem of three letters, @mentions and #hashtags stay.
   CHECK(deobfuscate("idiots plusses stupidxyz fagzq @stupid12 #idiotzq", &known) == "idiots plusses stupidxyz fagzq @stupid12 #idiotzq");
   CHECK(deobfuscate("stupidzq") == "stupidzq");  // without a vocabulary

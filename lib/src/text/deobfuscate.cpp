@@ -257,13 +257,14 @@ void read_skeleton(std::string& w, const KnownWords& known) {
   const std::optional<std::string_view> top = known.with_skeleton(core);
   if (!top || *top == core) return;
   const std::optional<std::int32_t> own = known.rank(core), top_rank = known.rank(*top);
-  if (own && (!top_rank || *own / kRarer < *top_rank)) return;  // (ranks are 1 or more)
+  if (own && (!top_rank || *own / kRarer < *top_rank)) return;  // own >= 10 x top_rank reads (ranks are 1 or more; no overflow)
   w.replace(l->begin, l->size(), *top);
 }
 
 /// An unknown word that is a known word of four letters or more with one or two letters or digits
-/// after it (with punctuation around it kept; not a @mention or #hashtag) read as that word, one
-/// character off tried first ("stupidzq", "Idiot7" -> stupid, Idiot).
+/// after it (with punctuation around it kept; no '@' or '#' in it: mentions, hashtags) read as that
+/// word, one character off tried first ("stupidzq", "Idiot7" -> stupid, Idiot); not a word without
+/// vowels that read_skeleton reads whole ("instd" is "instead", not "inst").
 void drop_suffix(std::string& w, const KnownWords& known) {
   constexpr std::size_t kShortestStem = 4, kMostAdded = 2;
   if (w.find_first_of("@#") != std::string::npos) return;
@@ -271,6 +272,7 @@ void drop_suffix(std::string& w, const KnownWords& known) {
   if (!l || l->size() <= kShortestStem) return;
   const std::string core = lowered(w, *l);
   if (known.rank(core)) return;
+  if (consonant_skeleton(core) == core && known.with_skeleton(core)) return;  // read_skeleton's: instd is instead, not inst
   for (std::size_t cut = 1; cut <= kMostAdded && core.size() - cut >= kShortestStem; ++cut) {
     const std::string_view stem = std::string_view(core).substr(0, core.size() - cut);
     if (std::all_of(stem.begin(), stem.end(), is_letter) && known.rank(stem)) {

@@ -25,7 +25,8 @@
 ///    word ("st*pid", "st*p1d" -> stupid);
 ///  - an unknown word that is a known word of four letters or more with one or two letters or digits
 ///    after it read as that word ("stupidzq", "idiot7" -> stupid, idiot; one character off tried
-///    first; the stem letters only, its case kept; not in a @mention or #hashtag);
+///    first; the stem all letters, its case kept; not a word with '@' or '#', nor one the next step
+///    reads whole: "instd" is "instead", not "inst");
 ///  - a word of three letters or more without vowels after its first letter read as the most
 ///    frequent known word with that consonant skeleton (text/subwords.h), when it is unknown or ranked
 ///    at least ten times further down ("stpd", "fck", "btch" -> stupid, fuck, bitch; "gym" stays
