@@ -151,7 +151,7 @@ TEST_CASE("with a vocabulary, an unknown word that is a known one with one or tw
   CHECK(deobfuscate("Stupids Idiot7", &known) == "Stupid Idiot");              // its case kept
   CHECK(deobfuscate("btchzq", &known) == "bitch");                             // btch, then read by its skeleton
   const auto with_inst = vocabulary({"instead", "inst"});
-  CHECK(deobfuscate("instd", &with_inst) == "instead");  // a word without vowels read whole, not cut to inst
+  CHECK(deobfuscate("instd", &with_inst) == "instead");  // no vowel after its first letter: read whole, not cut to inst
   // Known words, three characters added, a stem of three letters, @mentions and #hashtags stay.
   CHECK(deobfuscate("idiots plusses stupidxyz fagzq @stupid12 #idiotzq", &known) == "idiots plusses stupidxyz fagzq @stupid12 #idiotzq");
   CHECK(deobfuscate("stupidzq") == "stupidzq");  // without a vocabulary

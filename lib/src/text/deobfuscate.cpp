@@ -263,8 +263,8 @@ void read_skeleton(std::string& w, const KnownWords& known) {
 
 /// An unknown word that is a known word of four letters or more with one or two letters or digits
 /// after it (with punctuation around it kept; no '@' or '#' in it: mentions, hashtags) read as that
-/// word, one character off tried first ("stupidzq", "Idiot7" -> stupid, Idiot); not a word without
-/// vowels that read_skeleton reads whole ("instd" is "instead", not "inst").
+/// word, one character off tried first ("stupidzq", "Idiot7" -> stupid, Idiot); not a word with no
+/// vowel after its first letter that read_skeleton reads whole ("instd" is "instead", not "inst").
 void drop_suffix(std::string& w, const KnownWords& known) {
   constexpr std::size_t kShortestStem = 4, kMostAdded = 2;
   if (w.find_first_of("@#") != std::string::npos) return;
