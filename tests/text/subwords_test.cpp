@@ -46,6 +46,11 @@ TEST_CASE("consonant_skeleton: the ASCII vowels after the first byte dropped", "
   CHECK(text::consonant_skeleton("caf\xc3\xa9s") == "cf\xc3\xa9s");  // a character beyond ASCII stays whole
 }
 
+TEST_CASE("has_vowel_after_first: whether consonant_skeleton would change the word", "[text][subwords]") {
+  for (const char* w : {"stupid", "idiot", "IdIOT", "fck", "you", "a", "", "Stpd", "instd", "gym"})
+    CHECK(text::has_vowel_after_first(w) == (text::consonant_skeleton(w) != w));
+}
+
 TEST_CASE("subword_rows with skeletons: the word's n-grams, then its skeleton's when it differs", "[text][subwords]") {
   const std::int64_t B = 1000003;
   const auto plain = [&](const char* w) { return text::subword_rows(w, B); };

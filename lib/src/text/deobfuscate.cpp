@@ -252,8 +252,8 @@ void read_skeleton(std::string& w, const KnownWords& known) {
   constexpr std::int32_t kRarer = 10;
   const std::optional<Letters> l = letters_of(w, true, true);
   if (!l || l->size() < 3) return;
+  if (has_vowel_after_first(std::string_view(w).substr(l->begin, l->size()))) return;
   const std::string core = lowered(w, *l);
-  if (consonant_skeleton(core) != core) return;
   const std::optional<std::string_view> top = known.with_skeleton(core);
   if (!top || *top == core) return;
   const std::optional<std::int32_t> own = known.rank(core), top_rank = known.rank(*top);
@@ -272,10 +272,10 @@ void drop_suffix(std::string& w, const KnownWords& known) {
   if (!l || l->size() <= kShortestStem) return;
   const std::string core = lowered(w, *l);
   if (known.rank(core)) return;
-  if (consonant_skeleton(core) == core && known.with_skeleton(core)) return;  // read_skeleton's: instd is instead, not inst
   for (std::size_t cut = 1; cut <= kMostAdded && core.size() - cut >= kShortestStem; ++cut) {
     const std::string_view stem = std::string_view(core).substr(0, core.size() - cut);
     if (std::all_of(stem.begin(), stem.end(), is_letter) && known.rank(stem)) {
+      if (!has_vowel_after_first(core) && known.with_skeleton(core)) return;  // read_skeleton's: instd is instead, not inst
       w.erase(l->begin + stem.size(), cut);
       return;
     }

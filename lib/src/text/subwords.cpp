@@ -14,12 +14,18 @@ std::uint32_t fasttext_hash(std::string_view bytes) {
   return h;
 }
 
+namespace {
+constexpr std::string_view kVowels = "aeiouAEIOU";
+}  // namespace
+
 std::string consonant_skeleton(std::string_view word) {
   std::string out(word.substr(0, 1));
   for (std::size_t i = 1; i < word.size(); ++i)
-    if (std::string_view("aeiouAEIOU").find(word[i]) == std::string_view::npos) out.push_back(word[i]);
+    if (kVowels.find(word[i]) == std::string_view::npos) out.push_back(word[i]);
   return out;
 }
+
+bool has_vowel_after_first(std::string_view word) { return word.find_first_of(kVowels, 1) != std::string_view::npos; }
 
 namespace {
 

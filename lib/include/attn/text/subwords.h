@@ -33,6 +33,10 @@ std::uint32_t fasttext_hash(std::string_view bytes);
 /// word it stands for.
 std::string consonant_skeleton(std::string_view word);
 
+/// Whether `word` has an ASCII vowel after its first byte: whether consonant_skeleton changes it,
+/// without building the skeleton.
+bool has_vowel_after_first(std::string_view word);
+
 /// The n-gram rows of `word`: 1 + hash % buckets for each n-gram of "<word>", in fastText's order
 /// (by start, then length); 0 is no n-gram (padding). With `skeletons` (attn train --skeletons),
 /// then the rows of the n-grams of "<skeleton>" too, when the word's consonant skeleton is not the
